@@ -1,0 +1,87 @@
+#ifndef BBO_SCORING_LEADERBOARD_H_
+#define BBO_SCORING_LEADERBOARD_H_
+
+// The leaderboard: Bayesmark normalized mean and median scores (seed 003 "How scoring works";
+// seed 001 Appendix B eqs. 2-7) computed from per-study batch minima and the pooled random-search
+// baseline evaluations. Pure computation: no I/O, no SQLite. Thread-compatible (no shared state).
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "scoring/baseline.h"
+
+namespace bbo::scoring {
+
+// One study (trial n) of one method on one problem.
+struct TrialCurve {
+  // F_{pmtn}: minimum objective value over the points of batch t, t = 0..n_batches-1. +inf for
+  // a batch whose evaluations all crashed, or that never ran because the study was cut off (the
+  // cumulative minimum then carries the best so far forward: seed 001 §3.4).
+  std::vector<double> batch_min;
+};
+
+// All trials of one method (a submission) on one problem.
+struct MethodProblemData {
+  std::vector<TrialCurve> trials;
+};
+
+struct ScoringInput {
+  int n_batches = 16;
+  int batch_size = 8;
+  // problem -> its baseline data (pooled random-search evaluations, known optimum).
+  std::map<std::string, ProblemBaselineInput> problems;
+  // method name -> problem -> trials. A method missing a problem is scored without it (and
+  // flagged incomplete).
+  std::map<std::string, std::map<std::string, MethodProblemData>> methods;
+};
+
+struct ProblemResult {
+  std::string problem;
+  int trials = 0;
+  // norm-mean-perf_{pmt} for t = 0..n_batches-1 (seed 003; per-trial normalized, clipped to
+  // [-1, 1] as Bayesmark's compute_aggregates does, then averaged over trials).
+  std::vector<double> norm_mean_perf;
+  // norm-med-perf_{pmt} for t = 0..n_batches-1.
+  std::vector<double> norm_med_perf;
+  // 100 x (1 - norm_mean_perf at the last batch).
+  double score = 0;
+};
+
+struct MethodResult {
+  std::string method;
+  // mean-perf_{mt} (seed 001 eq. 6) for every batch t.
+  std::vector<double> mean_perf;
+  // med-perf_{mt} (seed 003 median-of-medians) for every batch t.
+  std::vector<double> med_perf;
+  // Seed 001 eq. 7: 100 x (1 - mean-perf_{m,T}) with T the last batch.
+  double score = 0;
+  // 100 x (1 - med-perf_{m,T}).
+  double median_score = 0;
+  std::vector<ProblemResult> problems;
+  // False when the method has no trial on some problem of the input.
+  bool complete = true;
+  // True for the pooled random-search row (see ComputeLeaderboard).
+  bool is_baseline = false;
+};
+
+struct Leaderboard {
+  // Sorted by score, best first; ties keep method-name order.
+  std::vector<MethodResult> rows;
+  std::map<std::string, ProblemBaseline> baselines;
+};
+
+// Computes every method's scores. Adds a row named `baseline_row_name` (unless empty) for random
+// search whose per-problem curves come from the pooled baseline estimators (rand-mean-perf_{pt}
+// from expected_min, rand-med-perf_{pt} from min_quantile), not from averaging trials.
+// InvalidArgument when n_batches/batch_size < 1, a trial's curve length differs from n_batches,
+// or a problem's baseline cannot be computed (see ComputeBaseline). Problems without any method
+// data still get a baseline.
+absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
+                                               const std::string& baseline_row_name);
+
+}  // namespace bbo::scoring
+
+#endif  // BBO_SCORING_LEADERBOARD_H_
