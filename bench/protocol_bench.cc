@@ -1,0 +1,112 @@
+// Protocol benchmark. BM_BatchRoundTrip: StudyService.SubmitBatch over real gRPC on 127.0.0.1 —
+// 8 suggestions in, validation, evaluation of a trivial problem, one SQLite transaction with the
+// batch's 8 evaluations, 8 values out. BM_BareEcho: a gRPC service that returns the same payload
+// without doing anything. Their ratio is the protocol's overhead over the transport
+// (goal: <= 3x). run_protocol_bench.sh prints it.
+
+#include <filesystem>
+
+#include "bbo/bench/echo.grpc.pb.h"
+#include "bbo/v1/study_service.grpc.pb.h"
+#include "benchmark/benchmark.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/server_builder.h"
+#include "server/coordinator.h"
+#include "server/problems/test_problems.h"
+#include "server/rpc/grpc_server.h"
+
+namespace {
+
+class EchoImpl final : public bbo::bench::Echo::Service {
+  grpc::Status Echo(grpc::ServerContext*, const bbo::v1::SubmitBatchRequest* req,
+                    bbo::v1::SubmitBatchResponse* resp) override {
+    for (const auto& s : req->suggestions()) {
+      *resp->add_evaluated() = s;
+      resp->add_values(0.5);
+    }
+    resp->set_remaining_s(640);
+    return grpc::Status::OK;
+  }
+};
+
+bbo::v1::SubmitBatchRequest MakeRequest(int64_t study_id) {
+  bbo::v1::SubmitBatchRequest req;
+  req.set_study_id(study_id);
+  for (int i = 0; i < 8; ++i) {
+    auto* s = req.add_suggestions();
+    (*s->mutable_params())["x0"].set_real_value(0.1 * i - 0.3);
+    (*s->mutable_params())["x1"].set_real_value(0.05 * i);
+  }
+  return req;
+}
+
+void BM_BareEcho(benchmark::State& state) {
+  EchoImpl impl;
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&impl);
+  auto server = builder.BuildAndStart();
+  auto stub = bbo::bench::Echo::NewStub(
+      grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+  bbo::v1::SubmitBatchRequest req = MakeRequest(1);
+  for (auto _ : state) {
+    grpc::ClientContext ctx;
+    bbo::v1::SubmitBatchResponse resp;
+    grpc::Status s = stub->Echo(&ctx, req, &resp);
+    if (!s.ok() || resp.values_size() != 8) state.SkipWithError("echo failed");
+  }
+  server->Shutdown();
+}
+BENCHMARK(BM_BareEcho)->UseRealTime()->MinTime(2.0);
+
+void BM_BatchRoundTrip(benchmark::State& state) {
+  std::string db = (std::filesystem::temp_directory_path() / "bbo_protocol_bench.sqlite").string();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
+  bbo::CoordinatorOptions opts;
+  opts.db_path = db;
+  opts.study.n_batches = 1 << 30;  // one long study: no re-opening inside the loop
+  opts.study.suggest_budget_s = 1e9;
+  opts.study.study_budget_s = 1e12;
+  opts.run_baseline = false;
+  opts.eval_threads = 1;
+  std::vector<std::unique_ptr<bbo::Problem>> problems;
+  problems.push_back(bbo::MakeTrivialProblem(2));
+  std::string name = problems[0]->name();
+  auto coordinator = bbo::Coordinator::Create(opts, std::move(problems));
+  if (!coordinator.ok()) {
+    state.SkipWithError("coordinator");
+    return;
+  }
+  auto server = bbo::rpc::GrpcServer::Start(coordinator->get(), "127.0.0.1:0");
+  auto stub = bbo::v1::StudyService::NewStub(
+      grpc::CreateChannel((*server)->target(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext octx;
+  bbo::v1::OpenStudyRequest open;
+  open.set_problem(name);
+  bbo::v1::OpenStudyResponse opened;
+  if (!stub->OpenStudy(&octx, open, &opened).ok()) {
+    state.SkipWithError("open");
+    return;
+  }
+  bbo::v1::SubmitBatchRequest req = MakeRequest(opened.study_id());
+  int batch = 0;
+  for (auto _ : state) {
+    req.set_batch(batch++);
+    grpc::ClientContext ctx;
+    bbo::v1::SubmitBatchResponse resp;
+    grpc::Status s = stub->SubmitBatch(&ctx, req, &resp);
+    if (!s.ok() || resp.values_size() != 8 || resp.errors_size() != 0) {
+      state.SkipWithError(s.ok() ? "invalid batch" : s.error_message().c_str());
+      break;
+    }
+  }
+  state.counters["sqlite_rows_per_batch"] = 8 + 1;
+  (*server)->Shutdown();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
+}
+BENCHMARK(BM_BatchRoundTrip)->UseRealTime()->MinTime(2.0);
+
+}  // namespace
+
+BENCHMARK_MAIN();

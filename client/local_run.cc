@@ -1,0 +1,226 @@
+#include "client/local_run.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <atomic>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "common/archive.h"
+#include "common/status_macros.h"
+#include "server/coordinator.h"
+#include "server/problems/practice_suite.h"
+#include "server/rpc/grpc_server.h"
+#include "worker/worker.h"
+
+namespace bbo {
+namespace {
+
+namespace fs = std::filesystem;
+
+nlohmann::json Num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+
+std::string SubmissionName(const std::string& dir) {
+  std::string name = fs::path(dir).lexically_normal().filename().string();
+  if (name.empty() || name == ".") name = fs::absolute(dir).lexically_normal().filename().string();
+  std::string out;
+  for (char c : name) {
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')
+               ? c
+               : '-';
+  }
+  if (out.empty()) out = "submission";
+  return out.substr(0, 64);
+}
+
+}  // namespace
+
+absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
+  std::error_code ec;
+  if (!fs::is_directory(o.submission_dir, ec)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("SUBMISSION_DIR: ", o.submission_dir, " is not a directory"));
+  }
+  std::vector<std::unique_ptr<Problem>> problems;
+  if (o.problems.empty()) {
+    problems = MakePracticeSuite();
+  } else {
+    for (const std::string& name : o.problems) {
+      ASSIGN_OR_RETURN(std::unique_ptr<Problem> p, MakeProblem(name));
+      problems.push_back(std::move(p));
+    }
+  }
+  const size_t n_problems = problems.size();
+
+  std::string scratch = (fs::temp_directory_path() /
+                         absl::StrFormat("bbo-local-%d-%d", getpid(),
+                                         static_cast<int>(absl::ToUnixMillis(absl::Now()) % 100000)))
+                            .string();
+  fs::create_directories(scratch, ec);
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() {
+      std::error_code e;
+      fs::remove_all(dir, e);
+    }
+  } cleanup{scratch};
+
+  CoordinatorOptions co;
+  co.db_path = o.db_path.empty() ? scratch + "/local.sqlite" : o.db_path;
+  co.study.batch_size = o.batch_size;
+  co.study.n_batches = o.n_batches;
+  co.study.suggest_budget_s = o.suggest_budget_s;
+  co.study.study_budget_s = o.study_budget_s;
+  co.competition.baseline_trials = o.baseline_trials;
+  co.competition.default_trials = o.trials;
+  co.queue.lease_ttl_s = 30;
+  co.queue.heartbeat_interval_s = 2;
+  ASSIGN_OR_RETURN(std::unique_ptr<Coordinator> coordinator,
+                   Coordinator::Create(co, std::move(problems)));
+  ASSIGN_OR_RETURN(std::unique_ptr<rpc::GrpcServer> server,
+                   rpc::GrpcServer::Start(coordinator.get(), "127.0.0.1:0"));
+  coordinator->Start();
+
+  ASSIGN_OR_RETURN(std::string archive, TarDirectory(o.submission_dir));
+  std::string name = SubmissionName(o.submission_dir);
+  ASSIGN_OR_RETURN(RegisteredSubmission reg,
+                   coordinator->competition().Register(name, archive, o.trials));
+  if (o.progress) {
+    std::fprintf(stderr,
+                 "bbo local: %s (%s) on %zu practice problems x %d trials = %d studies of %d x %d "
+                 "evaluations\n",
+                 name.c_str(), reg.kind == SubmissionKind::kPython ? "python" : "executable",
+                 n_problems, o.trials, reg.jobs, o.n_batches, o.batch_size);
+  }
+
+  SandboxOptions so;
+  so.insecure_no_sandbox = o.insecure_no_sandbox;
+  if (!o.insecure_no_sandbox) {
+    if (absl::Status s = Sandbox::Probe(so); !s.ok()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(s.message(), "\n(run with --insecure-no-sandbox to score without one)"));
+    }
+  }
+  Sandbox sandbox(so);
+  WorkerOptions wo;
+  wo.work_dir = scratch + "/worker";
+  wo.python_dir = DefaultPythonDir();
+  wo.exit_when_idle_s = 1.0;
+  wo.log_optimizer_stderr = o.verbose;
+  wo.sandbox = so;
+  std::vector<std::unique_ptr<CoordinatorClient>> clients;
+  std::vector<std::unique_ptr<Worker>> workers;
+  std::vector<std::thread> threads;
+  std::vector<absl::Status> results(std::max(1, o.workers));
+  for (int i = 0; i < std::max(1, o.workers); ++i) {
+    clients.push_back(MakeGrpcCoordinatorClient(server->target()));
+    workers.push_back(std::make_unique<Worker>(clients.back().get(), &sandbox, wo));
+    RETURN_IF_ERROR(workers.back()->Register("bbo-local", 1));
+  }
+  std::atomic<int> exited{0};
+  for (size_t i = 0; i < workers.size(); ++i) {
+    threads.emplace_back([&, i] {
+      results[i] = workers[i]->Run();
+      exited++;
+    });
+  }
+
+  // Progress until every job of the submission is done.
+  absl::Time start = absl::Now();
+  int last_done = -1;
+  while (true) {
+    absl::StatusOr<JobCounts> counts = coordinator->store().CountJobs(reg.submission_id);
+    if (!counts.ok()) break;
+    int done = counts->done + counts->failed;
+    if (o.progress && done != last_done) {
+      std::fprintf(stderr, "  [%3d/%3d] studies done  (%.0f s)\n", done, counts->total,
+                   absl::ToDoubleSeconds(absl::Now() - start));
+      last_done = done;
+    }
+    if (done >= counts->total) break;
+    // Workers exit when the queue stays empty; if they all did while jobs remain, give up.
+    if (exited.load() == static_cast<int>(workers.size())) break;
+    absl::SleepFor(absl::Milliseconds(200));
+  }
+  for (auto& w : workers) w->Stop();
+  for (auto& t : threads) t.join();
+  for (const absl::Status& s : results) {
+    if (!s.ok()) return absl::InternalError(absl::StrCat("worker failed: ", s.message()));
+  }
+  coordinator->WaitForBaseline(absl::Minutes(5));
+
+  ASSIGN_OR_RETURN(LeaderboardReport board, coordinator->competition().Leaderboard());
+  nlohmann::json report;
+  report["submission"] = name;
+  report["trials"] = o.trials;
+  report["batch_size"] = o.batch_size;
+  report["n_batches"] = o.n_batches;
+  for (const auto& row : board.board.rows) {
+    nlohmann::json problems_json = nlohmann::json::object();
+    for (const auto& p : row.problems) problems_json[p.problem] = Num(p.score);
+    if (row.is_baseline) {
+      report["random_search"] = {{"leaderboard_score", Num(row.score)},
+                                 {"median_score", Num(row.median_score)},
+                                 {"problems", problems_json}};
+    } else if (row.method == name) {
+      report["leaderboard_score"] = Num(row.score);
+      report["median_score"] = Num(row.median_score);
+      report["problems"] = problems_json;
+    }
+  }
+  ASSIGN_OR_RETURN(std::vector<SubmissionStatus> list, coordinator->competition().List());
+  nlohmann::json errors = nlohmann::json::array();
+  auto errs = coordinator->store().ListSubmissionErrors(reg.submission_id, 50);
+  if (errs.ok()) {
+    for (const auto& [problem, e] : *errs) {
+      errors.push_back({{"problem", problem}, {"batch", e.batch}, {"kind", e.kind},
+                        {"message", e.message}});
+    }
+  }
+  report["errors"] = errors;
+  server->Shutdown();
+  coordinator->Stop();
+  return report;
+}
+
+std::string FormatLocalReport(const nlohmann::json& r) {
+  std::string out;
+  absl::StrAppend(&out, "\nPer-problem scores (100 = best known optimum every time, 0 = one "
+                        "random guess):\n");
+  absl::StrAppendFormat(&out, "  %-22s %12s %14s\n", "problem", r.value("submission", "").c_str(),
+                        "random-search");
+  if (r.contains("problems")) {
+    for (auto it = r["problems"].begin(); it != r["problems"].end(); ++it) {
+      double rs = NAN;
+      if (r.contains("random_search") && r["random_search"]["problems"].contains(it.key()) &&
+          r["random_search"]["problems"][it.key()].is_number()) {
+        rs = r["random_search"]["problems"][it.key()].get<double>();
+      }
+      double v = it.value().is_number() ? it.value().get<double>() : NAN;
+      absl::StrAppendFormat(&out, "  %-22s %12.2f %14.2f\n", it.key(), v, rs);
+    }
+  }
+  auto num = [](const nlohmann::json& j) { return j.is_number() ? j.get<double>() : NAN; };
+  absl::StrAppendFormat(&out, "\nLeaderboard score: %.3f   (median score %.3f)\n",
+                        num(r.value("leaderboard_score", nlohmann::json())),
+                        num(r.value("median_score", nlohmann::json())));
+  if (r.contains("random_search")) {
+    absl::StrAppendFormat(&out, "Random search:     %.3f\n",
+                          num(r["random_search"]["leaderboard_score"]));
+  }
+  if (r.contains("errors") && !r["errors"].empty()) {
+    absl::StrAppendFormat(&out, "\n%d problem(s) reported during the studies (first shown):\n",
+                          static_cast<int>(r["errors"].size()));
+    const auto& e = r["errors"][0];
+    absl::StrAppendFormat(&out, "  %s batch %d [%s]: %s\n", e.value("problem", ""),
+                          e.value("batch", 0), e.value("kind", ""), e.value("message", ""));
+  }
+  return out;
+}
+
+}  // namespace bbo

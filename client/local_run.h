@@ -1,0 +1,48 @@
+#ifndef BBO_CLIENT_LOCAL_RUN_H_
+#define BBO_CLIENT_LOCAL_RUN_H_
+
+// `bbo local`: scores one submission on the practice suite on this machine, with an embedded
+// coordinator (gRPC on 127.0.0.1, a SQLite file) and embedded sandboxed workers — the starter-kit
+// experience in one command.
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace bbo {
+
+struct LocalRunOptions {
+  std::string submission_dir;
+  // Trials per problem.
+  int trials = 3;
+  // Random-search baseline trials per problem.
+  int baseline_trials = 10;
+  // Concurrent sandboxed optimizers.
+  int workers = 1;
+  int batch_size = 8;
+  int n_batches = 16;
+  double suggest_budget_s = 40;
+  double study_budget_s = 640;
+  // Only these practice problems (empty = all).
+  std::vector<std::string> problems;
+  // SQLite file to keep (empty = a temporary file, removed afterwards).
+  std::string db_path;
+  bool insecure_no_sandbox = false;
+  // Progress lines on stderr.
+  bool progress = true;
+  // Show the optimizer's stderr.
+  bool verbose = false;
+};
+
+// Runs everything and returns the report: {"submission", "leaderboard_score", "median_score",
+// "problems": {name: score}, "random_search": {"leaderboard_score", ...}, "errors": [...]}.
+absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& options);
+
+// Human-readable table of a RunLocal report.
+std::string FormatLocalReport(const nlohmann::json& report);
+
+}  // namespace bbo
+
+#endif  // BBO_CLIENT_LOCAL_RUN_H_

@@ -1,0 +1,248 @@
+// bbo: the bbo-arena command line for participants and organizers.
+//
+//   bbo local SUBMISSION_DIR [--trials N] [--json]     score locally on the practice suite
+//   bbo submit SUBMISSION [--name NAME] [--server H:P] register a submission with a server
+//   bbo status [--server H:P] [--json]                 submissions and their progress
+//   bbo leaderboard [--server H:P] [--json]            the current leaderboard
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "bbo/v1/competition_service.grpc.pb.h"
+#include "client/local_run.h"
+#include "common/archive.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "nlohmann/json.hpp"
+#include "spdlog/sinks/stdout_color_sinks.h"
+#include "spdlog/spdlog.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::unique_ptr<bbo::v1::CompetitionService::Stub> Connect(const std::string& server) {
+  grpc::ChannelArguments args;
+  args.SetMaxSendMessageSize(256 << 20);
+  args.SetMaxReceiveMessageSize(256 << 20);
+  return bbo::v1::CompetitionService::NewStub(
+      grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), args));
+}
+
+void Deadline(grpc::ClientContext& ctx, int seconds) {
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(seconds));
+}
+
+int Fail(const std::string& what, const grpc::Status& s) {
+  std::fprintf(stderr, "bbo: %s: %s\n", what.c_str(), s.error_message().c_str());
+  if (s.error_code() == grpc::StatusCode::UNAVAILABLE) {
+    std::fprintf(stderr, "bbo: is bbo-server running at that address? (--server)\n");
+  }
+  return 1;
+}
+
+const char* KindName(bbo::v1::SubmissionKind k) {
+  switch (k) {
+    case bbo::v1::SUBMISSION_KIND_PYTHON: return "python";
+    case bbo::v1::SUBMISSION_KIND_EXECUTABLE: return "executable";
+    default: return "builtin";
+  }
+}
+
+int Submit(const std::string& server, const std::string& path, std::string name, int trials) {
+  std::string archive;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    auto tar = bbo::TarDirectory(path);
+    if (!tar.ok()) {
+      std::fprintf(stderr, "bbo submit: %s\n", std::string(tar.status().message()).c_str());
+      return 1;
+    }
+    archive = *std::move(tar);
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      std::fprintf(stderr, "bbo submit: cannot read %s\n", path.c_str());
+      return 1;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    archive = ss.str();
+  }
+  if (name.empty()) {
+    name = fs::path(path).lexically_normal().filename().string();
+    for (const char* ext : {".tar.gz", ".tgz", ".zip", ".tar"}) {
+      if (name.size() > strlen(ext) && name.substr(name.size() - strlen(ext)) == ext) {
+        name = name.substr(0, name.size() - strlen(ext));
+      }
+    }
+  }
+  auto stub = Connect(server);
+  grpc::ClientContext ctx;
+  Deadline(ctx, 120);
+  bbo::v1::RegisterSubmissionRequest req;
+  req.set_name(name);
+  req.set_archive(archive);
+  req.set_trials(trials);
+  bbo::v1::RegisterSubmissionResponse resp;
+  grpc::Status s = stub->RegisterSubmission(&ctx, req, &resp);
+  if (!s.ok()) return Fail("submit", s);
+  std::printf("submitted %s: id %lld, kind %s, %d jobs queued\n", name.c_str(),
+              static_cast<long long>(resp.submission_id()), KindName(resp.kind()), resp.jobs());
+  return 0;
+}
+
+int Status(const std::string& server, bool json) {
+  auto stub = Connect(server);
+  grpc::ClientContext ctx;
+  Deadline(ctx, 30);
+  bbo::v1::ListSubmissionsResponse resp;
+  grpc::Status s = stub->ListSubmissions(&ctx, bbo::v1::ListSubmissionsRequest(), &resp);
+  if (!s.ok()) return Fail("status", s);
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& sub : resp.submissions()) {
+      out.push_back({{"id", sub.submission_id()},
+                     {"name", sub.name()},
+                     {"kind", KindName(sub.kind())},
+                     {"finished", sub.state() == bbo::v1::SUBMISSION_STATE_FINISHED},
+                     {"jobs_total", sub.jobs_total()},
+                     {"jobs_queued", sub.jobs_queued()},
+                     {"jobs_running", sub.jobs_running()},
+                     {"jobs_done", sub.jobs_done()},
+                     {"studies_with_errors", sub.studies_with_errors()}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("%-4s %-28s %-10s %-9s %7s %7s %7s %7s\n", "id", "name", "kind", "state", "queued",
+              "running", "done", "errors");
+  for (const auto& sub : resp.submissions()) {
+    std::printf("%-4lld %-28s %-10s %-9s %7d %7d %4d/%-3d %6d\n",
+                static_cast<long long>(sub.submission_id()), sub.name().c_str(),
+                KindName(sub.kind()),
+                sub.state() == bbo::v1::SUBMISSION_STATE_FINISHED ? "finished" : "running",
+                sub.jobs_queued(), sub.jobs_running(), sub.jobs_done(), sub.jobs_total(),
+                sub.studies_with_errors());
+  }
+  return 0;
+}
+
+int Leaderboard(const std::string& server, bool json) {
+  auto stub = Connect(server);
+  grpc::ClientContext ctx;
+  Deadline(ctx, 120);
+  bbo::v1::GetLeaderboardResponse resp;
+  grpc::Status s = stub->GetLeaderboard(&ctx, bbo::v1::GetLeaderboardRequest(), &resp);
+  if (!s.ok()) return Fail("leaderboard", s);
+  if (json) {
+    std::cout << nlohmann::json::parse(resp.report_json()).dump(2) << "\n";
+    return 0;
+  }
+  std::printf("Leaderboard (%d batches of %d; 100 = best known optimum every time, 0 = one "
+              "random guess)\n",
+              resp.n_batches(), resp.batch_size());
+  std::printf("%-5s %-32s %10s %10s\n", "rank", "name", "score", "median");
+  for (const auto& row : resp.rows()) {
+    std::printf("%-5d %-32s %10.3f %10.3f%s\n", row.rank(), row.name().c_str(), row.score(),
+                row.median_score(), row.baseline() ? "  (baseline)" : "");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"bbo: the bbo-arena command line (black-box optimization competitions)"};
+  app.require_subcommand(1);
+  std::string server = "127.0.0.1:50051";
+
+  bbo::LocalRunOptions local;
+  bool local_json = false;
+  std::string local_problems;
+  auto* cmd_local = app.add_subcommand(
+      "local", "Score a submission on the practice problems on this machine (embedded coordinator "
+               "and sandboxed worker).");
+  cmd_local->add_option("SUBMISSION_DIR", local.submission_dir,
+                        "Folder with optimizer.py (Bayesmark-style) or an executable `optimizer`")
+      ->required();
+  cmd_local->add_option("--trials", local.trials, "Trials per problem")
+      ->default_val(3)
+      ->check(CLI::Range(1, 100));
+  cmd_local->add_flag("--json", local_json, "Print the report as JSON on stdout");
+  cmd_local->add_option("--problems", local_problems,
+                        "Comma-separated practice problems (default: all)");
+  cmd_local->add_option("--workers", local.workers, "Optimizers run in parallel")
+      ->default_val(1)
+      ->check(CLI::Range(1, 64));
+  cmd_local->add_option("--baseline-trials", local.baseline_trials,
+                        "Random-search baseline trials per problem")
+      ->default_val(10)
+      ->check(CLI::Range(1, 1000));
+  cmd_local->add_option("--batch-size", local.batch_size, "Points per batch")->default_val(8);
+  cmd_local->add_option("--n-batches", local.n_batches, "Batches per study")->default_val(16);
+  cmd_local->add_option("--suggest-budget", local.suggest_budget_s,
+                        "Optimizer seconds per suggest")
+      ->default_val(40);
+  cmd_local->add_option("--study-budget", local.study_budget_s, "Optimizer seconds per study")
+      ->default_val(640);
+  cmd_local->add_option("--db", local.db_path, "Keep the results in this SQLite file");
+  cmd_local->add_flag("--insecure-no-sandbox", local.insecure_no_sandbox,
+                      "Run the optimizer without the bubblewrap sandbox (hosts without user "
+                      "namespaces)");
+  cmd_local->add_flag("--verbose", local.verbose, "Show the optimizer's stderr");
+
+  std::string submit_path, submit_name;
+  int submit_trials = 0;
+  auto* cmd_submit = app.add_subcommand("submit", "Register a submission with a bbo-server.");
+  cmd_submit->add_option("SUBMISSION", submit_path,
+                         "Submission folder, or a .zip / .tar.gz / .tar of it")
+      ->required();
+  cmd_submit->add_option("--name", submit_name, "Display name (default: the folder's name)");
+  cmd_submit->add_option("--trials", submit_trials, "Trials per problem (0 = server default)");
+  cmd_submit->add_option("--server", server, "bbo-server address")->default_val(server);
+
+  bool status_json = false;
+  auto* cmd_status = app.add_subcommand("status", "List submissions and their progress.");
+  cmd_status->add_option("--server", server, "bbo-server address")->default_val(server);
+  cmd_status->add_flag("--json", status_json, "JSON output");
+
+  bool board_json = false;
+  auto* cmd_board = app.add_subcommand("leaderboard", "Show the current leaderboard.");
+  cmd_board->add_option("--server", server, "bbo-server address")->default_val(server);
+  cmd_board->add_flag("--json", board_json, "JSON output (full report)");
+
+  CLI11_PARSE(app, argc, argv);
+
+  if (cmd_local->parsed()) {
+    spdlog::set_level(local.verbose ? spdlog::level::info : spdlog::level::warn);
+    spdlog::set_default_logger(spdlog::stderr_color_mt("bbo"));
+    if (!local_problems.empty()) {
+      local.problems = absl::StrSplit(local_problems, ',', absl::SkipEmpty());
+    }
+    auto report = bbo::RunLocal(local);
+    if (!report.ok()) {
+      std::fprintf(stderr, "bbo local: %s\n", std::string(report.status().message()).c_str());
+      return 1;
+    }
+    if (local_json) {
+      std::cout << report->dump(2) << "\n";
+    } else {
+      std::cout << bbo::FormatLocalReport(*report);
+    }
+    return 0;
+  }
+  if (cmd_submit->parsed()) return Submit(server, submit_path, submit_name, submit_trials);
+  if (cmd_status->parsed()) return Status(server, status_json);
+  if (cmd_board->parsed()) return Leaderboard(server, board_json);
+  return 0;
+}

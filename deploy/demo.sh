@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The main job: a full local competition on the embedded defaults.
+#   builds everything, starts bbo-server on 127.0.0.1 with a SQLite file, two sandboxed
+#   bbo-workers, submits the three example optimizers, runs the practice suite with several
+#   trials, prints the leaderboard, leaves demo-out/arena.sqlite and demo-out/leaderboard.json,
+#   and shuts everything down.
+# Idempotent: every run starts from a fresh demo-out/. Environment: TRIALS (default 3),
+# PORT (default 50051), WORKER_FLAGS (e.g. --insecure-no-sandbox on hosts without user
+# namespaces).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./deploy/build.sh
+
+TRIALS=${TRIALS:-3}
+PORT=${PORT:-50051}
+OUT=demo-out
+BIN=build
+rm -rf "$OUT"
+mkdir -p "$OUT"
+SERVER="127.0.0.1:$PORT"
+
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+
+echo "== starting bbo-server on $SERVER (SQLite: $OUT/arena.sqlite)"
+"$BIN/server/bbo-server" --listen="$SERVER" --db="$OUT/arena.sqlite" \
+  --default_trials="$TRIALS" --port_file="$OUT/port" >"$OUT/server.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 100); do [ -f "$OUT/port" ] && break; sleep 0.1; done
+[ -f "$OUT/port" ] || { echo "bbo-server did not start:"; cat "$OUT/server.log"; exit 1; }
+
+for i in 1 2; do
+  echo "== starting bbo-worker $i"
+  "$BIN/worker/bbo-worker" --coordinator="$SERVER" --work_dir="$OUT/worker$i" \
+    ${WORKER_FLAGS:-} >"$OUT/worker$i.log" 2>&1 &
+  pids+=($!)
+done
+
+echo "== submitting the example optimizers ($TRIALS trials per problem)"
+"$BIN/client/bbo" submit examples/random-search-py --name random-search-py \
+  --trials "$TRIALS" --server "$SERVER"
+"$BIN/client/bbo" submit "$BIN/examples/random-search-cpp" --name random-search-cpp \
+  --trials "$TRIALS" --server "$SERVER"
+"$BIN/client/bbo" submit "$BIN/examples/cma-es-cpp" --name cma-es-cpp \
+  --trials "$TRIALS" --server "$SERVER"
+
+echo "== running (progress every 5 s)"
+start=$(date +%s)
+while true; do
+  status=$("$BIN/client/bbo" status --json --server "$SERVER")
+  summary=$(echo "$status" | /usr/bin/python3 -c '
+import json, sys
+subs = json.load(sys.stdin)
+done = sum(s["jobs_done"] for s in subs)
+total = sum(s["jobs_total"] for s in subs)
+print(done, total, " ".join("%s:%d/%d" % (s["name"], s["jobs_done"], s["jobs_total"]) for s in subs))')
+  read -r done total detail <<<"$summary"
+  echo "  [$(( $(date +%s) - start )) s] $done/$total studies  $detail"
+  [ "$done" -ge "$total" ] && break
+  if [ $(( $(date +%s) - start )) -gt 1800 ]; then echo "demo timed out"; exit 1; fi
+  sleep 5
+done
+
+echo
+"$BIN/client/bbo" leaderboard --server "$SERVER"
+"$BIN/client/bbo" leaderboard --json --server "$SERVER" >"$OUT/leaderboard.json"
+echo
+echo "== results: $OUT/arena.sqlite (every suggestion, value and timing), $OUT/leaderboard.json"
+echo "== shutting down"

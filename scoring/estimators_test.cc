@@ -1,0 +1,68 @@
+#include "scoring/estimators.h"
+
+#include <cmath>
+#include <limits>
+
+#include "gtest/gtest.h"
+
+namespace bbo::scoring {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+TEST(QuantileTest, OrderStatisticDefinition) {
+  EXPECT_EQ(*Quantile({5}, 0.5), 5);                // n = 1: ceil(0.5) = 1
+  EXPECT_EQ(*Quantile({4, 1, 3, 2}, 0.5), 2);        // ceil(4 * 0.5) = 2 -> 2nd smallest
+  EXPECT_EQ(*Quantile({4, 1, 3, 2}, 0.51), 3);       // ceil(2.04) = 3
+  EXPECT_EQ(*Quantile({2, 2, 2, 7}, 0.5), 2);        // ties
+  EXPECT_EQ(*Quantile({kInf, 1, kInf}, 0.5), kInf);  // ceil(1.5) = 2 -> inf
+  EXPECT_EQ(*Quantile({kInf, 1, kInf}, 0.3), 1);     // ceil(0.9) = 1
+}
+
+TEST(QuantileTest, RejectsBadInput) {
+  EXPECT_EQ(Quantile({}, 0.5).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Quantile({1}, 0).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Quantile({1}, 1).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Quantile({1, NAN}, 0.5).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(MinQuantileTest, MatchesHandComputation) {
+  std::vector<double> x = {10, 9, 8, 7, 6, 5, 4, 3, 2, 1};
+  EXPECT_EQ(*MinQuantile(x, 0.5, 1), *Quantile(x, 0.5));  // m = 1 is the plain quantile
+  // m = 2: q' = 1 - sqrt(0.5) = 0.29289; ceil(10 * 0.29289) = 3 -> 3rd smallest = 3.
+  EXPECT_EQ(*MinQuantile(x, 0.5, 2), 3);
+  // m = 16: q' = 1 - 0.5^(1/16) = 0.04240; ceil(0.424) = 1 -> 1.
+  EXPECT_EQ(*MinQuantile(x, 0.5, 16), 1);
+  EXPECT_FALSE(MinQuantile(x, 0.5, 0).ok());
+}
+
+TEST(ExpectedMinTest, AveragesTheMinimumOverAllSubsets) {
+  // Pairs of {1,2,3,4}: minima 1,1,1,2,2,3 -> 10/6.
+  EXPECT_NEAR(*ExpectedMin({4, 1, 3, 2}, 2), 10.0 / 6.0, 1e-12);
+  EXPECT_NEAR(*ExpectedMin({4, 1, 3, 2}, 1), 2.5, 1e-12);  // m = 1: the mean
+  EXPECT_NEAR(*ExpectedMin({4, 1, 3, 2}, 4), 1.0, 1e-12);  // m = n: the minimum
+  EXPECT_NEAR(*ExpectedMin({2, 2, 2, 2}, 3), 2.0, 1e-12);  // ties
+}
+
+TEST(ExpectedMinTest, InfWithZeroWeightStaysFinite) {
+  // Pairs of {1,2,3,inf}: minima 1,1,1,2,2,3 -> 10/6; inf is never a pair's minimum.
+  EXPECT_NEAR(*ExpectedMin({1, 2, 3, kInf}, 2), 10.0 / 6.0, 1e-12);
+  // m = 1 includes the inf itself: the mean is infinite.
+  EXPECT_EQ(*ExpectedMin({1, 2, 3, kInf}, 1), kInf);
+}
+
+TEST(ExpectedMinTest, LargeSampleMatchesClosedForm) {
+  // Minimum of m draws without replacement from {1..n} has mean (n + 1) / (m + 1).
+  std::vector<double> x;
+  for (int i = 1; i <= 5000; ++i) x.push_back(i);
+  EXPECT_NEAR(*ExpectedMin(x, 128), 5001.0 / 129.0, 1e-8);
+}
+
+TEST(ExpectedMinTest, RejectsTooFewSamplesAndNan) {
+  EXPECT_EQ(ExpectedMin({1, 2}, 3).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_FALSE(ExpectedMin({1, NAN}, 1).ok());
+  EXPECT_FALSE(ExpectedMin({1}, 0).ok());
+}
+
+}  // namespace
+}  // namespace bbo::scoring

@@ -1,0 +1,40 @@
+#include "server/baseline_runner.h"
+
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace bbo {
+namespace {
+constexpr char kOwner[] = "coordinator-baseline";
+}  // namespace
+
+absl::StatusOr<int> BaselineRunner::RunPending(const std::atomic<bool>* stop) {
+  int ran = 0;
+  while (stop == nullptr || !stop->load()) {
+    ASSIGN_OR_RETURN(std::optional<JobRecord> job,
+                     store_->LeaseBuiltinJob(kOwner, clock_->NowSeconds() + 600));
+    if (!job) break;
+    ASSIGN_OR_RETURN(const Problem* problem, problems_->Get(job->problem));
+    ASSIGN_OR_RETURN(OpenedStudy study, studies_->OpenForJob(job->id, kOwner));
+    std::mt19937_64 rng(static_cast<uint64_t>(job->seed));
+    std::string error;
+    for (int b = 0; b < study.n_batches; ++b) {
+      std::vector<IncomingPoint> points;
+      for (Point& p : problem->space().SampleRandom(study.batch_size, rng)) {
+        points.push_back({std::move(p), ""});
+      }
+      absl::StatusOr<BatchOutcome> out = studies_->SubmitBatch(study.study_id, b, points, 0, 0);
+      if (!out.ok()) {
+        error = absl::StrCat("baseline study failed: ", out.status().ToString());
+        break;
+      }
+    }
+    RETURN_IF_ERROR(store_->FinishJob(job->id, kOwner, error, 3));
+    ++ran;
+  }
+  return ran;
+}
+
+}  // namespace bbo

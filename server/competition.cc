@@ -1,0 +1,247 @@
+#include "server/competition.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/archive.h"
+#include "common/status_macros.h"
+
+namespace bbo {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool ValidName(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// FNV-1a 64: a stable content fingerprint for worker-side caching (not a security boundary).
+std::string Digest(const std::string& bytes) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return absl::StrFormat("%016x", h);
+}
+
+// A scratch directory removed on destruction.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "bbo-sub-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+nlohmann::json Number(double v) {
+  if (std::isfinite(v)) return v;
+  return nullptr;
+}
+
+}  // namespace
+
+absl::StatusOr<SubmissionKind> DetectSubmissionKind(const std::string& dir) {
+  fs::path py = fs::path(dir) / "optimizer.py";
+  fs::path exe = fs::path(dir) / "optimizer";
+  std::error_code ec;
+  if (fs::is_regular_file(py, ec)) return SubmissionKind::kPython;
+  if (fs::is_regular_file(exe, ec)) {
+    struct stat st;
+    if (stat(exe.c_str(), &st) == 0 && (st.st_mode & S_IXUSR)) return SubmissionKind::kExecutable;
+    return absl::InvalidArgumentError(
+        "the submission's `optimizer` file is not executable (chmod +x optimizer)");
+  }
+  return absl::InvalidArgumentError(
+      "the submission has neither optimizer.py (a Bayesmark-style Python optimizer) nor an "
+      "executable named `optimizer` at its top level");
+}
+
+Competition::Competition(Store* store, const ProblemSet* problems, Clock* clock, int batch_size,
+                         int n_batches, CompetitionOptions options)
+    : store_(store),
+      problems_(problems),
+      clock_(clock),
+      batch_size_(batch_size),
+      n_batches_(n_batches),
+      options_(std::move(options)) {}
+
+absl::Status Competition::EnsureBaseline() {
+  ASSIGN_OR_RETURN(auto existing, store_->FindSubmission(options_.baseline_name));
+  if (existing) return absl::OkStatus();
+  SubmissionRecord rec;
+  rec.name = options_.baseline_name;
+  rec.kind = SubmissionKind::kBuiltin;
+  rec.digest = "builtin";
+  rec.trials = options_.baseline_trials;
+  rec.is_baseline = true;
+  rec.created_at = clock_->NowSeconds();
+  return store_->AddSubmission(rec, "", problems_->names(), options_.seed).status();
+}
+
+absl::StatusOr<RegisteredSubmission> Competition::Register(const std::string& name,
+                                                           const std::string& archive,
+                                                           int trials) {
+  if (!ValidName(name)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "name: \"", name, "\" is not a valid submission name (1-64 letters, digits, '-', '_', "
+        "'.')"));
+  }
+  if (name == options_.baseline_name) {
+    return absl::AlreadyExistsError(absl::StrCat("name: \"", name, "\" is reserved"));
+  }
+  if (trials == 0) trials = options_.default_trials;
+  if (trials < 1 || trials > options_.max_trials) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("trials: ", trials, " is outside [1, ", options_.max_trials, "]"));
+  }
+  if (static_cast<int64_t>(archive.size()) > options_.max_archive_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat("archive: ", archive.size(),
+                                                   " bytes is over the limit of ",
+                                                   options_.max_archive_bytes));
+  }
+  TempDir dir;
+  if (dir.path().empty()) return absl::UnavailableError("cannot create a scratch directory");
+  ExtractOptions eo;
+  eo.max_total_bytes = options_.max_archive_bytes * 4;
+  if (absl::Status s = ExtractArchive(archive, dir.path(), eo); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("archive: ", s.message()));
+  }
+  ASSIGN_OR_RETURN(SubmissionKind kind, DetectSubmissionKind(dir.path()));
+  // Store a normalised tar so workers see one format whatever the participant uploaded.
+  ASSIGN_OR_RETURN(std::string normalized, TarDirectory(dir.path()));
+  SubmissionRecord rec;
+  rec.name = name;
+  rec.kind = kind;
+  rec.digest = Digest(normalized);
+  rec.trials = trials;
+  rec.created_at = clock_->NowSeconds();
+  ASSIGN_OR_RETURN(int64_t id,
+                   store_->AddSubmission(rec, normalized, problems_->names(), options_.seed));
+  RegisteredSubmission out;
+  out.submission_id = id;
+  out.kind = kind;
+  out.jobs = trials * static_cast<int>(problems_->names().size());
+  return out;
+}
+
+absl::StatusOr<std::vector<SubmissionStatus>> Competition::List() {
+  ASSIGN_OR_RETURN(std::vector<SubmissionRecord> subs, store_->ListSubmissions());
+  std::vector<SubmissionStatus> out;
+  for (auto& s : subs) {
+    SubmissionStatus st;
+    ASSIGN_OR_RETURN(st.jobs, store_->CountJobs(s.id));
+    ASSIGN_OR_RETURN(st.studies_with_errors, store_->CountStudiesWithErrors(s.id));
+    st.submission = std::move(s);
+    out.push_back(std::move(st));
+  }
+  return out;
+}
+
+absl::StatusOr<LeaderboardReport> Competition::Leaderboard() {
+  ASSIGN_OR_RETURN(ScoringData data, store_->LoadScoringData());
+  scoring::ScoringInput input;
+  input.batch_size = batch_size_;
+  input.n_batches = n_batches_;
+  const size_t needed = static_cast<size_t>(batch_size_) * n_batches_;
+  for (const std::string& name : problems_->names()) {
+    ASSIGN_OR_RETURN(const Problem* problem, problems_->Get(name));
+    scoring::ProblemBaselineInput b;
+    b.random_evals = data.baseline_evals[name];
+    b.known_optimum = problem->known_optimum();
+    if (b.random_evals.size() < needed) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the random-search baseline on problem ", name, " is not finished yet (",
+          b.random_evals.size(), " of at least ", needed, " evaluations); try again shortly"));
+    }
+    input.problems[name] = std::move(b);
+  }
+  for (auto& [method, per_problem] : data.methods) {
+    for (auto& [problem, curves] : per_problem) {
+      if (!input.problems.count(problem)) continue;  // a problem no longer in this phase
+      scoring::MethodProblemData mp;
+      for (auto& c : curves) {
+        scoring::TrialCurve t;
+        t.batch_min = c.batch_min;
+        // A study cut off or failed early keeps its best so far: missing batches are +inf and
+        // the cumulative minimum carries the best forward.
+        t.batch_min.resize(n_batches_, HUGE_VAL);
+        mp.trials.push_back(std::move(t));
+      }
+      input.methods[method][problem] = std::move(mp);
+    }
+  }
+  ASSIGN_OR_RETURN(scoring::Leaderboard board,
+                   scoring::ComputeLeaderboard(input, options_.baseline_name));
+  LeaderboardReport out;
+  out.batch_size = batch_size_;
+  out.n_batches = n_batches_;
+  out.json = LeaderboardToJson(board, batch_size_, n_batches_);
+  out.board = std::move(board);
+  return out;
+}
+
+nlohmann::json LeaderboardToJson(const scoring::Leaderboard& board, int batch_size,
+                                 int n_batches) {
+  nlohmann::json j;
+  j["batch_size"] = batch_size;
+  j["n_batches"] = n_batches;
+  j["score_definition"] =
+      "100 x (1 - mean over problems of the normalized mean performance at the last batch); "
+      "0 = a single random guess, 100 = always the best known optimum (NeurIPS 2020 BBO "
+      "challenge, eq. 7)";
+  nlohmann::json rows = nlohmann::json::array();
+  int rank = 0;
+  for (const auto& r : board.rows) {
+    nlohmann::json row;
+    row["rank"] = ++rank;
+    row["name"] = r.method;
+    row["score"] = Number(r.score);
+    row["median_score"] = Number(r.median_score);
+    row["baseline"] = r.is_baseline;
+    row["complete"] = r.complete;
+    nlohmann::json curve = nlohmann::json::array();
+    for (double v : r.mean_perf) curve.push_back(Number(v));
+    row["mean_perf_by_batch"] = curve;
+    nlohmann::json problems = nlohmann::json::object();
+    for (const auto& p : r.problems) {
+      nlohmann::json pj;
+      pj["score"] = Number(p.score);
+      pj["trials"] = p.trials;
+      pj["norm_mean_perf_last"] =
+          p.norm_mean_perf.empty() ? nlohmann::json(nullptr) : Number(p.norm_mean_perf.back());
+      problems[p.problem] = pj;
+    }
+    row["problems"] = problems;
+    rows.push_back(row);
+  }
+  j["rows"] = rows;
+  nlohmann::json baselines = nlohmann::json::object();
+  for (const auto& [name, b] : board.baselines) {
+    baselines[name] = {{"opt", Number(b.opt)}, {"clip", Number(b.clip)}};
+  }
+  j["baselines"] = baselines;
+  return j;
+}
+
+}  // namespace bbo

@@ -1,0 +1,97 @@
+#ifndef BBO_SERVER_COMPETITION_H_
+#define BBO_SERVER_COMPETITION_H_
+
+// Competition: submissions and the leaderboard. Registering a submission validates its files
+// (optimizer.py or an executable `optimizer` at the top), stores a normalised archive and queues
+// one job per problem x trial. The leaderboard is computed from the Store with the Bayesmark
+// scoring of scoring/leaderboard.h (seed 001 eq. 7) against the coordinator's own random-search
+// baseline studies. Thread-safe.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "scoring/leaderboard.h"
+#include "server/clock.h"
+#include "server/problem_set.h"
+#include "server/store.h"
+
+namespace bbo {
+
+struct CompetitionOptions {
+  // Trials per problem for a submission that does not ask for a number.
+  int default_trials = 3;
+  // Upper bound on trials a submission may ask for.
+  int max_trials = 100;
+  // Random-search baseline trials per problem run by the coordinator (each gives
+  // batch_size x n_batches pooled evaluations).
+  int baseline_trials = 10;
+  // Name of the baseline's leaderboard row.
+  std::string baseline_name = "random-search-baseline";
+  // Seeds every job (reproducible competitions).
+  int64_t seed = 20201;
+  // Maximum size of a submission archive, bytes.
+  int64_t max_archive_bytes = 64ll << 20;
+};
+
+struct RegisteredSubmission {
+  int64_t submission_id = 0;
+  SubmissionKind kind = SubmissionKind::kUnspecified;
+  int jobs = 0;
+};
+
+struct SubmissionStatus {
+  SubmissionRecord submission;
+  JobCounts jobs;
+  int studies_with_errors = 0;
+};
+
+struct LeaderboardReport {
+  scoring::Leaderboard board;
+  int batch_size = 0;
+  int n_batches = 0;
+  // Everything above as JSON (rows, per-problem scores and curves, baselines).
+  nlohmann::json json;
+};
+
+class Competition {
+ public:
+  Competition(Store* store, const ProblemSet* problems, Clock* clock, int batch_size,
+              int n_batches, CompetitionOptions options);
+
+  // Creates the baseline submission and its jobs if they do not exist yet.
+  absl::Status EnsureBaseline();
+
+  // InvalidArgument: bad name (letters, digits, '-', '_', '.', 1-64 chars), unreadable archive,
+  // no optimizer.py / executable `optimizer` at the top, trials out of range. AlreadyExists:
+  // name taken.
+  absl::StatusOr<RegisteredSubmission> Register(const std::string& name,
+                                                const std::string& archive, int trials);
+  absl::StatusOr<std::vector<SubmissionStatus>> List();
+  // FailedPrecondition while the baseline has not finished on some problem.
+  absl::StatusOr<LeaderboardReport> Leaderboard();
+
+  const CompetitionOptions& options() const { return options_; }
+
+ private:
+  Store* store_;
+  const ProblemSet* problems_;
+  Clock* clock_;
+  const int batch_size_;
+  const int n_batches_;
+  const CompetitionOptions options_;
+};
+
+// Detects the kind of an extracted submission folder. InvalidArgument with a clear message when
+// it has neither optimizer.py nor an executable file named `optimizer`.
+absl::StatusOr<SubmissionKind> DetectSubmissionKind(const std::string& dir);
+
+// JSON for a leaderboard (rows sorted best first).
+nlohmann::json LeaderboardToJson(const scoring::Leaderboard& board, int batch_size,
+                                 int n_batches);
+
+}  // namespace bbo
+
+#endif  // BBO_SERVER_COMPETITION_H_

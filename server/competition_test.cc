@@ -1,0 +1,137 @@
+#include "server/competition.h"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/archive.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/baseline_runner.h"
+#include "server/sqlite_store.h"
+#include "server/study_manager.h"
+#include "server/testing/mixed_problem.h"
+
+namespace bbo {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+class CompetitionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("competition_test_" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    store_ = *SqliteStore::Open((root_ / "db.sqlite").string());
+    std::vector<std::unique_ptr<Problem>> problems;
+    problems.push_back(std::make_unique<testing::MixedProblem>("mixed_a"));
+    problems.push_back(std::make_unique<testing::MixedProblem>("mixed_b"));
+    problems_ = std::make_unique<ProblemSet>(std::move(problems));
+    evaluator_ = std::make_unique<Evaluator>(1);
+    StudyOptions so;
+    so.batch_size = 4;
+    so.n_batches = 3;
+    studies_ = std::make_unique<StudyManager>(store_.get(), problems_.get(), evaluator_.get(),
+                                              &clock_, so);
+    CompetitionOptions co;
+    co.baseline_trials = 5;
+    co.default_trials = 2;
+    competition_ = std::make_unique<Competition>(store_.get(), problems_.get(), &clock_, 4, 3, co);
+    ASSERT_TRUE(competition_->EnsureBaseline().ok());
+  }
+  void TearDown() override {
+    studies_.reset();
+    store_.reset();
+    fs::remove_all(root_);
+  }
+
+  std::string Archive(const std::string& file, bool executable) {
+    fs::path dir = root_ / ("sub_" + file + std::to_string(executable));
+    fs::create_directories(dir);
+    std::ofstream(dir / file) << "print('hi')\n";
+    if (executable) chmod((dir / file).c_str(), 0755);
+    return *TarDirectory(dir.string());
+  }
+
+  fs::path root_;
+  FakeClock clock_;
+  std::unique_ptr<SqliteStore> store_;
+  std::unique_ptr<ProblemSet> problems_;
+  std::unique_ptr<Evaluator> evaluator_;
+  std::unique_ptr<StudyManager> studies_;
+  std::unique_ptr<Competition> competition_;
+};
+
+TEST_F(CompetitionTest, RegisterDetectsKindAndQueuesJobs) {
+  auto py = competition_->Register("py-opt", Archive("optimizer.py", false), 0);
+  ASSERT_TRUE(py.ok()) << py.status();
+  EXPECT_EQ(py->kind, SubmissionKind::kPython);
+  EXPECT_EQ(py->jobs, 4);  // 2 problems x default 2 trials
+  auto exe = competition_->Register("exe-opt", Archive("optimizer", true), 3);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  EXPECT_EQ(exe->kind, SubmissionKind::kExecutable);
+  EXPECT_EQ(exe->jobs, 6);
+}
+
+TEST_F(CompetitionTest, RegisterRejectsBadInputWithClearErrors) {
+  auto none = competition_->Register("x", Archive("README.md", false), 1);
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(none.status().message(), HasSubstr("optimizer.py"));
+  auto noexec = competition_->Register("y", Archive("optimizer", false), 1);
+  EXPECT_THAT(noexec.status().message(), HasSubstr("not executable"));
+  auto badname = competition_->Register("a b/c", Archive("optimizer.py", false), 1);
+  EXPECT_THAT(badname.status().message(), HasSubstr("name"));
+  auto garbage = competition_->Register("z", "this is not an archive", 1);
+  EXPECT_EQ(garbage.status().code(), absl::StatusCode::kInvalidArgument);
+  auto trials = competition_->Register("t", Archive("optimizer.py", false), 1000);
+  EXPECT_THAT(trials.status().message(), HasSubstr("trials"));
+  ASSERT_TRUE(competition_->Register("dup", Archive("optimizer.py", false), 1).ok());
+  EXPECT_EQ(competition_->Register("dup", Archive("optimizer.py", false), 1).status().code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(competition_->Register("random-search-baseline", Archive("optimizer.py", false), 1)
+                .status()
+                .code(),
+            absl::StatusCode::kAlreadyExists);
+}
+
+TEST_F(CompetitionTest, LeaderboardRanksPerfectOptimizerAboveBaseline) {
+  EXPECT_EQ(competition_->Leaderboard().status().code(), absl::StatusCode::kFailedPrecondition);
+  BaselineRunner runner(store_.get(), problems_.get(), studies_.get(), &clock_);
+  auto ran = runner.RunPending();
+  ASSERT_TRUE(ran.ok()) << ran.status();
+  EXPECT_EQ(*ran, 10);  // 2 problems x 5 trials
+
+  auto reg = competition_->Register("perfect", Archive("optimizer", true), 2);
+  ASSERT_TRUE(reg.ok());
+  // Play the perfect optimizer's jobs by hand: always suggest the optimum.
+  ASSERT_TRUE(store_->RegisterWorker("w", "h", 1, 0).ok());
+  for (int j = 0; j < reg->jobs; ++j) {
+    auto job = store_->LeaseJob("w", 1e12);
+    ASSERT_TRUE(job.ok() && job->has_value());
+    auto study = studies_->OpenForJob((*job)->id, "w");
+    ASSERT_TRUE(study.ok()) << study.status();
+    for (int b = 0; b < 3; ++b) {
+      std::vector<IncomingPoint> pts(4, IncomingPoint{testing::GoodPoint(), ""});
+      ASSERT_TRUE(studies_->SubmitBatch(study->study_id, b, pts, 0, 0).ok());
+    }
+    ASSERT_TRUE(store_->FinishJob((*job)->id, "w", "", 3).ok());
+  }
+  auto board = competition_->Leaderboard();
+  ASSERT_TRUE(board.ok()) << board.status();
+  ASSERT_EQ(board->board.rows.size(), 2u);
+  EXPECT_EQ(board->board.rows[0].method, "perfect");
+  EXPECT_NEAR(board->board.rows[0].score, 100.0, 1e-6);
+  EXPECT_TRUE(board->board.rows[1].is_baseline);
+  EXPECT_GT(board->board.rows[1].score, 0.0);
+  EXPECT_LT(board->board.rows[1].score, 100.0);
+  EXPECT_EQ(board->json["rows"][0]["name"], "perfect");
+  auto list = competition_->List();
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(list->size(), 2u);
+}
+
+}  // namespace
+}  // namespace bbo

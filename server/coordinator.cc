@@ -1,0 +1,85 @@
+#include "server/coordinator.h"
+
+#include "absl/time/clock.h"
+#include "common/status_macros.h"
+#include "server/problems/practice_suite.h"
+#include "server/sqlite_store.h"
+#include "spdlog/spdlog.h"
+
+namespace bbo {
+
+absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Create(
+    CoordinatorOptions options, std::vector<std::unique_ptr<Problem>> problems,
+    std::unique_ptr<Clock> clock, std::unique_ptr<Store> store) {
+  auto c = std::unique_ptr<Coordinator>(new Coordinator());
+  c->options_ = options;
+  c->clock_ = clock ? std::move(clock) : std::make_unique<RealClock>();
+  if (store) {
+    c->store_ = std::move(store);
+  } else {
+    ASSIGN_OR_RETURN(c->store_, SqliteStore::Open(options.db_path));
+  }
+  if (problems.empty()) problems = MakePracticeSuite();
+  c->problems_ = std::make_unique<ProblemSet>(std::move(problems));
+  c->evaluator_ = std::make_unique<Evaluator>(options.eval_threads);
+  c->studies_ = std::make_unique<StudyManager>(c->store_.get(), c->problems_.get(),
+                                               c->evaluator_.get(), c->clock_.get(),
+                                               options.study);
+  c->queue_ = std::make_unique<JobQueue>(c->store_.get(), c->clock_.get(), options.queue);
+  c->competition_ = std::make_unique<Competition>(c->store_.get(), c->problems_.get(),
+                                                  c->clock_.get(), options.study.batch_size,
+                                                  options.study.n_batches, options.competition);
+  c->baseline_ = std::make_unique<BaselineRunner>(c->store_.get(), c->problems_.get(),
+                                                  c->studies_.get(), c->clock_.get());
+  RETURN_IF_ERROR(c->competition_->EnsureBaseline());
+  return c;
+}
+
+Coordinator::~Coordinator() { Stop(); }
+
+void Coordinator::Start() {
+  if (started_.exchange(true)) return;
+  stop_ = false;
+  sweeper_ = std::thread([this] { SweepLoop(); });
+  if (options_.run_baseline) baseline_thread_ = std::thread([this] { BaselineLoop(); });
+}
+
+void Coordinator::Stop() {
+  stop_ = true;
+  if (sweeper_.joinable()) sweeper_.join();
+  if (baseline_thread_.joinable()) baseline_thread_.join();
+  started_ = false;
+}
+
+void Coordinator::SweepLoop() {
+  while (!stop_) {
+    absl::StatusOr<int> requeued = queue_->Sweep();
+    if (!requeued.ok()) {
+      spdlog::warn("lease sweep failed: {}", requeued.status().ToString());
+    } else if (*requeued > 0) {
+      spdlog::info("event=leases_expired requeued={}", *requeued);
+    }
+    studies_->Sweep();
+    // Sleep in small steps so Stop() is prompt.
+    absl::Time until = absl::Now() + absl::Seconds(options_.sweep_interval_s);
+    while (!stop_ && absl::Now() < until) absl::SleepFor(absl::Milliseconds(20));
+  }
+}
+
+void Coordinator::BaselineLoop() {
+  absl::StatusOr<int> ran = baseline_->RunPending(&stop_);
+  if (!ran.ok()) {
+    spdlog::error("baseline studies failed: {}", ran.status().ToString());
+  } else if (*ran > 0) {
+    spdlog::info("event=baseline_done studies={}", *ran);
+  }
+  baseline_done_ = true;
+}
+
+bool Coordinator::WaitForBaseline(absl::Duration timeout) {
+  absl::Time until = absl::Now() + timeout;
+  while (!baseline_done_ && absl::Now() < until) absl::SleepFor(absl::Milliseconds(20));
+  return baseline_done_;
+}
+
+}  // namespace bbo

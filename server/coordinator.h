@@ -1,0 +1,91 @@
+#ifndef BBO_SERVER_COORDINATOR_H_
+#define BBO_SERVER_COORDINATOR_H_
+
+// Coordinator: owns and wires the domain objects of bbo-server (store, problems, evaluator,
+// study manager, job queue, competition, baseline runner) and runs the background work (lease
+// expiry, overdue practice studies, baseline studies). The gRPC layer (server/grpc) only
+// translates to and from these objects. Thread-safe.
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/notification.h"
+#include "server/baseline_runner.h"
+#include "server/clock.h"
+#include "server/competition.h"
+#include "server/evaluator.h"
+#include "server/job_queue.h"
+#include "server/problem_set.h"
+#include "server/store.h"
+#include "server/study_manager.h"
+
+namespace bbo {
+
+struct CoordinatorOptions {
+  // SQLite file holding everything; created if missing.
+  std::string db_path = "bbo-arena.sqlite";
+  StudyOptions study;
+  JobQueueOptions queue;
+  CompetitionOptions competition;
+  // Threads evaluating objectives.
+  int eval_threads = 2;
+  // Period of the background sweep (lease expiry, overdue studies), seconds.
+  double sweep_interval_s = 1.0;
+  // Run the baseline studies in the background (tests may drive them by hand).
+  bool run_baseline = true;
+};
+
+class Coordinator {
+ public:
+  // Opens the store and builds everything. `problems` empty -> the practice suite. `clock`
+  // null -> the real clock.
+  static absl::StatusOr<std::unique_ptr<Coordinator>> Create(
+      CoordinatorOptions options, std::vector<std::unique_ptr<Problem>> problems = {},
+      std::unique_ptr<Clock> clock = nullptr, std::unique_ptr<Store> store = nullptr);
+  ~Coordinator();
+
+  // Starts the background threads. Idempotent.
+  void Start();
+  // Stops them (blocks until they exit).
+  void Stop();
+  // Waits until every queued baseline study has run (or the timeout passes).
+  bool WaitForBaseline(absl::Duration timeout);
+
+  StudyManager& studies() { return *studies_; }
+  JobQueue& queue() { return *queue_; }
+  Competition& competition() { return *competition_; }
+  Store& store() { return *store_; }
+  Clock& clock() { return *clock_; }
+  const ProblemSet& problems() const { return *problems_; }
+  BaselineRunner& baseline() { return *baseline_; }
+  const CoordinatorOptions& options() const { return options_; }
+
+ private:
+  Coordinator() = default;
+  void SweepLoop();
+  void BaselineLoop();
+
+  CoordinatorOptions options_;
+  std::unique_ptr<Clock> clock_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<ProblemSet> problems_;
+  std::unique_ptr<Evaluator> evaluator_;
+  std::unique_ptr<StudyManager> studies_;
+  std::unique_ptr<JobQueue> queue_;
+  std::unique_ptr<Competition> competition_;
+  std::unique_ptr<BaselineRunner> baseline_;
+
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> started_{false};
+  std::atomic<bool> baseline_done_{false};
+  std::thread sweeper_;
+  std::thread baseline_thread_;
+};
+
+}  // namespace bbo
+
+#endif  // BBO_SERVER_COORDINATOR_H_

@@ -1,0 +1,76 @@
+#ifndef BBO_SERVER_JOB_QUEUE_H_
+#define BBO_SERVER_JOB_QUEUE_H_
+
+// JobQueue: what workers see of the coordinator. Workers register, lease jobs (submission x
+// problem x trial) with a time-limited lease kept alive by heartbeats, fetch the submission's
+// files and report the end of each job. A job whose worker vanished (lease expired) goes back to
+// the queue, its running study abandoned, up to `max_attempts` leases. Workers are never told
+// which problem a job is on. Thread-safe (all state is in the Store).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "server/clock.h"
+#include "server/store.h"
+
+namespace bbo {
+
+struct JobQueueOptions {
+  // A lease lasts this long after the last heartbeat, seconds.
+  double lease_ttl_s = 30;
+  // Workers are asked to heartbeat this often, seconds.
+  double heartbeat_interval_s = 5;
+  // Leases per job before it is marked failed.
+  int max_attempts = 3;
+};
+
+struct WorkerRegistration {
+  std::string worker_id;
+  double lease_ttl_s = 0;
+  double heartbeat_interval_s = 0;
+};
+
+struct LeasedJob {
+  int64_t job_id = 0;
+  int64_t submission_id = 0;
+  SubmissionKind kind = SubmissionKind::kUnspecified;
+  std::string digest;
+  int trial = 0;
+  int64_t seed = 0;
+};
+
+struct SubmissionFiles {
+  SubmissionKind kind = SubmissionKind::kUnspecified;
+  std::string archive;  // uncompressed tar of the submission folder
+  std::string digest;
+};
+
+class JobQueue {
+ public:
+  JobQueue(Store* store, Clock* clock, JobQueueOptions options)
+      : store_(store), clock_(clock), options_(options) {}
+
+  absl::StatusOr<WorkerRegistration> RegisterWorker(const std::string& hostname, int slots);
+  // Renews the worker's leases. NotFound for an unknown worker.
+  absl::Status Heartbeat(const std::string& worker_id);
+  // The next queued job, or nullopt. NotFound for an unknown worker.
+  absl::StatusOr<std::optional<LeasedJob>> Lease(const std::string& worker_id);
+  // FailedPrecondition when the worker no longer holds the lease.
+  absl::Status Finish(const std::string& worker_id, int64_t job_id, const std::string& error);
+  absl::StatusOr<SubmissionFiles> Fetch(int64_t submission_id);
+  // Requeues jobs whose lease expired. Returns how many.
+  absl::StatusOr<int> Sweep();
+
+  const JobQueueOptions& options() const { return options_; }
+
+ private:
+  Store* store_;
+  Clock* clock_;
+  const JobQueueOptions options_;
+};
+
+}  // namespace bbo
+
+#endif  // BBO_SERVER_JOB_QUEUE_H_

@@ -1,0 +1,75 @@
+#include "server/job_queue.h"
+
+#include <filesystem>
+
+#include "gtest/gtest.h"
+#include "server/sqlite_store.h"
+
+namespace bbo {
+namespace {
+
+class JobQueueTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = (std::filesystem::temp_directory_path() /
+             ("job_queue_test_" + std::to_string(::getpid()) + ".sqlite"))
+                .string();
+    std::filesystem::remove(path_);
+    store_ = *SqliteStore::Open(path_);
+    JobQueueOptions opts;
+    opts.lease_ttl_s = 10;
+    queue_ = std::make_unique<JobQueue>(store_.get(), &clock_, opts);
+    SubmissionRecord s;
+    s.name = "sub";
+    s.kind = SubmissionKind::kExecutable;
+    s.digest = "abc";
+    s.trials = 1;
+    sub_ = *store_->AddSubmission(s, "tar", {"p1", "p2"}, 1);
+  }
+  void TearDown() override {
+    queue_.reset();
+    store_.reset();
+    std::filesystem::remove(path_);
+  }
+  std::string path_;
+  FakeClock clock_;
+  std::unique_ptr<SqliteStore> store_;
+  std::unique_ptr<JobQueue> queue_;
+  int64_t sub_ = 0;
+};
+
+TEST_F(JobQueueTest, UnregisteredWorkerCannotLease) {
+  EXPECT_EQ(queue_->Lease("nobody").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(JobQueueTest, HeartbeatsKeepLeaseAliveAndSilenceLosesIt) {
+  auto w = queue_->RegisterWorker("host", 1);
+  ASSERT_TRUE(w.ok());
+  auto job = queue_->Lease(w->worker_id);
+  ASSERT_TRUE(job.ok() && job->has_value());
+  EXPECT_EQ((*job)->kind, SubmissionKind::kExecutable);
+  EXPECT_EQ((*job)->digest, "abc");
+  for (int i = 0; i < 5; ++i) {  // 25 s of heartbeats every 5 s: lease survives
+    clock_.Advance(absl::Seconds(5));
+    ASSERT_TRUE(queue_->Heartbeat(w->worker_id).ok());
+    EXPECT_EQ(queue_->Sweep().value(), 0);
+  }
+  clock_.Advance(absl::Seconds(11));  // silent for longer than the 10 s TTL
+  EXPECT_EQ(queue_->Sweep().value(), 1);
+  EXPECT_EQ(queue_->Finish(w->worker_id, (*job)->job_id, "").code(),
+            absl::StatusCode::kFailedPrecondition);
+  auto w2 = queue_->RegisterWorker("host2", 1);
+  auto again = queue_->Lease(w2->worker_id);
+  ASSERT_TRUE(again->has_value());
+  EXPECT_EQ((*again)->job_id, (*job)->job_id);
+}
+
+TEST_F(JobQueueTest, FetchReturnsArchive) {
+  auto files = queue_->Fetch(sub_);
+  ASSERT_TRUE(files.ok());
+  EXPECT_EQ(files->archive, "tar");
+  EXPECT_EQ(queue_->Fetch(999).status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace bbo

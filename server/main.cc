@@ -1,0 +1,119 @@
+// bbo-server: the bbo-arena coordinator. Serves the study, worker and competition services over
+// gRPC, owns the job queue and the SQLite file, evaluates the hidden objectives and runs the
+// random-search baseline.
+
+#include <pthread.h>
+
+#include <csignal>
+#include <cstdio>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_split.h"
+#include "common/flag_names.h"
+#include "server/coordinator.h"
+#include "server/problems/practice_suite.h"
+#include "server/problems/test_problems.h"
+#include "server/rpc/grpc_server.h"
+#include "spdlog/spdlog.h"
+
+ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "Address to serve gRPC on (host:port).");
+ABSL_FLAG(std::string, db, "bbo-arena.sqlite", "SQLite file holding all results (created).");
+ABSL_FLAG(int, batch_size, 8, "Points per batch.");
+ABSL_FLAG(int, n_batches, 16, "Batches per study.");
+ABSL_FLAG(double, suggest_budget_s, 40, "Optimizer seconds allowed per suggest (turn).");
+ABSL_FLAG(double, study_budget_s, 640, "Optimizer seconds allowed per study.");
+ABSL_FLAG(int, default_trials, 3, "Trials per problem when a submission does not say.");
+ABSL_FLAG(int, baseline_trials, 10, "Random-search baseline trials per problem.");
+ABSL_FLAG(double, lease_ttl_s, 30, "Seconds a job lease lives without a worker heartbeat.");
+ABSL_FLAG(int, eval_threads, 2, "Threads evaluating objectives.");
+ABSL_FLAG(int64_t, seed, 20201, "Competition seed (job seeds derive from it).");
+ABSL_FLAG(std::string, problem_set, "practice",
+          "Problems to run: \"practice\" (the built-in practice suite) or \"test\" (one 1-d "
+          "quadratic that crashes for x0 > 0.9; for the project's own end-to-end tests).");
+ABSL_FLAG(std::string, problems, "",
+          "Comma-separated subset of the practice suite (default: all of it).");
+ABSL_FLAG(std::string, port_file, "", "If set, write the bound port here once serving.");
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "bbo-server --listen=127.0.0.1:50051 --db=bbo-arena.sqlite\n"
+      "The bbo-arena coordinator: job queue, studies, scoring, SQLite store.");
+  std::vector<std::string> args = bbo::NormalizeFlagNames(argc, argv);
+  std::vector<char*> cargs;
+  for (auto& a : args) cargs.push_back(a.data());
+  absl::ParseCommandLine(static_cast<int>(cargs.size()), cargs.data());
+  // SIGINT/SIGTERM are blocked in every thread and taken synchronously by main (sigwait), so
+  // shutdown runs outside signal-handler context.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  bbo::CoordinatorOptions opts;
+  opts.db_path = absl::GetFlag(FLAGS_db);
+  opts.study.batch_size = absl::GetFlag(FLAGS_batch_size);
+  opts.study.n_batches = absl::GetFlag(FLAGS_n_batches);
+  opts.study.suggest_budget_s = absl::GetFlag(FLAGS_suggest_budget_s);
+  opts.study.study_budget_s = absl::GetFlag(FLAGS_study_budget_s);
+  opts.competition.default_trials = absl::GetFlag(FLAGS_default_trials);
+  opts.competition.baseline_trials = absl::GetFlag(FLAGS_baseline_trials);
+  opts.competition.seed = absl::GetFlag(FLAGS_seed);
+  opts.queue.lease_ttl_s = absl::GetFlag(FLAGS_lease_ttl_s);
+  opts.queue.heartbeat_interval_s = std::max(0.2, opts.queue.lease_ttl_s / 6);
+  opts.eval_threads = absl::GetFlag(FLAGS_eval_threads);
+  if (opts.study.batch_size < 1 || opts.study.n_batches < 1) {
+    std::fprintf(stderr, "bbo-server: --batch_size and --n_batches must be >= 1\n");
+    return 2;
+  }
+
+  std::vector<std::unique_ptr<bbo::Problem>> problems;
+  if (absl::GetFlag(FLAGS_problem_set) == "test") {
+    problems.push_back(bbo::MakeCrashingProblem(0.1));
+  } else if (absl::GetFlag(FLAGS_problem_set) != "practice") {
+    std::fprintf(stderr, "bbo-server: --problem_set must be practice or test\n");
+    return 2;
+  } else {
+    for (absl::string_view name :
+         absl::StrSplit(absl::GetFlag(FLAGS_problems), ',', absl::SkipEmpty())) {
+      auto p = bbo::MakeProblem(name);
+      if (!p.ok()) {
+        std::fprintf(stderr, "bbo-server: --problems: %s\n",
+                     std::string(p.status().message()).c_str());
+        return 2;
+      }
+      problems.push_back(*std::move(p));
+    }
+  }
+  auto coordinator = bbo::Coordinator::Create(opts, std::move(problems));
+  if (!coordinator.ok()) {
+    spdlog::error("cannot start: {}", coordinator.status().ToString());
+    return 1;
+  }
+  auto server = bbo::rpc::GrpcServer::Start(coordinator->get(), absl::GetFlag(FLAGS_listen));
+  if (!server.ok()) {
+    spdlog::error("cannot serve: {}", server.status().ToString());
+    return 1;
+  }
+  (*coordinator)->Start();
+  spdlog::info("event=serving target={} db={} problems={} batch_size={} n_batches={}",
+               (*server)->target(), opts.db_path, (*coordinator)->problems().names().size(),
+               opts.study.batch_size, opts.study.n_batches);
+  if (!absl::GetFlag(FLAGS_port_file).empty()) {
+    std::string tmp = absl::GetFlag(FLAGS_port_file) + ".tmp";
+    if (FILE* f = std::fopen(tmp.c_str(), "w")) {
+      std::fprintf(f, "%d\n", (*server)->port());
+      std::fclose(f);
+      std::rename(tmp.c_str(), absl::GetFlag(FLAGS_port_file).c_str());
+    }
+  }
+
+  int sig = 0;
+  sigwait(&signals, &sig);
+  spdlog::info("event=shutdown signal={}", sig);
+  (*server)->Shutdown();
+  (*coordinator)->Stop();
+  return 0;
+}

@@ -1,0 +1,42 @@
+#ifndef BBO_SERVER_PROBLEM_SET_H_
+#define BBO_SERVER_PROBLEM_SET_H_
+
+// ProblemSet: the problems a competition phase evaluates, by name. Immutable after construction;
+// thread-safe to share.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "server/problems/problem.h"
+
+namespace bbo {
+
+class ProblemSet {
+ public:
+  explicit ProblemSet(std::vector<std::unique_ptr<Problem>> problems) {
+    for (auto& p : problems) {
+      names_.push_back(p->name());
+      by_name_[p->name()] = std::move(p);
+    }
+  }
+  // NotFound naming the problem when it is not in the set.
+  absl::StatusOr<const Problem*> Get(const std::string& name) const {
+    auto it = by_name_.find(name);
+    if (it == by_name_.end()) {
+      return absl::NotFoundError("unknown problem \"" + name + "\"");
+    }
+    return it->second.get();
+  }
+  const std::vector<std::string>& names() const { return names_; }
+
+ private:
+  std::vector<std::string> names_;
+  std::map<std::string, std::unique_ptr<Problem>> by_name_;
+};
+
+}  // namespace bbo
+
+#endif  // BBO_SERVER_PROBLEM_SET_H_

@@ -1,0 +1,64 @@
+#ifndef BBO_SERVER_PROBLEMS_PROBLEM_H_
+#define BBO_SERVER_PROBLEMS_PROBLEM_H_
+
+// Problem: one objective function an optimizer is scored on, together with the search space
+// (a Bayesmark api_config) the optimizer is given.
+//
+// BuiltinProblem: a convenience base for problems compiled into the server. It owns the name,
+// description, known optimum and the SearchSpace parsed from a JSON api_config; subclasses only
+// implement Evaluate().
+//
+// Thread safety: a Problem is immutable after construction; every method is const and
+// reentrant, so one instance may be evaluated from many threads at once.
+
+#include <optional>
+#include <string>
+
+#include "common/search_space.h"
+#include "nlohmann/json.hpp"
+
+namespace bbo {
+
+class Problem {
+ public:
+  virtual ~Problem();
+
+  // Stable identifier, e.g. "branin". Stored with results; never renamed.
+  virtual const std::string& name() const = 0;
+  // The search space the optimizer sees.
+  virtual const SearchSpace& space() const = 0;
+  // The best known global minimum of Evaluate() over space(), if known. It is a lower bound of
+  // every value Evaluate() returns (up to the literature's precision).
+  virtual std::optional<double> known_optimum() const = 0;
+  // One human-readable line.
+  virtual std::string description() const = 0;
+  // The objective to MINIMIZE at `canonical_point`, which the caller has validated and
+  // canonicalized with space().Canonicalize() (ints are int64_t, bools bool, cats std::string,
+  // reals double). May throw or return NaN; callers map either to +inf.
+  virtual double Evaluate(const Point& canonical_point) const = 0;
+};
+
+// Base class for built-in problems. Subclasses pass their metadata to the constructor and
+// implement Evaluate().
+class BuiltinProblem : public Problem {
+ public:
+  // Parses `api_config` with SearchSpace::FromJson. An invalid config is a programmer error:
+  // the constructor prints the parse error to stderr and aborts the process.
+  BuiltinProblem(std::string name, std::string description, const nlohmann::json& api_config,
+                 std::optional<double> known_optimum);
+
+  const std::string& name() const override { return name_; }
+  const SearchSpace& space() const override { return space_; }
+  std::optional<double> known_optimum() const override { return known_optimum_; }
+  std::string description() const override { return description_; }
+
+ private:
+  std::string name_;
+  std::string description_;
+  SearchSpace space_;
+  std::optional<double> known_optimum_;
+};
+
+}  // namespace bbo
+
+#endif  // BBO_SERVER_PROBLEMS_PROBLEM_H_

@@ -1,0 +1,66 @@
+#include "server/rpc/convert.h"
+#include "server/rpc/services.h"
+
+namespace bbo::rpc {
+
+grpc::Status CompetitionServiceImpl::RegisterSubmission(
+    grpc::ServerContext*, const v1::RegisterSubmissionRequest* req,
+    v1::RegisterSubmissionResponse* resp) {
+  absl::StatusOr<RegisteredSubmission> r =
+      competition_->Register(req->name(), req->archive(), req->trials());
+  if (!r.ok()) return ToGrpcStatus(r.status());
+  resp->set_submission_id(r->submission_id);
+  resp->set_kind(ToProto(r->kind));
+  resp->set_jobs(r->jobs);
+  return grpc::Status::OK;
+}
+
+grpc::Status CompetitionServiceImpl::ListSubmissions(grpc::ServerContext*,
+                                                     const v1::ListSubmissionsRequest*,
+                                                     v1::ListSubmissionsResponse* resp) {
+  absl::StatusOr<std::vector<SubmissionStatus>> list = competition_->List();
+  if (!list.ok()) return ToGrpcStatus(list.status());
+  for (const SubmissionStatus& s : *list) {
+    v1::SubmissionStatus* o = resp->add_submissions();
+    o->set_submission_id(s.submission.id);
+    o->set_name(s.submission.name);
+    o->set_kind(ToProto(s.submission.kind));
+    bool finished = s.jobs.queued == 0 && s.jobs.leased == 0;
+    o->set_state(finished ? v1::SUBMISSION_STATE_FINISHED : v1::SUBMISSION_STATE_RUNNING);
+    o->set_jobs_total(s.jobs.total);
+    o->set_jobs_queued(s.jobs.queued);
+    o->set_jobs_running(s.jobs.leased);
+    o->set_jobs_done(s.jobs.done + s.jobs.failed);
+    o->set_studies_with_errors(s.studies_with_errors);
+    o->set_created_at_s(s.submission.created_at);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext*,
+                                                    const v1::GetLeaderboardRequest*,
+                                                    v1::GetLeaderboardResponse* resp) {
+  absl::StatusOr<LeaderboardReport> report = competition_->Leaderboard();
+  if (!report.ok()) return ToGrpcStatus(report.status());
+  int rank = 0;
+  for (const auto& r : report->board.rows) {
+    v1::LeaderboardRow* row = resp->add_rows();
+    row->set_rank(++rank);
+    row->set_name(r.method);
+    row->set_score(r.score);
+    row->set_median_score(r.median_score);
+    row->set_baseline(r.is_baseline);
+    for (const auto& p : r.problems) {
+      v1::ProblemScore* ps = row->add_problems();
+      ps->set_problem(p.problem);
+      ps->set_score(p.score);
+      ps->set_trials(p.trials);
+    }
+  }
+  resp->set_batch_size(report->batch_size);
+  resp->set_n_batches(report->n_batches);
+  resp->set_report_json(report->json.dump());
+  return grpc::Status::OK;
+}
+
+}  // namespace bbo::rpc

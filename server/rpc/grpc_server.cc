@@ -1,0 +1,46 @@
+#include "server/rpc/grpc_server.h"
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/security/server_credentials.h"
+#include "grpcpp/server_builder.h"
+
+namespace bbo::rpc {
+
+absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coordinator,
+                                                              const std::string& address) {
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  auto s = std::unique_ptr<GrpcServer>(new GrpcServer());
+  s->study_ = std::make_unique<StudyServiceImpl>(&coordinator->studies());
+  s->worker_ = std::make_unique<WorkerServiceImpl>(&coordinator->queue());
+  s->competition_ = std::make_unique<CompetitionServiceImpl>(&coordinator->competition());
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &s->port_);
+  builder.RegisterService(s->study_.get());
+  builder.RegisterService(s->worker_.get());
+  builder.RegisterService(s->competition_.get());
+  // Submissions travel as archives; allow them (the Competition enforces its own limit).
+  builder.SetMaxReceiveMessageSize(256 << 20);
+  builder.SetMaxSendMessageSize(256 << 20);
+  s->server_ = builder.BuildAndStart();
+  if (s->server_ == nullptr || s->port_ == 0) {
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", address));
+  }
+  std::string host = address.substr(0, address.rfind(':'));
+  s->target_ = absl::StrCat(host, ":", s->port_);
+  return s;
+}
+
+GrpcServer::~GrpcServer() { Shutdown(); }
+
+void GrpcServer::Shutdown(absl::Duration grace) {
+  if (shut_down_ || server_ == nullptr) return;
+  shut_down_ = true;
+  server_->Shutdown(absl::ToChronoTime(absl::Now() + grace));
+}
+
+void GrpcServer::Wait() {
+  if (server_) server_->Wait();
+}
+
+}  // namespace bbo::rpc

@@ -1,0 +1,45 @@
+#ifndef BBO_SERVER_RPC_GRPC_SERVER_H_
+#define BBO_SERVER_RPC_GRPC_SERVER_H_
+
+// Serves a Coordinator's three services (plus server reflection) on an address such as
+// "127.0.0.1:0" (port 0 picks a free port). Used by bbo-server, by `bbo local` (embedded) and
+// by the end-to-end tests.
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "grpcpp/server.h"
+#include "server/coordinator.h"
+#include "server/rpc/services.h"
+
+namespace bbo::rpc {
+
+class GrpcServer {
+ public:
+  // Unavailable when the address cannot be bound.
+  static absl::StatusOr<std::unique_ptr<GrpcServer>> Start(Coordinator* coordinator,
+                                                           const std::string& address);
+  ~GrpcServer();
+  // The bound port.
+  int port() const { return port_; }
+  // "127.0.0.1:<port>" style target for clients.
+  std::string target() const { return target_; }
+  // Stops accepting calls and waits (up to `grace`) for running ones.
+  void Shutdown(absl::Duration grace = absl::Seconds(2));
+  void Wait();
+
+ private:
+  GrpcServer() = default;
+  std::unique_ptr<StudyServiceImpl> study_;
+  std::unique_ptr<WorkerServiceImpl> worker_;
+  std::unique_ptr<CompetitionServiceImpl> competition_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  std::string target_;
+  bool shut_down_ = false;
+};
+
+}  // namespace bbo::rpc
+
+#endif  // BBO_SERVER_RPC_GRPC_SERVER_H_

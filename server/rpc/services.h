@@ -1,0 +1,65 @@
+#ifndef BBO_SERVER_RPC_SERVICES_H_
+#define BBO_SERVER_RPC_SERVICES_H_
+
+// The gRPC handlers of bbo-server. Each handler translates the request, makes one domain call on
+// the Coordinator's objects and translates the result; no SQL, no business rule here.
+
+#include "bbo/v1/competition_service.grpc.pb.h"
+#include "bbo/v1/study_service.grpc.pb.h"
+#include "bbo/v1/worker_service.grpc.pb.h"
+#include "server/coordinator.h"
+
+namespace bbo::rpc {
+
+class StudyServiceImpl final : public v1::StudyService::Service {
+ public:
+  explicit StudyServiceImpl(StudyManager* studies) : studies_(studies) {}
+  grpc::Status OpenStudy(grpc::ServerContext*, const v1::OpenStudyRequest* req,
+                         v1::OpenStudyResponse* resp) override;
+  grpc::Status SubmitBatch(grpc::ServerContext*, const v1::SubmitBatchRequest* req,
+                           v1::SubmitBatchResponse* resp) override;
+  grpc::Status ReportSuggestFailure(grpc::ServerContext*,
+                                    const v1::ReportSuggestFailureRequest* req,
+                                    v1::ReportSuggestFailureResponse* resp) override;
+  grpc::Status EndStudy(grpc::ServerContext*, const v1::EndStudyRequest* req,
+                        v1::EndStudyResponse* resp) override;
+
+ private:
+  StudyManager* studies_;
+};
+
+class WorkerServiceImpl final : public v1::WorkerService::Service {
+ public:
+  explicit WorkerServiceImpl(JobQueue* queue) : queue_(queue) {}
+  grpc::Status RegisterWorker(grpc::ServerContext*, const v1::RegisterWorkerRequest* req,
+                              v1::RegisterWorkerResponse* resp) override;
+  grpc::Status Heartbeat(grpc::ServerContext*, const v1::HeartbeatRequest* req,
+                         v1::HeartbeatResponse* resp) override;
+  grpc::Status LeaseJob(grpc::ServerContext*, const v1::LeaseJobRequest* req,
+                        v1::LeaseJobResponse* resp) override;
+  grpc::Status FinishJob(grpc::ServerContext*, const v1::FinishJobRequest* req,
+                         v1::FinishJobResponse* resp) override;
+  grpc::Status FetchSubmission(grpc::ServerContext*, const v1::FetchSubmissionRequest* req,
+                               v1::FetchSubmissionResponse* resp) override;
+
+ private:
+  JobQueue* queue_;
+};
+
+class CompetitionServiceImpl final : public v1::CompetitionService::Service {
+ public:
+  explicit CompetitionServiceImpl(Competition* competition) : competition_(competition) {}
+  grpc::Status RegisterSubmission(grpc::ServerContext*, const v1::RegisterSubmissionRequest* req,
+                                  v1::RegisterSubmissionResponse* resp) override;
+  grpc::Status ListSubmissions(grpc::ServerContext*, const v1::ListSubmissionsRequest* req,
+                               v1::ListSubmissionsResponse* resp) override;
+  grpc::Status GetLeaderboard(grpc::ServerContext*, const v1::GetLeaderboardRequest* req,
+                              v1::GetLeaderboardResponse* resp) override;
+
+ private:
+  Competition* competition_;
+};
+
+}  // namespace bbo::rpc
+
+#endif  // BBO_SERVER_RPC_SERVICES_H_

@@ -1,0 +1,80 @@
+#include "absl/strings/str_cat.h"
+#include "server/rpc/convert.h"
+#include "server/rpc/services.h"
+
+namespace bbo::rpc {
+namespace {
+
+template <typename Resp>
+void OutcomeToProto(const BatchOutcome& out, Resp* resp) {
+  for (const Point& p : out.evaluated) ToProto(p, resp->add_evaluated());
+  for (double v : out.values) resp->add_values(v);
+  resp->set_study_done(out.study_done);
+  resp->set_remaining_s(out.remaining_s);
+}
+
+}  // namespace
+
+grpc::Status StudyServiceImpl::OpenStudy(grpc::ServerContext*, const v1::OpenStudyRequest* req,
+                                         v1::OpenStudyResponse* resp) {
+  absl::StatusOr<OpenedStudy> s;
+  switch (req->target_case()) {
+    case v1::OpenStudyRequest::kJobId:
+      s = studies_->OpenForJob(req->job_id(), req->worker_id());
+      break;
+    case v1::OpenStudyRequest::kProblem:
+      s = studies_->OpenPractice(req->problem());
+      break;
+    default:
+      return ToGrpcStatus(absl::InvalidArgumentError("target: set job_id or problem"));
+  }
+  if (!s.ok()) return ToGrpcStatus(s.status());
+  resp->set_study_id(s->study_id);
+  resp->set_api_config_json(s->api_config_json);
+  resp->set_batch_size(s->batch_size);
+  resp->set_n_batches(s->n_batches);
+  resp->set_suggest_budget_s(s->suggest_budget_s);
+  resp->set_study_budget_s(s->study_budget_s);
+  resp->set_remaining_s(s->remaining_s);
+  return grpc::Status::OK;
+}
+
+grpc::Status StudyServiceImpl::SubmitBatch(grpc::ServerContext*,
+                                           const v1::SubmitBatchRequest* req,
+                                           v1::SubmitBatchResponse* resp) {
+  std::vector<IncomingPoint> points;
+  points.reserve(req->suggestions_size());
+  for (const auto& s : req->suggestions()) points.push_back(FromProto(s));
+  absl::StatusOr<BatchOutcome> out = studies_->SubmitBatch(
+      req->study_id(), req->batch(), points, req->suggest_time_s(), req->observe_time_s());
+  if (!out.ok()) return ToGrpcStatus(out.status());
+  OutcomeToProto(*out, resp);
+  for (const auto& e : out->errors) resp->add_errors(e);
+  return grpc::Status::OK;
+}
+
+grpc::Status StudyServiceImpl::ReportSuggestFailure(grpc::ServerContext*,
+                                                    const v1::ReportSuggestFailureRequest* req,
+                                                    v1::ReportSuggestFailureResponse* resp) {
+  absl::StatusOr<BatchOutcome> out = studies_->ReportSuggestFailure(
+      req->study_id(), req->batch(), req->message(), req->optimizer_dead());
+  if (!out.ok()) return ToGrpcStatus(out.status());
+  OutcomeToProto(*out, resp);
+  return grpc::Status::OK;
+}
+
+grpc::Status StudyServiceImpl::EndStudy(grpc::ServerContext*, const v1::EndStudyRequest* req,
+                                        v1::EndStudyResponse* resp) {
+  absl::StatusOr<StudyState> st = studies_->EndStudy(req->study_id(), req->reason());
+  if (!st.ok()) return ToGrpcStatus(st.status());
+  switch (*st) {
+    case StudyState::kRunning: resp->set_state(v1::STUDY_STATE_RUNNING); break;
+    case StudyState::kCompleted: resp->set_state(v1::STUDY_STATE_COMPLETED); break;
+    case StudyState::kCutOff: resp->set_state(v1::STUDY_STATE_CUT_OFF); break;
+    case StudyState::kFailed: resp->set_state(v1::STUDY_STATE_FAILED); break;
+    case StudyState::kAbandoned: resp->set_state(v1::STUDY_STATE_ABANDONED); break;
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace bbo::rpc

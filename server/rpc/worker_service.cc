@@ -1,0 +1,54 @@
+#include "server/rpc/convert.h"
+#include "server/rpc/services.h"
+
+namespace bbo::rpc {
+
+grpc::Status WorkerServiceImpl::RegisterWorker(grpc::ServerContext*,
+                                               const v1::RegisterWorkerRequest* req,
+                                               v1::RegisterWorkerResponse* resp) {
+  absl::StatusOr<WorkerRegistration> reg = queue_->RegisterWorker(req->hostname(), req->slots());
+  if (!reg.ok()) return ToGrpcStatus(reg.status());
+  resp->set_worker_id(reg->worker_id);
+  resp->set_lease_ttl_s(reg->lease_ttl_s);
+  resp->set_heartbeat_interval_s(reg->heartbeat_interval_s);
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerServiceImpl::Heartbeat(grpc::ServerContext*, const v1::HeartbeatRequest* req,
+                                          v1::HeartbeatResponse*) {
+  return ToGrpcStatus(queue_->Heartbeat(req->worker_id()));
+}
+
+grpc::Status WorkerServiceImpl::LeaseJob(grpc::ServerContext*, const v1::LeaseJobRequest* req,
+                                         v1::LeaseJobResponse* resp) {
+  absl::StatusOr<std::optional<LeasedJob>> job = queue_->Lease(req->worker_id());
+  if (!job.ok()) return ToGrpcStatus(job.status());
+  resp->set_has_job(job->has_value());
+  if (*job) {
+    resp->set_job_id((*job)->job_id);
+    resp->set_submission_id((*job)->submission_id);
+    resp->set_kind(ToProto((*job)->kind));
+    resp->set_submission_digest((*job)->digest);
+    resp->set_trial((*job)->trial);
+    resp->set_seed((*job)->seed);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerServiceImpl::FinishJob(grpc::ServerContext*, const v1::FinishJobRequest* req,
+                                          v1::FinishJobResponse*) {
+  return ToGrpcStatus(queue_->Finish(req->worker_id(), req->job_id(), req->error()));
+}
+
+grpc::Status WorkerServiceImpl::FetchSubmission(grpc::ServerContext*,
+                                                const v1::FetchSubmissionRequest* req,
+                                                v1::FetchSubmissionResponse* resp) {
+  absl::StatusOr<SubmissionFiles> files = queue_->Fetch(req->submission_id());
+  if (!files.ok()) return ToGrpcStatus(files.status());
+  resp->set_kind(ToProto(files->kind));
+  resp->set_archive(std::move(files->archive));
+  resp->set_digest(files->digest);
+  return grpc::Status::OK;
+}
+
+}  // namespace bbo::rpc

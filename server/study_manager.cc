@@ -1,0 +1,342 @@
+#include "server/study_manager.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/status_macros.h"
+
+namespace bbo {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+}  // namespace
+
+StudyManager::StudyManager(Store* store, const ProblemSet* problems, Evaluator* evaluator,
+                           Clock* clock, StudyOptions options)
+    : store_(store),
+      problems_(problems),
+      evaluator_(evaluator),
+      clock_(clock),
+      options_(options) {}
+
+absl::StatusOr<OpenedStudy> StudyManager::OpenForJob(int64_t job_id,
+                                                     const std::string& worker_id) {
+  ASSIGN_OR_RETURN(JobRecord job, store_->GetJob(job_id));
+  if (job.state != JobState::kLeased || job.worker_id != worker_id) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("job ", job_id, " is not leased by worker ", worker_id));
+  }
+  ASSIGN_OR_RETURN(const Problem* problem, problems_->Get(job.problem));
+  {
+    // A worker that restarts a job abandons the previous attempt's study.
+    absl::MutexLock l(&mu_);
+    for (auto& [id, live] : live_) {
+      if (live->record.job_id == job_id && live->record.state == StudyState::kRunning) {
+        live->record.state = StudyState::kAbandoned;
+        store_->EndStudy(id, StudyState::kAbandoned, "job reopened", clock_->NowSeconds(),
+                         live->used_s)
+            .IgnoreError();
+      }
+    }
+  }
+  StudyRecord rec;
+  rec.job_id = job_id;
+  rec.submission_id = job.submission_id;
+  rec.problem = job.problem;
+  rec.trial = job.trial;
+  return Open(rec, problem, static_cast<uint64_t>(job.seed));
+}
+
+absl::StatusOr<OpenedStudy> StudyManager::OpenPractice(const std::string& problem_name) {
+  ASSIGN_OR_RETURN(const Problem* problem, problems_->Get(problem_name));
+  StudyRecord rec;
+  rec.problem = problem_name;
+  std::random_device rd;
+  return Open(rec, problem, (static_cast<uint64_t>(rd()) << 32) ^ rd());
+}
+
+absl::StatusOr<OpenedStudy> StudyManager::Open(StudyRecord rec, const Problem* problem,
+                                               uint64_t seed) {
+  rec.batch_size = options_.batch_size;
+  rec.n_batches = options_.n_batches;
+  rec.suggest_budget_s = options_.suggest_budget_s;
+  rec.study_budget_s = options_.study_budget_s;
+  rec.started_at = clock_->NowSeconds();
+  rec.state = StudyState::kRunning;
+  ASSIGN_OR_RETURN(rec.id, store_->CreateStudy(rec));
+  auto live = std::make_shared<Live>();
+  live->record = rec;
+  live->problem = problem;
+  // The random-search fill of a study is reproducible from its job's seed.
+  live->rng.seed(seed ^ 0x9e3779b97f4a7c15ULL);
+  live->best = kInf;
+  live->turn_started = clock_->Now();
+  {
+    absl::MutexLock l(&mu_);
+    live_[rec.id] = live;
+  }
+  OpenedStudy out;
+  out.study_id = rec.id;
+  out.api_config_json = problem->space().api_config().dump();
+  out.batch_size = rec.batch_size;
+  out.n_batches = rec.n_batches;
+  out.suggest_budget_s = rec.suggest_budget_s;
+  out.study_budget_s = rec.study_budget_s;
+  out.remaining_s = rec.study_budget_s;
+  return out;
+}
+
+absl::StatusOr<std::shared_ptr<StudyManager::Live>> StudyManager::Claim(int64_t study_id,
+                                                                        int batch) {
+  absl::MutexLock l(&mu_);
+  auto it = live_.find(study_id);
+  if (it == live_.end()) {
+    // Not in memory: either unknown, or final (or from before a coordinator restart).
+    absl::StatusOr<StudyRecord> rec = store_->GetStudy(study_id);
+    if (!rec.ok()) return rec.status();
+    return absl::FailedPreconditionError(
+        absl::StrCat("study ", study_id, " is not running (state ",
+                     StudyStateName(rec->state), ")"));
+  }
+  std::shared_ptr<Live> live = it->second;
+  if (live->busy) {
+    return absl::AbortedError(absl::StrCat("study ", study_id, " is busy with another call"));
+  }
+  if (live->record.state != StudyState::kRunning) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "study ", study_id, " is not running (state ", StudyStateName(live->record.state), ")"));
+  }
+  if (batch != live->next_batch) {
+    return absl::FailedPreconditionError(absl::StrCat("study ", study_id, " expects batch ",
+                                                      live->next_batch, ", got batch ", batch));
+  }
+  live->busy = true;
+  return live;
+}
+
+void StudyManager::Release(const std::shared_ptr<Live>& live) {
+  absl::MutexLock l(&mu_);
+  live->busy = false;
+  if (live->record.state != StudyState::kRunning) live_.erase(live->record.id);
+}
+
+absl::Status StudyManager::Finish(Live& live, StudyState state, const std::string& reason) {
+  live.record.state = state;
+  return store_->EndStudy(live.record.id, state, reason, clock_->NowSeconds(), live.used_s)
+      .status();
+}
+
+absl::Status StudyManager::CheckBudget(Live& live, double turn_s) {
+  std::string why;
+  if (turn_s > live.record.suggest_budget_s) {
+    why = absl::StrFormat("batch %d: the optimizer took %.3f s, over the %.3g s per-suggest budget",
+                          live.next_batch, turn_s, live.record.suggest_budget_s);
+  } else if (live.used_s + turn_s > live.record.study_budget_s) {
+    why = absl::StrFormat("batch %d: the optimizer used %.3f s in total, over the %.3g s study "
+                          "budget",
+                          live.next_batch, live.used_s + turn_s, live.record.study_budget_s);
+  } else {
+    return absl::OkStatus();
+  }
+  live.used_s += turn_s;
+  store_->RecordStudyError({live.record.id, live.next_batch, "budget", why}).IgnoreError();
+  RETURN_IF_ERROR(Finish(live, StudyState::kCutOff, why));
+  return absl::DeadlineExceededError(
+      absl::StrCat(why, "; the study is cut off and its best value so far stands"));
+}
+
+absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
+    int64_t study_id, int batch, const std::vector<IncomingPoint>& suggestions,
+    double host_suggest_time_s, double host_observe_time_s) {
+  ASSIGN_OR_RETURN(std::shared_ptr<Live> live, Claim(study_id, batch));
+  double turn_s = absl::ToDoubleSeconds(clock_->Now() - live->turn_started);
+  absl::StatusOr<BatchOutcome> out = [&]() -> absl::StatusOr<BatchOutcome> {
+    RETURN_IF_ERROR(CheckBudget(*live, turn_s));
+    const SearchSpace& space = live->problem->space();
+    const int n = live->record.batch_size;
+    std::vector<Point> points;
+    std::vector<bool> replaced;
+    std::vector<std::string> errors;
+    if (static_cast<int>(suggestions.size()) != n) {
+      errors.push_back(absl::StrCat(
+          "batch has ", suggestions.size(), " suggestions, expected ", n,
+          suggestions.size() < static_cast<size_t>(n) ? "; missing points filled by random search"
+                                                      : "; extra points ignored"));
+    }
+    for (int i = 0; i < n; ++i) {
+      if (i >= static_cast<int>(suggestions.size())) {
+        points.push_back(space.SampleRandom(live->rng));
+        replaced.push_back(true);
+        continue;
+      }
+      const IncomingPoint& in = suggestions[i];
+      absl::StatusOr<Point> canonical = in.decode_error.empty()
+                                            ? space.Canonicalize(in.point)
+                                            : absl::InvalidArgumentError(in.decode_error);
+      if (canonical.ok()) {
+        points.push_back(*std::move(canonical));
+        replaced.push_back(false);
+      } else {
+        errors.push_back(absl::StrCat("suggestion ", i, ": ", canonical.status().message(),
+                                      "; replaced by random search"));
+        points.push_back(space.SampleRandom(live->rng));
+        replaced.push_back(true);
+      }
+    }
+    return Evaluate(*live, std::move(points), std::move(replaced), std::move(errors),
+                    BatchSource::kOptimizer, turn_s, host_suggest_time_s, host_observe_time_s);
+  }();
+  Release(live);
+  return out;
+}
+
+absl::StatusOr<BatchOutcome> StudyManager::ReportSuggestFailure(int64_t study_id, int batch,
+                                                                const std::string& message,
+                                                                bool optimizer_dead) {
+  ASSIGN_OR_RETURN(std::shared_ptr<Live> live, Claim(study_id, batch));
+  double turn_s = absl::ToDoubleSeconds(clock_->Now() - live->turn_started);
+  absl::StatusOr<BatchOutcome> out = [&]() -> absl::StatusOr<BatchOutcome> {
+    RETURN_IF_ERROR(CheckBudget(*live, turn_s));
+    if (optimizer_dead) {
+      live->used_s += turn_s;
+      std::string why = absl::StrCat("batch ", batch, ": optimizer died: ", message);
+      store_->RecordStudyError({study_id, batch, "optimizer_died", message}).IgnoreError();
+      RETURN_IF_ERROR(Finish(*live, StudyState::kFailed, why));
+      BatchOutcome done;
+      done.study_done = true;
+      done.errors.push_back(why);
+      return done;
+    }
+    const SearchSpace& space = live->problem->space();
+    std::vector<Point> points = space.SampleRandom(live->record.batch_size, live->rng);
+    std::vector<bool> replaced(points.size(), true);
+    std::vector<std::string> errors = {
+        absl::StrCat("suggest failed: ", message, "; batch filled by random search")};
+    return Evaluate(*live, std::move(points), std::move(replaced), std::move(errors),
+                    BatchSource::kRandomFill, turn_s, 0, 0);
+  }();
+  Release(live);
+  return out;
+}
+
+absl::StatusOr<BatchOutcome> StudyManager::Evaluate(Live& live, std::vector<Point> points,
+                                                    std::vector<bool> replaced,
+                                                    std::vector<std::string> errors,
+                                                    BatchSource source, double turn_s,
+                                                    double host_suggest_s,
+                                                    double host_observe_s) {
+  absl::Time eval_start = clock_->Now();
+  std::vector<EvaluatedPoint> results = evaluator_->EvaluateBatch(*live.problem, points);
+  double eval_s = absl::ToDoubleSeconds(clock_->Now() - eval_start);
+
+  BatchRecord rec;
+  rec.study_id = live.record.id;
+  rec.batch = live.next_batch;
+  rec.source = source;
+  rec.turn_time_s = turn_s;
+  rec.host_suggest_time_s = host_suggest_s;
+  rec.host_observe_time_s = host_observe_s;
+  rec.eval_time_s = eval_s;
+  rec.errors = errors;
+  double best = live.best;
+  BatchOutcome out;
+  for (size_t i = 0; i < points.size(); ++i) {
+    EvaluationRecord e;
+    e.params_json = PointToJson(points[i]).dump();
+    e.value = results[i].value;
+    e.replaced = replaced[i];
+    e.eval_time_s = results[i].eval_time_s;
+    best = std::min(best, e.value);
+    rec.evaluations.push_back(std::move(e));
+    out.values.push_back(results[i].value);
+  }
+  rec.optimizer_time_s = live.used_s + turn_s;
+  rec.best_value = best;
+  // Nothing is returned to the optimizer unless the batch is durable.
+  RETURN_IF_ERROR(store_->RecordBatch(rec));
+  live.used_s += turn_s;
+  live.best = best;
+  live.next_batch++;
+  out.evaluated = std::move(points);
+  out.errors = std::move(errors);
+  if (live.next_batch >= live.record.n_batches) {
+    RETURN_IF_ERROR(Finish(live, StudyState::kCompleted, "done"));
+    out.study_done = true;
+  }
+  out.remaining_s = std::max(0.0, live.record.study_budget_s - live.used_s);
+  live.turn_started = clock_->Now();
+  return out;
+}
+
+absl::StatusOr<StudyState> StudyManager::EndStudy(int64_t study_id, const std::string& reason,
+                                                  bool cut_off) {
+  std::shared_ptr<Live> live;
+  {
+    absl::MutexLock l(&mu_);
+    auto it = live_.find(study_id);
+    if (it != live_.end()) {
+      live = it->second;
+      if (live->busy) {
+        return absl::AbortedError(absl::StrCat("study ", study_id, " is busy with another call"));
+      }
+      live->busy = true;
+    }
+  }
+  if (live == nullptr) {
+    ASSIGN_OR_RETURN(StudyRecord rec, store_->GetStudy(study_id));
+    if (rec.state != StudyState::kRunning) return rec.state;
+    // Running in the store but not in memory: from before a restart.
+    return store_->EndStudy(study_id, StudyState::kAbandoned, "coordinator restarted",
+                            clock_->NowSeconds(), 0);
+  }
+  StudyState state = live->record.state;
+  absl::Status s;
+  if (state == StudyState::kRunning) {
+    state = cut_off ? StudyState::kCutOff : StudyState::kFailed;
+    std::string why = absl::StrCat("ended by host after ", live->next_batch, " of ",
+                                   live->record.n_batches, " batches: ", reason);
+    if (!cut_off) {
+      store_->RecordStudyError({study_id, live->next_batch, "ended_early", reason}).IgnoreError();
+    }
+    s = Finish(*live, state, why);
+  }
+  Release(live);
+  if (!s.ok()) return s;
+  return state;
+}
+
+void StudyManager::Sweep() {
+  std::vector<std::shared_ptr<Live>> overdue;
+  absl::Time now = clock_->Now();
+  {
+    absl::MutexLock l(&mu_);
+    for (auto& [id, live] : live_) {
+      if (live->busy || live->record.state != StudyState::kRunning) continue;
+      double turn_s = absl::ToDoubleSeconds(now - live->turn_started);
+      bool over = turn_s > live->record.suggest_budget_s + options_.sweep_grace_s ||
+                  live->used_s + turn_s > live->record.study_budget_s + options_.sweep_grace_s;
+      // Worker-hosted studies are policed by their worker and the job lease; practice studies
+      // have no one else to end them.
+      if (over && !live->record.job_id.has_value()) {
+        live->busy = true;
+        overdue.push_back(live);
+      }
+    }
+  }
+  for (auto& live : overdue) {
+    double turn_s = absl::ToDoubleSeconds(now - live->turn_started);
+    CheckBudget(*live, turn_s).IgnoreError();
+    Release(live);
+  }
+}
+
+int StudyManager::LiveStudies() {
+  absl::MutexLock l(&mu_);
+  return static_cast<int>(live_.size());
+}
+
+}  // namespace bbo

@@ -1,0 +1,155 @@
+#ifndef BBO_SERVER_STUDY_MANAGER_H_
+#define BBO_SERVER_STUDY_MANAGER_H_
+
+// StudyManager: the study state machine of the open-loop suggest/observe protocol.
+//
+//   Open -> (SubmitBatch | ReportSuggestFailure)* -> completed | cut_off | failed | abandoned
+//
+// The coordinator's clock runs while the optimizer holds the turn: from the moment a study is
+// opened or a batch's values are returned until the next batch (or failure report) arrives.
+// A turn longer than the per-suggest budget, or a study total over the study budget, cuts the
+// study off (DeadlineExceeded); its best value so far stands (seed 001 §3.4). Invalid points are
+// replaced one by one by random-search points and the errors are recorded on the study (the
+// study goes on); a suggest failure gets a whole random-search batch; a dead optimizer ends the
+// study as failed with its best so far. Every batch (points, values, timings, errors) is written
+// to the Store in one transaction before the values are returned.
+//
+// Thread-safe. Batches of different studies run concurrently; a study handles one call at a
+// time (a concurrent call on the same study gets Aborted).
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/search_space.h"
+#include "server/clock.h"
+#include "server/evaluator.h"
+#include "server/problem_set.h"
+#include "server/store.h"
+
+namespace bbo {
+
+struct StudyOptions {
+  // Points per batch (seed 001: 8).
+  int batch_size = 8;
+  // Batches per study (seed 001: 16).
+  int n_batches = 16;
+  // Optimizer time allowed for one turn (observe + suggest), seconds (seed 001: 40).
+  double suggest_budget_s = 40;
+  // Optimizer time allowed for the whole study, seconds (seed 001: 640).
+  double study_budget_s = 640;
+  // Practice studies (remote clients) whose turn has run this much past the budget are cut off
+  // by Sweep(), seconds.
+  double sweep_grace_s = 5;
+};
+
+// What a study looks like to its optimizer.
+struct OpenedStudy {
+  int64_t study_id = 0;
+  std::string api_config_json;
+  int batch_size = 0;
+  int n_batches = 0;
+  double suggest_budget_s = 0;
+  double study_budget_s = 0;
+  double remaining_s = 0;
+};
+
+struct BatchOutcome {
+  std::vector<Point> evaluated;   // the points evaluated, in order
+  std::vector<double> values;     // one per point; +inf for a crashed evaluation
+  std::vector<std::string> errors;
+  bool study_done = false;
+  double remaining_s = 0;
+};
+
+// A suggestion as received: a point, or why it could not even be decoded.
+struct IncomingPoint {
+  Point point;
+  std::string decode_error;  // non-empty: the point is invalid for this reason
+};
+
+class StudyManager {
+ public:
+  // Dependencies are not owned and must outlive the manager.
+  StudyManager(Store* store, const ProblemSet* problems, Evaluator* evaluator, Clock* clock,
+               StudyOptions options);
+
+  // Opens a study for a job leased by `worker_id`. NotFound (unknown job), FailedPrecondition
+  // (the job is not leased by this worker). A job that already has a running study abandons it
+  // (the worker restarted the job).
+  absl::StatusOr<OpenedStudy> OpenForJob(int64_t job_id, const std::string& worker_id);
+  // Opens a practice study on a named problem (remote clients). NotFound for an unknown problem.
+  absl::StatusOr<OpenedStudy> OpenPractice(const std::string& problem);
+
+  // Evaluates one batch. NotFound (unknown study), FailedPrecondition (study not running, or
+  // `batch` is not the next batch), DeadlineExceeded (over budget: the study is now cut off),
+  // Aborted (another call on this study is in progress), store errors as they come.
+  absl::StatusOr<BatchOutcome> SubmitBatch(int64_t study_id, int batch,
+                                           const std::vector<IncomingPoint>& suggestions,
+                                           double host_suggest_time_s,
+                                           double host_observe_time_s);
+  // The optimizer failed to suggest batch `batch`. Records the error; when `optimizer_dead` the
+  // study ends as failed (best so far stands), otherwise a random-search batch is evaluated in
+  // its place. Same errors as SubmitBatch.
+  absl::StatusOr<BatchOutcome> ReportSuggestFailure(int64_t study_id, int batch,
+                                                    const std::string& message,
+                                                    bool optimizer_dead);
+  // Ends a study. A study that has not run all its batches ends as failed (the host gave up)
+  // unless `cut_off`; an already-final study is left alone. Returns the final state.
+  absl::StatusOr<StudyState> EndStudy(int64_t study_id, const std::string& reason,
+                                      bool cut_off = false);
+
+  // Cuts off practice studies whose turn ran past budget + grace (their client vanished) and
+  // forgets finished studies. Call periodically.
+  void Sweep();
+
+  // Number of studies held in memory (running).
+  int LiveStudies();
+
+  const StudyOptions& options() const { return options_; }
+
+ private:
+  struct Live {
+    StudyRecord record;
+    const Problem* problem = nullptr;
+    std::mt19937_64 rng;
+    int next_batch = 0;
+    absl::Time turn_started;
+    double used_s = 0;  // optimizer time of completed turns
+    double best = 0;
+    bool busy = false;
+  };
+
+  absl::StatusOr<OpenedStudy> Open(StudyRecord record, const Problem* problem, uint64_t seed);
+  // Claims a study for one call; checks state and batch index. Marks it busy.
+  absl::StatusOr<std::shared_ptr<Live>> Claim(int64_t study_id, int batch);
+  void Release(const std::shared_ptr<Live>& live);
+  // Budget check at the end of a turn; cuts off the study when over budget.
+  absl::Status CheckBudget(Live& live, double turn_s);
+  absl::StatusOr<BatchOutcome> Evaluate(Live& live, std::vector<Point> points,
+                                        std::vector<bool> replaced,
+                                        std::vector<std::string> errors, BatchSource source,
+                                        double turn_s, double host_suggest_s,
+                                        double host_observe_s);
+  absl::Status Finish(Live& live, StudyState state, const std::string& reason);
+
+  Store* store_;
+  const ProblemSet* problems_;
+  Evaluator* evaluator_;
+  Clock* clock_;
+  const StudyOptions options_;
+
+  absl::Mutex mu_;
+  std::map<int64_t, std::shared_ptr<Live>> live_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace bbo
+
+#endif  // BBO_SERVER_STUDY_MANAGER_H_

@@ -1,0 +1,266 @@
+#include "server/study_manager.h"
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/problems/test_problems.h"
+#include "server/sqlite_store.h"
+#include "server/testing/mixed_problem.h"
+
+namespace bbo {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::GoodPoint;
+using testing::MixedProblem;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+class StudyManagerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = (std::filesystem::temp_directory_path() /
+             ("study_manager_test_" + std::to_string(::getpid()) + "_" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".sqlite"))
+                .string();
+    std::filesystem::remove(path_);
+    store_ = *SqliteStore::Open(path_);
+    std::vector<std::unique_ptr<Problem>> problems;
+    problems.push_back(std::make_unique<MixedProblem>());
+    problems.push_back(MakeCrashingProblem(0.5));
+    problems.push_back(MakeNanProblem());
+    problems_ = std::make_unique<ProblemSet>(std::move(problems));
+    evaluator_ = std::make_unique<Evaluator>(2);
+    StudyOptions opts;
+    opts.batch_size = 4;
+    opts.n_batches = 3;
+    opts.suggest_budget_s = 10;
+    opts.study_budget_s = 25;
+    manager_ = std::make_unique<StudyManager>(store_.get(), problems_.get(), evaluator_.get(),
+                                              &clock_, opts);
+  }
+  void TearDown() override {
+    manager_.reset();
+    store_.reset();
+    std::filesystem::remove(path_);
+  }
+
+  std::vector<IncomingPoint> Batch(int n, double x = 1.0) {
+    std::vector<IncomingPoint> out;
+    for (int i = 0; i < n; ++i) out.push_back({GoodPoint(x + 0.1 * i), ""});
+    return out;
+  }
+
+  std::string path_;
+  FakeClock clock_;
+  std::unique_ptr<SqliteStore> store_;
+  std::unique_ptr<ProblemSet> problems_;
+  std::unique_ptr<Evaluator> evaluator_;
+  std::unique_ptr<StudyManager> manager_;
+};
+
+TEST_F(StudyManagerTest, RunsAllBatchesAndCompletes) {
+  auto study = manager_->OpenPractice("mixed");
+  ASSERT_TRUE(study.ok()) << study.status();
+  EXPECT_EQ(study->batch_size, 4);
+  EXPECT_EQ(study->n_batches, 3);
+  EXPECT_THAT(study->api_config_json, HasSubstr("kernel"));
+  for (int b = 0; b < 3; ++b) {
+    clock_.Advance(absl::Seconds(1));
+    auto out = manager_->SubmitBatch(study->study_id, b, Batch(4), 0.5, 0.1);
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_EQ(out->values.size(), 4u);
+    EXPECT_DOUBLE_EQ(out->values[0], 0.0);                   // x = 1: the optimum
+    EXPECT_NEAR(out->values[1], 0.01, 1e-12);                // x = 1.1
+    EXPECT_TRUE(out->errors.empty());
+    EXPECT_EQ(out->study_done, b == 2);
+    EXPECT_NEAR(out->remaining_s, 25.0 - (b + 1), 1e-9);
+  }
+  auto rec = store_->GetStudy(study->study_id);
+  ASSERT_TRUE(rec.ok());
+  EXPECT_EQ(rec->state, StudyState::kCompleted);
+  auto values = store_->StudyValues(study->study_id);
+  ASSERT_TRUE(values.ok());
+  EXPECT_EQ(values->size(), 3u);
+  // A completed study takes no more batches.
+  auto again = manager_->SubmitBatch(study->study_id, 3, Batch(4), 0, 0);
+  EXPECT_EQ(again.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(StudyManagerTest, InvalidSuggestionsOfEachKindAreReportedAndReplaced) {
+  auto study = manager_->OpenPractice("mixed");
+  ASSERT_TRUE(study.ok());
+  std::vector<IncomingPoint> batch = Batch(4);
+  batch[0].point["x"] = 7.5;                            // out of range
+  batch[1].point["n"] = 2.5;                            // non-integral int
+  batch[2].point["kernel"] = std::string("sigmoid");   // unknown cat
+  batch[3].point.erase("flag");                         // missing key
+  auto out = manager_->SubmitBatch(study->study_id, 0, batch, 0, 0);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->errors.size(), 4u);
+  EXPECT_THAT(out->errors[0], HasSubstr("\"x\""));
+  EXPECT_THAT(out->errors[1], HasSubstr("\"n\""));
+  EXPECT_THAT(out->errors[2], HasSubstr("sigmoid"));
+  EXPECT_THAT(out->errors[3], HasSubstr("flag"));
+  ASSERT_EQ(out->evaluated.size(), 4u);
+  for (const Point& p : out->evaluated) {
+    EXPECT_TRUE(problems_->Get("mixed").value()->space().Validate(p).ok());
+  }
+  EXPECT_EQ(out->values.size(), 4u);
+
+  std::vector<IncomingPoint> batch2 = Batch(4);
+  batch2[0].point["extra"] = 1.0;                                   // extra key
+  batch2[1].point["x"] = std::numeric_limits<double>::quiet_NaN();  // NaN
+  batch2[2].decode_error = "parameter \"x\": no value set";         // undecodable
+  auto out2 = manager_->SubmitBatch(study->study_id, 1, batch2, 0, 0);
+  ASSERT_TRUE(out2.ok()) << out2.status();
+  ASSERT_EQ(out2->errors.size(), 3u);
+  EXPECT_THAT(out2->errors[0], HasSubstr("extra"));
+  EXPECT_THAT(out2->errors[1], HasSubstr("\"x\""));
+  EXPECT_THAT(out2->errors[2], HasSubstr("no value set"));
+  // The valid fourth point was evaluated as suggested.
+  EXPECT_NEAR(out2->values[3], 0.09, 1e-12);
+
+  auto errors = store_->ListStudyErrors(study->study_id);
+  ASSERT_TRUE(errors.ok());
+  EXPECT_EQ(errors->size(), 7u);
+  auto rec = store_->GetStudy(study->study_id);
+  EXPECT_EQ(rec->state, StudyState::kRunning);  // the study goes on
+}
+
+TEST_F(StudyManagerTest, WrongBatchSizeIsPaddedOrTruncated) {
+  auto study = manager_->OpenPractice("mixed");
+  ASSERT_TRUE(study.ok());
+  auto few = manager_->SubmitBatch(study->study_id, 0, Batch(2), 0, 0);
+  ASSERT_TRUE(few.ok());
+  EXPECT_EQ(few->values.size(), 4u);
+  EXPECT_THAT(few->errors[0], HasSubstr("2 suggestions, expected 4"));
+  auto many = manager_->SubmitBatch(study->study_id, 1, Batch(6), 0, 0);
+  ASSERT_TRUE(many.ok());
+  EXPECT_EQ(many->values.size(), 4u);
+  EXPECT_THAT(many->errors[0], HasSubstr("extra points ignored"));
+  auto none = manager_->SubmitBatch(study->study_id, 2, {}, 0, 0);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->values.size(), 4u);
+  EXPECT_TRUE(none->study_done);
+}
+
+TEST_F(StudyManagerTest, SlowSuggestCutsOffStudyAndKeepsBestSoFar) {
+  auto study = manager_->OpenPractice("mixed");
+  ASSERT_TRUE(study.ok());
+  auto first = manager_->SubmitBatch(study->study_id, 0, Batch(4, 1.5), 0, 0);
+  ASSERT_TRUE(first.ok());
+  clock_.Advance(absl::Seconds(10.5));  // over the 10 s per-suggest budget
+  auto late = manager_->SubmitBatch(study->study_id, 1, Batch(4), 0, 0);
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(late.status().message(), HasSubstr("best value so far stands"));
+  auto rec = store_->GetStudy(study->study_id);
+  EXPECT_EQ(rec->state, StudyState::kCutOff);
+  auto values = store_->StudyValues(study->study_id);
+  ASSERT_EQ(values->size(), 1u);  // the late batch was not evaluated
+  EXPECT_NEAR((*values)[0][0], 0.25, 1e-12);
+  auto errors = store_->ListStudyErrors(study->study_id);
+  ASSERT_EQ(errors->size(), 1u);
+  EXPECT_EQ((*errors)[0].kind, "budget");
+}
+
+TEST_F(StudyManagerTest, StudyBudgetIsCumulative) {
+  auto study = manager_->OpenPractice("mixed");
+  ASSERT_TRUE(study.ok());
+  clock_.Advance(absl::Seconds(9));
+  ASSERT_TRUE(manager_->SubmitBatch(study->study_id, 0, Batch(4), 0, 0).ok());
+  clock_.Advance(absl::Seconds(9));
+  ASSERT_TRUE(manager_->SubmitBatch(study->study_id, 1, Batch(4), 0, 0).ok());
+  clock_.Advance(absl::Seconds(9));  // 27 s > 25 s in total, though each turn < 10 s
+  auto out = manager_->SubmitBatch(study->study_id, 2, Batch(4), 0, 0);
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(out.status().message(), HasSubstr("study budget"));
+}
+
+TEST_F(StudyManagerTest, SuggestFailureIsFilledByRandomSearch) {
+  auto study = manager_->OpenPractice("mixed");
+  ASSERT_TRUE(study.ok());
+  auto out = manager_->ReportSuggestFailure(study->study_id, 0, "ValueError: boom", false);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->evaluated.size(), 4u);
+  EXPECT_EQ(out->values.size(), 4u);
+  for (double v : out->values) EXPECT_TRUE(std::isfinite(v));
+  auto errors = store_->ListStudyErrors(study->study_id);
+  ASSERT_EQ(errors->size(), 1u);
+  EXPECT_THAT((*errors)[0].message, HasSubstr("ValueError: boom"));
+  // The study goes on with the next batch.
+  EXPECT_TRUE(manager_->SubmitBatch(study->study_id, 1, Batch(4), 0, 0).ok());
+}
+
+TEST_F(StudyManagerTest, DeadOptimizerEndsStudyAsFailedWithBestSoFar) {
+  auto study = manager_->OpenPractice("mixed");
+  ASSERT_TRUE(study.ok());
+  ASSERT_TRUE(manager_->SubmitBatch(study->study_id, 0, Batch(4, 2.0), 0, 0).ok());
+  auto out = manager_->ReportSuggestFailure(study->study_id, 1, "exited with status 3", true);
+  ASSERT_TRUE(out.ok());
+  EXPECT_TRUE(out->study_done);
+  auto rec = store_->GetStudy(study->study_id);
+  EXPECT_EQ(rec->state, StudyState::kFailed);
+  auto values = store_->StudyValues(study->study_id);
+  ASSERT_EQ(values->size(), 1u);
+  EXPECT_NEAR((*values)[0][0], 1.0, 1e-12);
+}
+
+TEST_F(StudyManagerTest, CrashingAndNanObjectivesYieldInf) {
+  for (const std::string& name : problems_->names()) {
+    if (name == "mixed") continue;
+    auto study = manager_->OpenPractice(name);
+    ASSERT_TRUE(study.ok());
+    std::vector<IncomingPoint> batch;
+    for (double x : {0.1, 0.2, 0.9, 0.95}) batch.push_back({Point{{"x0", x}}, ""});
+    auto out = manager_->SubmitBatch(study->study_id, 0, batch, 0, 0);
+    ASSERT_TRUE(out.ok()) << name << ": " << out.status();
+    EXPECT_TRUE(std::isfinite(out->values[0])) << name;
+    EXPECT_EQ(out->values[2], kInf) << name;
+    EXPECT_EQ(out->values[3], kInf) << name;
+    auto values = store_->StudyValues(study->study_id);
+    EXPECT_EQ((*values)[0][3], kInf) << name;
+  }
+}
+
+TEST_F(StudyManagerTest, RejectsOutOfOrderBatchAndUnknownStudy) {
+  auto study = manager_->OpenPractice("mixed");
+  ASSERT_TRUE(study.ok());
+  auto skip = manager_->SubmitBatch(study->study_id, 1, Batch(4), 0, 0);
+  EXPECT_EQ(skip.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(skip.status().message(), HasSubstr("expects batch 0"));
+  auto unknown = manager_->SubmitBatch(424242, 0, Batch(4), 0, 0);
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
+  auto bad_problem = manager_->OpenPractice("no-such-problem");
+  EXPECT_EQ(bad_problem.status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(StudyManagerTest, SweepCutsOffAbandonedPracticeStudy) {
+  auto study = manager_->OpenPractice("mixed");
+  ASSERT_TRUE(study.ok());
+  ASSERT_TRUE(manager_->SubmitBatch(study->study_id, 0, Batch(4), 0, 0).ok());
+  clock_.Advance(absl::Seconds(12));  // within budget + 5 s grace: left alone
+  manager_->Sweep();
+  EXPECT_EQ(store_->GetStudy(study->study_id)->state, StudyState::kRunning);
+  clock_.Advance(absl::Seconds(4));  // 16 s > 10 s + 5 s grace
+  manager_->Sweep();
+  EXPECT_EQ(store_->GetStudy(study->study_id)->state, StudyState::kCutOff);
+  EXPECT_EQ(manager_->LiveStudies(), 0);
+}
+
+TEST_F(StudyManagerTest, EndStudyEarlyMarksFailedAndIsIdempotent) {
+  auto study = manager_->OpenPractice("mixed");
+  ASSERT_TRUE(study.ok());
+  auto st = manager_->EndStudy(study->study_id, "optimizer failed to start");
+  ASSERT_TRUE(st.ok());
+  EXPECT_EQ(*st, StudyState::kFailed);
+  auto again = manager_->EndStudy(study->study_id, "again");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, StudyState::kFailed);
+}
+
+}  // namespace
+}  // namespace bbo

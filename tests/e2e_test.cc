@@ -1,0 +1,347 @@
+// End-to-end tests: the real bbo-server and bbo-worker binaries on 127.0.0.1 with a temporary
+// SQLite file, real sandboxed optimizer processes (Python, via the bundled bayesmark package),
+// driven through the real gRPC CompetitionService. Results are checked in the SQLite file.
+
+#include <signal.h>
+#include <spawn.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "bbo/v1/competition_service.grpc.pb.h"
+#include "common/archive.h"
+#include "gmock/gmock.h"
+#include "grpcpp/create_channel.h"
+#include "gtest/gtest.h"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+// A child process with stdout/stderr to a log file; killed (whole group) on destruction.
+class Proc {
+ public:
+  Proc(std::vector<std::string> argv, const std::string& log) {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    if (posix_spawn(&pid_, args[0], &fa, &attr, args.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+  }
+  ~Proc() { Kill(SIGKILL); }
+  void Kill(int sig) {
+    if (pid_ <= 0) return;
+    ::kill(-pid_, sig);
+    ::kill(pid_, sig);
+    int status;
+    for (int i = 0; i < 500 && waitpid(pid_, &status, WNOHANG) == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    pid_ = -1;
+  }
+  // Sends SIGTERM and returns the exit code (or -1).
+  int Terminate() {
+    if (pid_ <= 0) return -1;
+    ::kill(pid_, SIGTERM);
+    int status = 0;
+    for (int i = 0; i < 1000; ++i) {
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    Kill(SIGKILL);
+    return -1;
+  }
+  bool ok() const { return pid_ > 0; }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+std::string ReadFile(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs one SQL query on the test's SQLite file and returns the first column of every row.
+std::vector<std::string> Query(const std::string& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  std::vector<std::string> out;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK) {
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      const unsigned char* t = sqlite3_column_text(st, 0);
+      out.push_back(t ? reinterpret_cast<const char*>(t) : "");
+    }
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return out;
+}
+
+class E2eTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("bbo_e2e_" + std::to_string(getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    db_ = (root_ / "arena.sqlite").string();
+  }
+  void TearDown() override {
+    workers_.clear();
+    server_.reset();
+    if (!HasFailure()) fs::remove_all(root_);
+  }
+
+  void StartServer(std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv = {BBO_SERVER_BIN, "--listen=127.0.0.1:0", "--db=" + db_,
+                                     "--port_file=" + (root_ / "port").string(),
+                                     "--problem_set=test", "--baseline_trials=2",
+                                     "--batch_size=4", "--n_batches=5"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    server_ = std::make_unique<Proc>(argv, (root_ / "server.log").string());
+    ASSERT_TRUE(server_->ok());
+    for (int i = 0; i < 500 && !fs::exists(root_ / "port"); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_TRUE(fs::exists(root_ / "port")) << ReadFile(root_ / "server.log");
+    port_ = std::stoi(ReadFile(root_ / "port"));
+    stub_ = bbo::v1::CompetitionService::NewStub(grpc::CreateChannel(
+        "127.0.0.1:" + std::to_string(port_), grpc::InsecureChannelCredentials()));
+  }
+
+  void StartWorker(std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv = {BBO_WORKER_BIN,
+                                     "--coordinator=127.0.0.1:" + std::to_string(port_),
+                                     "--work_dir=" + (root_ / "work").string(),
+                                     "--python_dir=" BBO_PYTHON_DIR};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    std::string log = (root_ / ("worker" + std::to_string(workers_.size()) + ".log")).string();
+    workers_.push_back(std::make_unique<Proc>(argv, log));
+    ASSERT_TRUE(workers_.back()->ok());
+  }
+
+  // Submits tests/optimizers/<name> (plus extra files) and returns its submission id.
+  int64_t Submit(const std::string& name, int trials = 1,
+                 std::map<std::string, std::string> extra_files = {}) {
+    fs::path dir = root_ / ("sub_" + name);
+    fs::create_directories(dir);
+    fs::copy_file(fs::path(BBO_TEST_OPTIMIZERS) / name / "optimizer.py", dir / "optimizer.py",
+                  fs::copy_options::overwrite_existing);
+    for (auto& [file, content] : extra_files) std::ofstream(dir / file) << content;
+    grpc::ClientContext ctx;
+    bbo::v1::RegisterSubmissionRequest req;
+    req.set_name(name);
+    req.set_archive(*bbo::TarDirectory(dir.string()));
+    req.set_trials(trials);
+    bbo::v1::RegisterSubmissionResponse resp;
+    grpc::Status s = stub_->RegisterSubmission(&ctx, req, &resp);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return resp.submission_id();
+  }
+
+  // Waits until the submission has no queued or running job.
+  bool WaitFinished(int64_t id, int seconds) {
+    for (int i = 0; i < seconds * 10; ++i) {
+      grpc::ClientContext ctx;
+      bbo::v1::ListSubmissionsResponse resp;
+      if (stub_->ListSubmissions(&ctx, bbo::v1::ListSubmissionsRequest(), &resp).ok()) {
+        for (const auto& s : resp.submissions()) {
+          if (s.submission_id() == id && s.state() == bbo::v1::SUBMISSION_STATE_FINISHED) {
+            return true;
+          }
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  }
+
+  std::string Logs() {
+    std::string out = "--- server.log\n" + ReadFile(root_ / "server.log");
+    for (size_t i = 0; i < workers_.size(); ++i) {
+      out += "--- worker" + std::to_string(i) + ".log\n" +
+             ReadFile(root_ / ("worker" + std::to_string(i) + ".log"));
+    }
+    return out;
+  }
+
+  std::string Q(const std::string& sql) {
+    auto rows = Query(db_, sql);
+    return rows.empty() ? "" : rows[0];
+  }
+
+  fs::path root_;
+  std::string db_;
+  int port_ = 0;
+  std::unique_ptr<Proc> server_;
+  std::vector<std::unique_ptr<Proc>> workers_;
+  std::unique_ptr<bbo::v1::CompetitionService::Stub> stub_;
+};
+
+TEST_F(E2eTest, SlowOptimizerIsCutOffAndKeepsBestSoFar) {
+  StartServer({"--suggest_budget_s=2", "--study_budget_s=100"});
+  StartWorker();
+  int64_t id = Submit("slow");
+  ASSERT_TRUE(WaitFinished(id, 60)) << Logs();
+  std::string sid = std::to_string(id);
+  EXPECT_EQ(Q("SELECT COUNT(*) FROM studies WHERE submission_id = " + sid +
+              " AND state = 'cut_off'"),
+            "1")
+      << Logs();
+  // Two batches were evaluated before the cut-off, and they count.
+  EXPECT_EQ(Q("SELECT batches_done FROM studies WHERE submission_id = " + sid), "2");
+  EXPECT_THAT(Q("SELECT message FROM study_errors e JOIN studies s ON s.id = e.study_id WHERE "
+                "s.submission_id = " + sid + " AND kind = 'budget'"),
+              HasSubstr("per-suggest budget"));
+  grpc::ClientContext ctx;
+  bbo::v1::GetLeaderboardResponse board;
+  ASSERT_TRUE(stub_->GetLeaderboard(&ctx, bbo::v1::GetLeaderboardRequest(), &board).ok());
+  bool found = false;
+  for (const auto& row : board.rows()) {
+    if (row.name() == "slow") {
+      found = true;
+      // Best so far (x0 = 0.3 on the test quadratic) stands: a positive score.
+      EXPECT_GT(row.score(), 50.0);
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(E2eTest, InvalidSuggestionsAreReportedAndReplaced) {
+  StartServer();
+  StartWorker();
+  int64_t id = Submit("invalid");
+  ASSERT_TRUE(WaitFinished(id, 60)) << Logs();
+  std::string sid = std::to_string(id);
+  EXPECT_EQ(Q("SELECT state FROM studies WHERE submission_id = " + sid), "completed") << Logs();
+  auto errors = Query(db_, "SELECT message FROM study_errors e JOIN studies s ON s.id = "
+                           "e.study_id WHERE s.submission_id = " + sid + " ORDER BY e.id");
+  ASSERT_GE(errors.size(), 5u) << Logs();
+  std::string all;
+  for (auto& e : errors) all += e + "\n";
+  EXPECT_THAT(all, HasSubstr("outside range"));
+  EXPECT_THAT(all, HasSubstr("unexpected parameter \"extra\""));
+  EXPECT_THAT(all, HasSubstr("missing parameter \"x0\""));
+  EXPECT_THAT(all, HasSubstr("suggestions, expected 4"));
+  // Every replaced point is flagged and every batch has 4 evaluations.
+  EXPECT_EQ(Q("SELECT COUNT(*) FROM evaluations e JOIN studies s ON s.id = e.study_id WHERE "
+              "s.submission_id = " + sid),
+            "20");
+  EXPECT_GE(std::stoi(Q("SELECT COUNT(*) FROM evaluations e JOIN studies s ON s.id = "
+                        "e.study_id WHERE replaced = 1 AND s.submission_id = " + sid)),
+            6);
+}
+
+TEST_F(E2eTest, SuggestThatRaisesIsReplacedByRandomSearch) {
+  StartServer();
+  StartWorker();
+  int64_t id = Submit("raises");
+  ASSERT_TRUE(WaitFinished(id, 60)) << Logs();
+  std::string sid = std::to_string(id);
+  EXPECT_EQ(Q("SELECT state FROM studies WHERE submission_id = " + sid), "completed") << Logs();
+  EXPECT_THAT(Q("SELECT message FROM study_errors e JOIN studies s ON s.id = e.study_id WHERE "
+                "s.submission_id = " + sid),
+              HasSubstr("deliberate failure in suggest"));
+  EXPECT_EQ(Q("SELECT source FROM batches b JOIN studies s ON s.id = b.study_id WHERE "
+              "s.submission_id = " + sid + " AND b.batch = 1"),
+            "random_fill");
+}
+
+TEST_F(E2eTest, OptimizerThatDiesEndsStudyWithBestSoFar) {
+  StartServer();
+  StartWorker();
+  int64_t id = Submit("dies");
+  ASSERT_TRUE(WaitFinished(id, 60)) << Logs();
+  std::string sid = std::to_string(id);
+  EXPECT_EQ(Q("SELECT state FROM studies WHERE submission_id = " + sid), "failed") << Logs();
+  EXPECT_EQ(Q("SELECT batches_done FROM studies WHERE submission_id = " + sid), "2");
+  EXPECT_THAT(Q("SELECT message FROM study_errors e JOIN studies s ON s.id = e.study_id WHERE "
+                "s.submission_id = " + sid),
+              HasSubstr("3"));  // the exit status
+}
+
+TEST_F(E2eTest, SandboxedOptimizerCannotReachCoordinatorOrReadProblemData) {
+  StartServer({"--batch_size=8"});
+  StartWorker();
+  std::string target = "127.0.0.1 " + std::to_string(port_) + " " + db_ + " " BBO_SOURCE_DIR;
+  int64_t id = Submit("hostile", 1, {{"target.txt", target}});
+  ASSERT_TRUE(WaitFinished(id, 60)) << Logs();
+  std::string sid = std::to_string(id);
+  auto params = Query(db_, "SELECT params_json FROM evaluations e JOIN studies s ON s.id = "
+                           "e.study_id WHERE s.submission_id = " + sid +
+                           " AND e.batch = 0 ORDER BY e.idx");
+  ASSERT_EQ(params.size(), 8u) << Logs();
+  const char* what[] = {"TCP connect to the coordinator", "read the SQLite file",
+                        "read /root",  "read the project checkout",
+                        "write into its submission folder", "run as root",
+                        "reach a public host", "read /etc/shadow"};
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_THAT(params[i], HasSubstr("0.1")) << "the sandbox allowed: " << what[i];
+  }
+  EXPECT_FALSE(fs::exists(root_ / "sub_hostile" / "pwned.txt"));
+}
+
+TEST_F(E2eTest, KilledWorkersJobIsLeasedAgainAfterExpiry) {
+  StartServer({"--lease_ttl_s=2", "--suggest_budget_s=60"});
+  StartWorker();
+  int64_t id = Submit("slow");  // sleeps 30 s in batch 2: the worker is mid-study
+  std::string sid = std::to_string(id);
+  for (int i = 0; i < 300 && Q("SELECT batches_done FROM studies WHERE submission_id = " + sid) !=
+                                 "2";
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(Q("SELECT batches_done FROM studies WHERE submission_id = " + sid), "2") << Logs();
+  workers_[0]->Kill(SIGKILL);  // the worker and its sandboxed optimizer vanish
+  // After the 2 s lease expires the job is queued again and a new worker takes it.
+  for (int i = 0; i < 100 && Q("SELECT state FROM jobs WHERE submission_id = " + sid) !=
+                                 "queued";
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(Q("SELECT state FROM jobs WHERE submission_id = " + sid), "queued") << Logs();
+  EXPECT_EQ(Q("SELECT state FROM studies WHERE submission_id = " + sid + " ORDER BY id LIMIT 1"),
+            "abandoned");
+  StartWorker();
+  for (int i = 0; i < 100 && Q("SELECT attempts FROM jobs WHERE submission_id = " + sid) != "2";
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(Q("SELECT attempts FROM jobs WHERE submission_id = " + sid), "2") << Logs();
+  EXPECT_EQ(Q("SELECT COUNT(*) FROM studies WHERE submission_id = " + sid), "2");
+}
+
+TEST_F(E2eTest, ServerShutsDownCleanlyOnSigterm) {
+  StartServer();
+  EXPECT_EQ(server_->Terminate(), 0) << Logs();
+  // The file is a valid database with every table.
+  EXPECT_EQ(Q("SELECT MAX(version) FROM schema_version"), "1");
+}
+
+}  // namespace

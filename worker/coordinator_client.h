@@ -1,0 +1,84 @@
+#ifndef BBO_WORKER_COORDINATOR_CLIENT_H_
+#define BBO_WORKER_COORDINATOR_CLIENT_H_
+
+// CoordinatorClient: what a worker needs from the coordinator, as an interface (the seam for
+// fault injection: tests can drop or delay calls). GrpcCoordinatorClient is the real one.
+// Implementations are thread-safe.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace bbo {
+
+struct WorkerIdentity {
+  std::string worker_id;
+  double lease_ttl_s = 30;
+  double heartbeat_interval_s = 5;
+};
+
+enum class HostedKind { kPython, kExecutable };
+
+struct JobLease {
+  int64_t job_id = 0;
+  int64_t submission_id = 0;
+  HostedKind kind = HostedKind::kPython;
+  std::string digest;
+  int trial = 0;
+  int64_t seed = 0;
+};
+
+struct StudyInfo {
+  int64_t study_id = 0;
+  nlohmann::json api_config;
+  int batch_size = 8;
+  int n_batches = 16;
+  double suggest_budget_s = 40;
+  double study_budget_s = 640;
+  double remaining_s = 640;
+};
+
+struct BatchValues {
+  std::vector<nlohmann::json> evaluated;  // points as JSON objects
+  std::vector<double> values;
+  std::vector<std::string> errors;
+  bool study_done = false;
+  double remaining_s = 0;
+};
+
+class CoordinatorClient {
+ public:
+  virtual ~CoordinatorClient() = default;
+  virtual absl::StatusOr<WorkerIdentity> Register(const std::string& hostname, int slots) = 0;
+  virtual absl::Status Heartbeat(const std::string& worker_id) = 0;
+  virtual absl::StatusOr<std::optional<JobLease>> Lease(const std::string& worker_id) = 0;
+  virtual absl::Status Finish(const std::string& worker_id, int64_t job_id,
+                              const std::string& error) = 0;
+  // The submission folder as a tar archive.
+  virtual absl::StatusOr<std::string> Fetch(int64_t submission_id) = 0;
+  virtual absl::StatusOr<StudyInfo> OpenStudy(int64_t job_id, const std::string& worker_id) = 0;
+  // Suggestions are JSON objects as the optimizer printed them; values that are not a bool,
+  // number or string travel unset and are reported by the coordinator.
+  virtual absl::StatusOr<BatchValues> SubmitBatch(int64_t study_id, int batch,
+                                                  const std::vector<nlohmann::json>& suggestions,
+                                                  double suggest_time_s,
+                                                  double observe_time_s) = 0;
+  virtual absl::StatusOr<BatchValues> ReportSuggestFailure(int64_t study_id, int batch,
+                                                           const std::string& message,
+                                                           bool optimizer_dead) = 0;
+  virtual absl::Status EndStudy(int64_t study_id, const std::string& reason) = 0;
+};
+
+// Connects to `target` (host:port) without TLS (TLS arrives with the tokens issue). Every call
+// has a deadline of `call_timeout`.
+std::unique_ptr<CoordinatorClient> MakeGrpcCoordinatorClient(const std::string& target,
+                                                             double call_timeout_s = 60);
+
+}  // namespace bbo
+
+#endif  // BBO_WORKER_COORDINATOR_CLIENT_H_

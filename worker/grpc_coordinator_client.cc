@@ -1,0 +1,216 @@
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "bbo/v1/study_service.grpc.pb.h"
+#include "bbo/v1/worker_service.grpc.pb.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "worker/coordinator_client.h"
+
+namespace bbo {
+namespace {
+
+absl::Status FromGrpc(const grpc::Status& s) {
+  if (s.ok()) return absl::OkStatus();
+  return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+}
+
+void JsonToSuggestion(const nlohmann::json& j, v1::Suggestion* out) {
+  if (!j.is_object()) return;
+  auto* params = out->mutable_params();
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    v1::ParamValue pv;
+    const nlohmann::json& v = it.value();
+    if (v.is_boolean()) {
+      pv.set_bool_value(v.get<bool>());
+    } else if (v.is_number_integer()) {
+      pv.set_int_value(v.get<int64_t>());
+    } else if (v.is_number_float()) {
+      pv.set_real_value(v.get<double>());
+    } else if (v.is_string()) {
+      pv.set_cat_value(v.get<std::string>());
+    }
+    (*params)[it.key()] = pv;
+  }
+}
+
+nlohmann::json SuggestionToJson(const v1::Suggestion& s) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, v] : s.params()) {
+    switch (v.kind_case()) {
+      case v1::ParamValue::kRealValue: j[name] = v.real_value(); break;
+      case v1::ParamValue::kIntValue: j[name] = v.int_value(); break;
+      case v1::ParamValue::kBoolValue: j[name] = v.bool_value(); break;
+      case v1::ParamValue::kCatValue: j[name] = v.cat_value(); break;
+      default: j[name] = nullptr;
+    }
+  }
+  return j;
+}
+
+class GrpcCoordinatorClient : public CoordinatorClient {
+ public:
+  GrpcCoordinatorClient(const std::string& target, double timeout_s) : timeout_s_(timeout_s) {
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(256 << 20);
+    args.SetMaxSendMessageSize(256 << 20);
+    auto channel =
+        grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+    worker_ = v1::WorkerService::NewStub(channel);
+    study_ = v1::StudyService::NewStub(channel);
+  }
+
+  absl::StatusOr<WorkerIdentity> Register(const std::string& hostname, int slots) override {
+    grpc::ClientContext ctx;
+    Prepare(ctx);
+    v1::RegisterWorkerRequest req;
+    req.set_hostname(hostname);
+    req.set_slots(slots);
+    v1::RegisterWorkerResponse resp;
+    if (auto s = FromGrpc(worker_->RegisterWorker(&ctx, req, &resp)); !s.ok()) return s;
+    return WorkerIdentity{resp.worker_id(), resp.lease_ttl_s(), resp.heartbeat_interval_s()};
+  }
+
+  absl::Status Heartbeat(const std::string& worker_id) override {
+    grpc::ClientContext ctx;
+    Prepare(ctx);
+    v1::HeartbeatRequest req;
+    req.set_worker_id(worker_id);
+    v1::HeartbeatResponse resp;
+    return FromGrpc(worker_->Heartbeat(&ctx, req, &resp));
+  }
+
+  absl::StatusOr<std::optional<JobLease>> Lease(const std::string& worker_id) override {
+    grpc::ClientContext ctx;
+    Prepare(ctx);
+    v1::LeaseJobRequest req;
+    req.set_worker_id(worker_id);
+    v1::LeaseJobResponse resp;
+    if (auto s = FromGrpc(worker_->LeaseJob(&ctx, req, &resp)); !s.ok()) return s;
+    if (!resp.has_job()) return std::optional<JobLease>();
+    JobLease l;
+    l.job_id = resp.job_id();
+    l.submission_id = resp.submission_id();
+    l.kind = resp.kind() == v1::SUBMISSION_KIND_EXECUTABLE ? HostedKind::kExecutable
+                                                           : HostedKind::kPython;
+    l.digest = resp.submission_digest();
+    l.trial = resp.trial();
+    l.seed = resp.seed();
+    return std::optional<JobLease>(l);
+  }
+
+  absl::Status Finish(const std::string& worker_id, int64_t job_id,
+                      const std::string& error) override {
+    grpc::ClientContext ctx;
+    Prepare(ctx);
+    v1::FinishJobRequest req;
+    req.set_worker_id(worker_id);
+    req.set_job_id(job_id);
+    req.set_error(error);
+    v1::FinishJobResponse resp;
+    return FromGrpc(worker_->FinishJob(&ctx, req, &resp));
+  }
+
+  absl::StatusOr<std::string> Fetch(int64_t submission_id) override {
+    grpc::ClientContext ctx;
+    Prepare(ctx);
+    v1::FetchSubmissionRequest req;
+    req.set_submission_id(submission_id);
+    v1::FetchSubmissionResponse resp;
+    if (auto s = FromGrpc(worker_->FetchSubmission(&ctx, req, &resp)); !s.ok()) return s;
+    return std::move(*resp.mutable_archive());
+  }
+
+  absl::StatusOr<StudyInfo> OpenStudy(int64_t job_id, const std::string& worker_id) override {
+    grpc::ClientContext ctx;
+    Prepare(ctx);
+    v1::OpenStudyRequest req;
+    req.set_job_id(job_id);
+    req.set_worker_id(worker_id);
+    v1::OpenStudyResponse resp;
+    if (auto s = FromGrpc(study_->OpenStudy(&ctx, req, &resp)); !s.ok()) return s;
+    StudyInfo info;
+    info.study_id = resp.study_id();
+    info.api_config = nlohmann::json::parse(resp.api_config_json(), nullptr, false);
+    if (info.api_config.is_discarded()) {
+      return absl::InternalError("coordinator sent an api_config that is not JSON");
+    }
+    info.batch_size = resp.batch_size();
+    info.n_batches = resp.n_batches();
+    info.suggest_budget_s = resp.suggest_budget_s();
+    info.study_budget_s = resp.study_budget_s();
+    info.remaining_s = resp.remaining_s();
+    return info;
+  }
+
+  absl::StatusOr<BatchValues> SubmitBatch(int64_t study_id, int batch,
+                                          const std::vector<nlohmann::json>& suggestions,
+                                          double suggest_time_s, double observe_time_s) override {
+    grpc::ClientContext ctx;
+    Prepare(ctx);
+    v1::SubmitBatchRequest req;
+    req.set_study_id(study_id);
+    req.set_batch(batch);
+    for (const auto& j : suggestions) JsonToSuggestion(j, req.add_suggestions());
+    req.set_suggest_time_s(suggest_time_s);
+    req.set_observe_time_s(observe_time_s);
+    v1::SubmitBatchResponse resp;
+    if (auto s = FromGrpc(study_->SubmitBatch(&ctx, req, &resp)); !s.ok()) return s;
+    BatchValues out;
+    for (const auto& e : resp.evaluated()) out.evaluated.push_back(SuggestionToJson(e));
+    out.values.assign(resp.values().begin(), resp.values().end());
+    out.errors.assign(resp.errors().begin(), resp.errors().end());
+    out.study_done = resp.study_done();
+    out.remaining_s = resp.remaining_s();
+    return out;
+  }
+
+  absl::StatusOr<BatchValues> ReportSuggestFailure(int64_t study_id, int batch,
+                                                   const std::string& message,
+                                                   bool optimizer_dead) override {
+    grpc::ClientContext ctx;
+    Prepare(ctx);
+    v1::ReportSuggestFailureRequest req;
+    req.set_study_id(study_id);
+    req.set_batch(batch);
+    req.set_message(message);
+    req.set_optimizer_dead(optimizer_dead);
+    v1::ReportSuggestFailureResponse resp;
+    if (auto s = FromGrpc(study_->ReportSuggestFailure(&ctx, req, &resp)); !s.ok()) return s;
+    BatchValues out;
+    for (const auto& e : resp.evaluated()) out.evaluated.push_back(SuggestionToJson(e));
+    out.values.assign(resp.values().begin(), resp.values().end());
+    out.study_done = resp.study_done();
+    out.remaining_s = resp.remaining_s();
+    return out;
+  }
+
+  absl::Status EndStudy(int64_t study_id, const std::string& reason) override {
+    grpc::ClientContext ctx;
+    Prepare(ctx);
+    v1::EndStudyRequest req;
+    req.set_study_id(study_id);
+    req.set_reason(reason);
+    v1::EndStudyResponse resp;
+    return FromGrpc(study_->EndStudy(&ctx, req, &resp));
+  }
+
+ private:
+  void Prepare(grpc::ClientContext& ctx) {
+    ctx.set_deadline(std::chrono::system_clock::now() +
+                     std::chrono::milliseconds(static_cast<int64_t>(timeout_s_ * 1000)));
+  }
+
+  double timeout_s_;
+  std::unique_ptr<v1::WorkerService::Stub> worker_;
+  std::unique_ptr<v1::StudyService::Stub> study_;
+};
+
+}  // namespace
+
+std::unique_ptr<CoordinatorClient> MakeGrpcCoordinatorClient(const std::string& target,
+                                                             double call_timeout_s) {
+  return std::make_unique<GrpcCoordinatorClient>(target, call_timeout_s);
+}
+
+}  // namespace bbo

@@ -1,0 +1,106 @@
+// bbo-worker: leases jobs from a bbo-server and hosts the submitted optimizers in a sandbox.
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "common/flag_names.h"
+#include "spdlog/spdlog.h"
+#include "worker/coordinator_client.h"
+#include "worker/worker.h"
+
+ABSL_FLAG(std::string, coordinator, "127.0.0.1:50051", "bbo-server address (host:port).");
+ABSL_FLAG(int, slots, 1, "Jobs run at once (one sandboxed optimizer each).");
+ABSL_FLAG(std::string, work_dir, "/tmp/bbo-worker", "Scratch folder for unpacked submissions.");
+ABSL_FLAG(std::string, python_dir, "",
+          "Folder with the bundled `bayesmark` package (default: next to this binary).");
+ABSL_FLAG(bool, insecure_no_sandbox, false,
+          "Run optimizers WITHOUT the bubblewrap sandbox. Only for trusted code on hosts where "
+          "user namespaces are unavailable.");
+ABSL_FLAG(double, exit_when_idle_s, 0,
+          "Exit after the queue has been empty this many seconds (0 = run until stopped).");
+ABSL_FLAG(uint64_t, memory_mb, 4096, "Address-space limit per optimizer, MiB.");
+ABSL_FLAG(uint64_t, cpu_seconds, 3600, "CPU-time limit per optimizer process, seconds.");
+ABSL_FLAG(bool, verbose, false, "Log the optimizers' stderr.");
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "bbo-worker --coordinator=127.0.0.1:50051\n"
+      "Leases jobs from bbo-server and runs each submitted optimizer in a bubblewrap sandbox.");
+  std::vector<std::string> args = bbo::NormalizeFlagNames(argc, argv);
+  std::vector<char*> cargs;
+  for (auto& a : args) cargs.push_back(a.data());
+  absl::ParseCommandLine(static_cast<int>(cargs.size()), cargs.data());
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  bbo::WorkerOptions opts;
+  opts.work_dir = absl::GetFlag(FLAGS_work_dir);
+  opts.python_dir = absl::GetFlag(FLAGS_python_dir).empty() ? bbo::DefaultPythonDir()
+                                                            : absl::GetFlag(FLAGS_python_dir);
+  opts.exit_when_idle_s = absl::GetFlag(FLAGS_exit_when_idle_s);
+  opts.log_optimizer_stderr = absl::GetFlag(FLAGS_verbose);
+  opts.sandbox.insecure_no_sandbox = absl::GetFlag(FLAGS_insecure_no_sandbox);
+  opts.sandbox.limits.address_space_bytes = absl::GetFlag(FLAGS_memory_mb) << 20;
+  opts.sandbox.limits.cpu_seconds = absl::GetFlag(FLAGS_cpu_seconds);
+
+  if (opts.sandbox.insecure_no_sandbox) {
+    spdlog::warn("RUNNING WITHOUT A SANDBOX (--insecure-no-sandbox): submitted code runs with "
+                 "this worker's privileges, network and file access. Use only for trusted code.");
+  } else if (absl::Status s = bbo::Sandbox::Probe(opts.sandbox); !s.ok()) {
+    spdlog::error("{}", std::string(s.message()));
+    spdlog::error("refusing to start without a sandbox; pass --insecure_no_sandbox to run "
+                  "trusted code unsandboxed");
+    return 1;
+  }
+
+  auto client = bbo::MakeGrpcCoordinatorClient(absl::GetFlag(FLAGS_coordinator));
+  bbo::Sandbox sandbox(opts.sandbox);
+  bbo::Worker worker(client.get(), &sandbox, opts);
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  const int slots = std::max(1, absl::GetFlag(FLAGS_slots));
+  absl::Status reg;
+  for (int attempt = 0; attempt < 50; ++attempt) {  // the server may still be starting
+    reg = worker.Register(host, slots);
+    if (reg.ok() || reg.code() != absl::StatusCode::kUnavailable) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  if (!reg.ok()) {
+    spdlog::error("cannot register with {}: {}", absl::GetFlag(FLAGS_coordinator),
+                  reg.ToString());
+    return 1;
+  }
+  spdlog::info("event=worker_registered worker_id={} coordinator={} slots={}",
+               worker.worker_id(), absl::GetFlag(FLAGS_coordinator), slots);
+
+  std::vector<std::thread> threads;
+  std::atomic<int> running{slots};
+  std::atomic<bool> failed{false};
+  for (int i = 0; i < slots; ++i) {
+    threads.emplace_back([&] {
+      absl::Status s = worker.Run();
+      if (!s.ok()) {
+        spdlog::error("worker loop failed: {}", s.ToString());
+        failed = true;
+      }
+      if (--running == 0) kill(getpid(), SIGTERM);  // wake main when every slot has exited
+    });
+  }
+  int sig = 0;
+  sigwait(&signals, &sig);
+  spdlog::info("event=worker_stopping");
+  worker.Stop();
+  for (auto& t : threads) t.join();
+  return failed ? 1 : 0;
+}

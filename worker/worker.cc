@@ -1,0 +1,258 @@
+#include "worker/worker.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/archive.h"
+#include "common/status_macros.h"
+#include "spdlog/spdlog.h"
+#include "worker/optimizer_host.h"
+
+namespace bbo {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Paths inside the sandbox.
+constexpr char kSandboxPythonDir[] = "/opt/bbo/python";
+
+}  // namespace
+
+std::string DefaultPythonDir() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    for (fs::path p : {exe.parent_path().parent_path() / "python",
+                       exe.parent_path().parent_path().parent_path() / "python"}) {
+      if (fs::exists(p / "bayesmark" / "__init__.py", ec)) return p.string();
+    }
+  }
+#ifdef BBO_SOURCE_PYTHON_DIR
+  return BBO_SOURCE_PYTHON_DIR;
+#else
+  return "python";
+#endif
+}
+
+Worker::Worker(CoordinatorClient* client, Sandbox* sandbox, WorkerOptions options)
+    : client_(client), sandbox_(sandbox), options_(std::move(options)) {}
+
+Worker::~Worker() { Stop(); }
+
+absl::Status Worker::Register(const std::string& hostname, int slots) {
+  ASSIGN_OR_RETURN(identity_, client_->Register(hostname, slots));
+  if (heartbeat_ == nullptr) {
+    heartbeat_ = std::make_unique<std::thread>([this] { HeartbeatLoop(); });
+  }
+  return absl::OkStatus();
+}
+
+void Worker::Stop() {
+  stop_ = true;
+  if (heartbeat_ != nullptr && heartbeat_->joinable()) heartbeat_->join();
+}
+
+void Worker::HeartbeatLoop() {
+  absl::Time next = absl::Now();
+  while (!stop_) {
+    if (absl::Now() >= next) {
+      absl::Status s = client_->Heartbeat(identity_.worker_id);
+      if (!s.ok()) spdlog::warn("heartbeat failed: {}", s.ToString());
+      next = absl::Now() + absl::Seconds(std::max(0.1, identity_.heartbeat_interval_s));
+    }
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+}
+
+absl::Status Worker::Run() {
+  if (identity_.worker_id.empty()) {
+    return absl::FailedPreconditionError("Register() the worker before Run()");
+  }
+  absl::Time idle_since = absl::Now();
+  while (!stop_) {
+    absl::StatusOr<std::optional<JobLease>> job = client_->Lease(identity_.worker_id);
+    if (!job.ok()) {
+      if (job.status().code() == absl::StatusCode::kNotFound) {
+        // The coordinator forgot us (restarted with a new file): register again.
+        RETURN_IF_ERROR(Register("re-register", 1));
+        continue;
+      }
+      spdlog::warn("lease failed: {}", job.status().ToString());
+      absl::SleepFor(absl::Seconds(1));
+      continue;
+    }
+    if (!job->has_value()) {
+      if (options_.exit_when_idle_s > 0 &&
+          absl::Now() - idle_since > absl::Seconds(options_.exit_when_idle_s)) {
+        return absl::OkStatus();
+      }
+      absl::SleepFor(absl::Seconds(options_.idle_poll_s));
+      continue;
+    }
+    absl::Status s = RunJob(**job);
+    if (!s.ok()) spdlog::warn("job={} ended with error: {}", (*job)->job_id, s.ToString());
+    jobs_run_++;
+    idle_since = absl::Now();
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> Worker::SubmissionDir(const JobLease& job) {
+  absl::MutexLock l(&unpack_mu_);
+  fs::path dir = fs::path(options_.work_dir) / "submissions" /
+                 absl::StrCat(job.submission_id, "-", job.digest);
+  std::error_code ec;
+  if (fs::exists(dir / ".complete", ec)) return dir.string();
+  ASSIGN_OR_RETURN(std::string archive, client_->Fetch(job.submission_id));
+  fs::path tmp = dir.string() + ".tmp";
+  fs::remove_all(tmp, ec);
+  fs::create_directories(tmp, ec);
+  if (ec) return absl::UnavailableError(absl::StrCat("cannot create ", tmp.string()));
+  RETURN_IF_ERROR(ExtractArchive(archive, tmp.string(), ExtractOptions()));
+  // The sandbox runs as another uid: make the folder world-readable (it is bound read-only).
+  fs::permissions(tmp, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                           fs::perms::others_read | fs::perms::others_exec,
+                  ec);
+  for (auto it = fs::recursive_directory_iterator(tmp, ec); it != fs::end(it); it.increment(ec)) {
+    fs::permissions(it->path(),
+                    fs::perms::group_read | fs::perms::others_read |
+                        (it->is_directory() ? fs::perms::group_exec | fs::perms::others_exec
+                                            : fs::perms::none),
+                    fs::perm_options::add, ec);
+  }
+  fs::remove_all(dir, ec);
+  fs::rename(tmp, dir, ec);
+  if (ec) return absl::UnavailableError(absl::StrCat("cannot move ", tmp.string()));
+  FILE* f = fopen((dir / ".complete").c_str(), "w");
+  if (f) fclose(f);
+  return dir.string();
+}
+
+absl::Status Worker::RunJob(const JobLease& job) {
+  absl::StatusOr<std::string> dir = SubmissionDir(job);
+  if (!dir.ok()) {
+    // A host problem, not the participant's: give the job back.
+    return client_->Finish(identity_.worker_id, job.job_id,
+                           absl::StrCat("cannot unpack submission: ", dir.status().message()));
+  }
+  absl::StatusOr<StudyInfo> study = client_->OpenStudy(job.job_id, identity_.worker_id);
+  if (!study.ok()) {
+    client_->Finish(identity_.worker_id, job.job_id,
+                    absl::StrCat("cannot open study: ", study.status().message()))
+        .IgnoreError();
+    return study.status();
+  }
+  spdlog::info("event=study_start job={} study={} trial={}", job.job_id, study->study_id,
+               job.trial);
+  absl::Status s = RunStudy(job, *dir, *study);
+  if (!s.ok()) {
+    // The study could not be carried to its end for a host-side reason (coordinator gone,
+    // lease lost): hand the job back so it runs again.
+    client_->EndStudy(study->study_id, absl::StrCat("host error: ", s.message())).IgnoreError();
+    return client_->Finish(identity_.worker_id, job.job_id, std::string(s.message()));
+  }
+  return client_->Finish(identity_.worker_id, job.job_id, "");
+}
+
+absl::Status Worker::RunStudy(const JobLease& job, const std::string& dir,
+                              const StudyInfo& study) {
+  SandboxedCommand cmd;
+  cmd.submission_dir = dir;
+  cmd.env = {absl::StrCat("BBO_SEED=", job.seed), "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1",
+             "MKL_NUM_THREADS=1", "PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1",
+             "MPLBACKEND=Agg"};
+  std::vector<std::pair<std::string, std::string>> binds;
+  if (job.kind == HostedKind::kPython) {
+    cmd.argv = {options_.python, "-u", "optimizer.py"};
+    cmd.env.push_back(absl::StrCat("PYTHONPATH=", kSandboxPythonDir, ":/sub"));
+    cmd.extra_ro_binds.push_back({options_.python_dir, kSandboxPythonDir});
+  } else {
+    cmd.argv = {"./optimizer"};
+  }
+  if (options_.sandbox.insecure_no_sandbox && job.kind == HostedKind::kPython) {
+    // Without the sandbox there is no /opt/bbo/python: point at the host folder.
+    cmd.env.back() = absl::StrCat("PYTHONPATH=", options_.python_dir, ":", dir);
+  }
+  auto stderr_sink = [this, id = study.study_id](std::string_view line) {
+    if (options_.log_optimizer_stderr) spdlog::info("[study {}] {}", id, line);
+  };
+  absl::StatusOr<std::unique_ptr<ChildProcess>> child = sandbox_->Launch(cmd, stderr_sink);
+  if (!child.ok()) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot start the sandbox: ", child.status().message()));
+  }
+  OptimizerHost host(*std::move(child));
+
+  StartInfo start;
+  start.api_config = study.api_config;
+  start.batch_size = study.batch_size;
+  start.n_batches = study.n_batches;
+  start.suggest_budget_s = study.suggest_budget_s;
+  start.study_budget_s = study.study_budget_s;
+  start.remaining_s = study.remaining_s;
+  start.startup_timeout = absl::Seconds(options_.startup_timeout_s);
+  if (absl::Status s = host.Start(start); !s.ok()) {
+    // The participant's program did not start (import error, crash in __init__): the study
+    // fails with no result, which scores as random-search clip.
+    spdlog::info("event=optimizer_start_failed study={} error={}", study.study_id, s.ToString());
+    host.End("error");
+    return client_->EndStudy(study.study_id,
+                             absl::StrCat("optimizer failed to start: ", s.message()));
+  }
+
+  double remaining = study.remaining_s;
+  double observe_s = 0;
+  for (int b = 0; b < study.n_batches && !stop_; ++b) {
+    absl::Duration deadline =
+        absl::Seconds(std::min(study.suggest_budget_s, remaining) + options_.kill_grace_s);
+    absl::StatusOr<std::vector<nlohmann::json>> x =
+        host.Suggest(b, study.batch_size, remaining, deadline);
+    absl::StatusOr<BatchValues> values;
+    if (x.ok()) {
+      values = client_->SubmitBatch(study.study_id, b, *x, host.last_suggest_seconds(), observe_s);
+    } else {
+      const absl::StatusCode code = x.status().code();
+      bool dead = code == absl::StatusCode::kUnavailable ||
+                  code == absl::StatusCode::kDeadlineExceeded ||
+                  code == absl::StatusCode::kResourceExhausted;
+      if (dead) host.Kill();
+      values = client_->ReportSuggestFailure(study.study_id, b, std::string(x.status().message()),
+                                             dead);
+    }
+    if (!values.ok()) {
+      if (values.status().code() == absl::StatusCode::kDeadlineExceeded) {
+        spdlog::info("event=study_cut_off study={} batch={}", study.study_id, b);
+        host.End("budget");
+        return absl::OkStatus();  // the coordinator has ended the study; the job is done
+      }
+      host.End("error");
+      return values.status();
+    }
+    for (const std::string& e : values->errors) {
+      spdlog::debug("study={} batch={} {}", study.study_id, b, e);
+    }
+    remaining = values->remaining_s;
+    if (values->study_done) {
+      host.End(values->evaluated.empty() ? "error" : "done");
+      return absl::OkStatus();
+    }
+    absl::Status obs = host.Observe(b, values->evaluated, values->values,
+                                    absl::Seconds(remaining + options_.kill_grace_s));
+    observe_s = host.last_observe_seconds();
+    if (!obs.ok() && obs.code() != absl::StatusCode::kAborted) {
+      // Observe hung or the process died; the next suggest reports it.
+      spdlog::info("event=observe_failed study={} batch={} error={}", study.study_id, b,
+                   obs.ToString());
+    }
+  }
+  host.End(stop_ ? "shutdown" : "done");
+  if (stop_) return absl::UnavailableError("worker shutting down");
+  return absl::OkStatus();
+}
+
+}  // namespace bbo

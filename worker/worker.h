@@ -1,0 +1,81 @@
+#ifndef BBO_WORKER_WORKER_H_
+#define BBO_WORKER_WORKER_H_
+
+// Worker: leases jobs from the coordinator, unpacks each submission into a private directory,
+// starts the optimizer in the sandbox and relays the study between it (hosting protocol over
+// stdin/stdout) and the coordinator (StudyService). The worker never sees the problem: only the
+// api_config the coordinator sends. Thread-safe: Run() may be called from several threads
+// (one job each); Stop() from any thread.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "worker/coordinator_client.h"
+#include "worker/sandbox.h"
+
+namespace bbo {
+
+struct WorkerOptions {
+  // Scratch space for unpacked submissions, one folder per submission digest.
+  std::string work_dir = "/tmp/bbo-worker";
+  // Host folder holding the `bayesmark` package shipped with bbo-arena; bound read-only at
+  // /opt/bbo/python inside the sandbox.
+  std::string python_dir;
+  // The interpreter for Python submissions (inside the sandbox).
+  std::string python = "/usr/bin/python3";
+  // Sleep between lease attempts when the queue is empty, seconds.
+  double idle_poll_s = 0.5;
+  // Stop after the queue has been empty this long (0 = never; `bbo local` and the demo use it).
+  double exit_when_idle_s = 0;
+  // Grace added to the coordinator's budgets before the worker kills a silent optimizer, s.
+  double kill_grace_s = 1.0;
+  // Time allowed for the optimizer to start (import numpy, build its model), seconds.
+  double startup_timeout_s = 60;
+  // Forward the optimizer's stderr lines to this worker's log.
+  bool log_optimizer_stderr = true;
+  SandboxOptions sandbox;
+};
+
+class Worker {
+ public:
+  // `client` and `sandbox` are not owned and must outlive the worker.
+  Worker(CoordinatorClient* client, Sandbox* sandbox, WorkerOptions options);
+
+  // Registers with the coordinator (once) and starts the heartbeat thread.
+  absl::Status Register(const std::string& hostname, int slots);
+  // Leases and runs jobs until Stop() or (with exit_when_idle_s) the queue stays empty.
+  absl::Status Run();
+  // Runs one leased job to its end; exposed for tests.
+  absl::Status RunJob(const JobLease& job);
+  void Stop();
+  ~Worker();
+
+  const std::string& worker_id() const { return identity_.worker_id; }
+  int jobs_run() const { return jobs_run_.load(); }
+
+ private:
+  absl::StatusOr<std::string> SubmissionDir(const JobLease& job);
+  absl::Status RunStudy(const JobLease& job, const std::string& dir, const StudyInfo& study);
+  void HeartbeatLoop();
+
+  CoordinatorClient* client_;
+  Sandbox* sandbox_;
+  const WorkerOptions options_;
+  WorkerIdentity identity_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> jobs_run_{0};
+  absl::Mutex unpack_mu_;  // serialises unpacking of submissions
+  std::unique_ptr<std::thread> heartbeat_;
+};
+
+// The default location of the bundled `bayesmark` package: <dir of this executable>/../python,
+// else the source tree's python/ folder.
+std::string DefaultPythonDir();
+
+}  // namespace bbo
+
+#endif  // BBO_WORKER_WORKER_H_
