@@ -178,8 +178,8 @@ absl::Status Worker::RunStudy(const JobLease& job, const std::string& dir,
     // Without the sandbox there is no /opt/bbo/python: point at the host folder.
     cmd.env.back() = absl::StrCat("PYTHONPATH=", options_.python_dir, ":", dir);
   }
-  auto stderr_sink = [this, id = study.study_id](std::string_view line) {
-    if (options_.log_optimizer_stderr) spdlog::info("[study {}] {}", id, line);
+  auto stderr_sink = [this, id = study.study_id](absl::string_view line) {
+    if (options_.log_optimizer_stderr) spdlog::info("[study {}] {}", id, std::string(line));
   };
   absl::StatusOr<std::unique_ptr<ChildProcess>> child = sandbox_->Launch(cmd, stderr_sink);
   if (!child.ok()) {

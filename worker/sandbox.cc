@@ -1,0 +1,123 @@
+#include "worker/sandbox.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace bbo {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The few files of /etc a program needs: the dynamic loader's cache, alternatives (python3,
+// BLAS), and name/locale basics. Missing ones are skipped.
+constexpr const char* kEtcFiles[] = {"/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime",
+                                     "/etc/nsswitch.conf", "/etc/mime.types"};
+
+void AddEnv(std::vector<std::string>& argv, const std::string& kv) {
+  size_t eq = kv.find('=');
+  if (eq == std::string::npos) return;
+  argv.insert(argv.end(), {"--setenv", kv.substr(0, eq), kv.substr(eq + 1)});
+}
+
+}  // namespace
+
+Sandbox::Sandbox(SandboxOptions options, ProcessLauncher* launcher)
+    : options_(std::move(options)), launcher_(launcher ? launcher : &default_launcher_) {}
+
+ProcessSpec Sandbox::BuildCommand(const SandboxedCommand& cmd) const {
+  ProcessSpec spec;
+  spec.limits = options_.limits;
+  std::vector<std::string> env = {"HOME=/tmp", "PATH=/usr/bin:/bin", "LANG=C.UTF-8",
+                                  "TMPDIR=/tmp"};
+  env.insert(env.end(), cmd.env.begin(), cmd.env.end());
+  if (options_.insecure_no_sandbox) {
+    spec.argv = cmd.argv;
+    if (!spec.argv.empty() && absl::StartsWith(spec.argv[0], "./")) {
+      spec.argv[0] = (fs::path(cmd.submission_dir) / spec.argv[0].substr(2)).string();
+    }
+    spec.env = env;
+    spec.cwd = cmd.submission_dir;
+    return spec;
+  }
+  std::vector<std::string>& a = spec.argv;
+  a = {options_.bwrap_path,
+       "--unshare-all",
+       "--die-with-parent",
+       "--new-session",
+       "--cap-drop", "ALL",
+       "--uid", std::to_string(options_.uid),
+       "--gid", std::to_string(options_.gid),
+       "--hostname", "sandbox",
+       "--ro-bind", "/usr", "/usr",
+       "--symlink", "usr/lib", "/lib",
+       "--symlink", "usr/lib64", "/lib64",
+       "--symlink", "usr/bin", "/bin",
+       "--symlink", "usr/sbin", "/sbin"};
+  std::error_code ec;
+  for (const char* f : kEtcFiles) {
+    if (fs::exists(f, ec)) a.insert(a.end(), {"--ro-bind", f, f});
+  }
+  a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--ro-bind",
+                     cmd.submission_dir, "/sub"});
+  for (const auto& [host, inside] : options_.ro_binds) {
+    a.insert(a.end(), {"--ro-bind", host, inside});
+  }
+  for (const auto& [host, inside] : cmd.extra_ro_binds) {
+    a.insert(a.end(), {"--ro-bind", host, inside});
+  }
+  a.insert(a.end(), {"--chdir", "/sub", "--clearenv"});
+  for (const std::string& kv : env) AddEnv(a, kv);
+  a.push_back("--");
+  a.insert(a.end(), cmd.argv.begin(), cmd.argv.end());
+  // bwrap itself needs no environment; the child's comes from --setenv.
+  spec.env = {"PATH=/usr/bin:/bin"};
+  return spec;
+}
+
+absl::StatusOr<std::unique_ptr<ChildProcess>> Sandbox::Launch(const SandboxedCommand& cmd,
+                                                              LineCallback on_stderr_line) {
+  if (cmd.argv.empty()) return absl::InvalidArgumentError("argv: empty");
+  std::error_code ec;
+  if (!fs::is_directory(cmd.submission_dir, ec)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("submission_dir: ", cmd.submission_dir, " is not a folder"));
+  }
+  absl::StatusOr<std::unique_ptr<ChildProcess>> child =
+      launcher_->Launch(BuildCommand(cmd), std::move(on_stderr_line));
+  if (!child.ok()) {
+    return absl::UnavailableError(absl::StrCat("cannot start the sandbox: ",
+                                               child.status().message()));
+  }
+  return child;
+}
+
+absl::Status Sandbox::Probe(const SandboxOptions& options) {
+  std::error_code ec;
+  if (!fs::exists(options.bwrap_path, ec)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "bubblewrap is not installed (", options.bwrap_path, "): apt-get install bubblewrap"));
+  }
+  SandboxOptions probe = options;
+  probe.insecure_no_sandbox = false;
+  Sandbox sandbox(probe);
+  SandboxedCommand cmd;
+  cmd.submission_dir = fs::temp_directory_path().string();
+  cmd.argv = {"/usr/bin/true"};
+  absl::StatusOr<std::unique_ptr<ChildProcess>> child = sandbox.Launch(cmd);
+  if (!child.ok()) return absl::FailedPreconditionError(child.status().message());
+  int status = (*child)->Wait(absl::Seconds(10));
+  if (status != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "bubblewrap cannot create its namespaces on this host (exit status ", status,
+        "): ", (*child)->StderrTail(),
+        " Enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 or "
+        "user.max_user_namespaces > 0) or run as root."));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace bbo

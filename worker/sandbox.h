@@ -1,0 +1,78 @@
+#ifndef BBO_WORKER_SANDBOX_H_
+#define BBO_WORKER_SANDBOX_H_
+
+// Sandbox: runs a submitted optimizer under bubblewrap with every namespace unshared (no
+// network at all: the sandbox has its own empty loopback), a new session, all capabilities
+// dropped, an unprivileged uid, rlimits, and a file system view of only what a program needs:
+// /usr (and the /lib, /bin symlinks), a minimal /etc, /proc, /dev, a private /tmp, the
+// submission at /sub (read-only) and explicitly listed read-only binds (the bundled bayesmark
+// package). Nothing else of the host is visible: not the coordinator's SQLite file, problem
+// data, other submissions, /root, /home, /var, /srv or the project checkout.
+//
+// Later hardening slots in here without changing callers: cgroups (v1 and v2) as a
+// post-launch hook on the child's pid, and seccomp as a `--seccomp FD` argument built from a
+// policy (see BuildCommand).
+//
+// Thread-safe: Launch may be called concurrently.
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "worker/child_process.h"
+
+namespace bbo {
+
+struct SandboxOptions {
+  std::string bwrap_path = "/usr/bin/bwrap";
+  // Runs the optimizer directly, without namespaces. Trusted code only.
+  bool insecure_no_sandbox = false;
+  // The unprivileged identity inside the sandbox (nobody).
+  uint32_t uid = 65534;
+  uint32_t gid = 65534;
+  ResourceLimits limits;
+  // Host path -> sandbox path, bound read-only for every launch.
+  std::vector<std::pair<std::string, std::string>> ro_binds;
+};
+
+struct SandboxedCommand {
+  // Host folder of the unpacked submission; bound read-only at /sub, the working directory.
+  std::string submission_dir;
+  // The program and its arguments as seen inside the sandbox, e.g. {"/usr/bin/python3", "-u",
+  // "optimizer.py"} or {"./optimizer"}.
+  std::vector<std::string> argv;
+  // "KEY=value" entries; the environment is otherwise empty (HOME=/tmp, PATH=/usr/bin:/bin).
+  std::vector<std::string> env;
+  // Extra read-only binds for this launch (host path -> sandbox path).
+  std::vector<std::pair<std::string, std::string>> extra_ro_binds;
+};
+
+class Sandbox {
+ public:
+  // `launcher` null -> the real PosixProcessLauncher.
+  explicit Sandbox(SandboxOptions options, ProcessLauncher* launcher = nullptr);
+
+  // Starts `cmd` in the sandbox. Unavailable when the process cannot be started.
+  absl::StatusOr<std::unique_ptr<ChildProcess>> Launch(const SandboxedCommand& cmd,
+                                                       LineCallback on_stderr_line = nullptr);
+
+  // The full command line Launch runs (for logs and tests).
+  ProcessSpec BuildCommand(const SandboxedCommand& cmd) const;
+
+  // OK when bubblewrap can create its namespaces on this host; FailedPrecondition with what to
+  // do otherwise.
+  static absl::Status Probe(const SandboxOptions& options);
+
+  const SandboxOptions& options() const { return options_; }
+
+ private:
+  SandboxOptions options_;
+  PosixProcessLauncher default_launcher_;
+  ProcessLauncher* launcher_;
+};
+
+}  // namespace bbo
+
+#endif  // BBO_WORKER_SANDBOX_H_

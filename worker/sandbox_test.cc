@@ -1,0 +1,131 @@
+#include "worker/sandbox.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace bbo {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Runs testdata/probe.py with `checks` in a sandbox and returns check -> answer.
+std::map<std::string, std::string> Probe(const SandboxOptions& opts,
+                                         const std::vector<std::string>& checks) {
+  Sandbox sandbox(opts);
+  SandboxedCommand cmd;
+  cmd.submission_dir = BBO_WORKER_TESTDATA;
+  cmd.argv = {"/usr/bin/python3", "probe.py"};
+  cmd.argv.insert(cmd.argv.end(), checks.begin(), checks.end());
+  auto child = sandbox.Launch(cmd);
+  EXPECT_TRUE(child.ok()) << child.status();
+  std::map<std::string, std::string> out;
+  if (!child.ok()) return out;
+  absl::Time deadline = absl::Now() + absl::Seconds(60);
+  while (true) {
+    auto line = (*child)->ReadLine(deadline);
+    if (!line.ok()) break;
+    size_t eq = line->rfind('=');
+    if (eq != std::string::npos) out[line->substr(0, eq)] = line->substr(eq + 1);
+  }
+  (*child)->Wait(absl::Seconds(5));
+  return out;
+}
+
+// A TCP listener on 127.0.0.1 (ephemeral port), closed on destruction.
+class Listener {
+ public:
+  Listener() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    listen(fd_, 4);
+    socklen_t len = sizeof(addr);
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+  }
+  ~Listener() { close(fd_); }
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+TEST(SandboxTest, ProbeSucceedsOnThisHost) { EXPECT_TRUE(Sandbox::Probe(SandboxOptions()).ok()); }
+
+TEST(SandboxTest, RunsAsNobodyWithScientificPython) {
+  auto r = Probe(SandboxOptions(), {"uid", "numpy"});
+  EXPECT_EQ(r["uid"], "65534");
+  EXPECT_EQ(r["numpy"], "yes");
+}
+
+TEST(SandboxTest, CannotConnectToHostLoopback) {
+  Listener listener;
+  std::string check = "tcp:" + std::to_string(listener.port());
+  EXPECT_EQ(Probe(SandboxOptions(), {check})[check], "no");
+  // Control: without the sandbox the same connection works, so the check can fail.
+  SandboxOptions insecure;
+  insecure.insecure_no_sandbox = true;
+  EXPECT_EQ(Probe(insecure, {check})[check], "yes");
+}
+
+TEST(SandboxTest, SeesOnlyItsOwnFiles) {
+  fs::path secret_dir = fs::temp_directory_path() / ("sandbox_secret_" + std::to_string(getpid()));
+  fs::create_directories(secret_dir);
+  std::ofstream(secret_dir / "problems.json") << "{\"hidden\": true}";
+  std::string secret = "read:" + (secret_dir / "problems.json").string();
+  std::string checkout = std::string("read:") + BBO_SOURCE_DIR + "/CMakeLists.txt";
+  auto r = Probe(SandboxOptions(), {secret, checkout, "read:/root", "read:/home",
+                                    "read:/var/lib", "read:/sub/probe.py", "write:/sub/x",
+                                    "write:/tmp/x", "read:/etc/shadow"});
+  EXPECT_EQ(r[secret], "no");
+  EXPECT_EQ(r[checkout], "no");
+  EXPECT_EQ(r["read:/root"], "no");
+  EXPECT_EQ(r["read:/home"], "no");
+  EXPECT_EQ(r["read:/var/lib"], "no");
+  EXPECT_EQ(r["read:/etc/shadow"], "no");
+  EXPECT_EQ(r["read:/sub/probe.py"], "yes");  // its own submission
+  EXPECT_EQ(r["write:/sub/x"], "no");          // read-only
+  EXPECT_EQ(r["write:/tmp/x"], "yes");         // private /tmp
+  EXPECT_FALSE(fs::exists(fs::path(BBO_WORKER_TESTDATA) / "x"));
+  fs::remove_all(secret_dir);
+}
+
+TEST(SandboxTest, AddressSpaceLimitStopsLargeAllocations) {
+  SandboxOptions opts;
+  opts.limits.address_space_bytes = 1024ull << 20;
+  auto r = Probe(opts, {"alloc:2000", "alloc:10"});
+  EXPECT_EQ(r["alloc:2000"], "no");
+  EXPECT_EQ(r["alloc:10"], "yes");
+}
+
+TEST(SandboxTest, CommandNeverBindsTheWholeRoot) {
+  Sandbox sandbox{SandboxOptions()};
+  SandboxedCommand cmd;
+  cmd.submission_dir = "/tmp";
+  cmd.argv = {"./optimizer"};
+  ProcessSpec spec = sandbox.BuildCommand(cmd);
+  for (size_t i = 0; i + 1 < spec.argv.size(); ++i) {
+    if (spec.argv[i] == "--bind" || spec.argv[i] == "--ro-bind") {
+      EXPECT_NE(spec.argv[i + 1], "/");
+    }
+  }
+  EXPECT_THAT(spec.argv, ::testing::Contains("--unshare-all"));
+  EXPECT_THAT(spec.argv, ::testing::Contains("--die-with-parent"));
+  EXPECT_THAT(spec.argv, ::testing::Contains("--new-session"));
+}
+
+}  // namespace
+}  // namespace bbo
