@@ -31,7 +31,8 @@ double RunStudy(const std::vector<std::string>& argv, const std::string& dir, in
   bbo::SandboxedCommand cmd;
   cmd.submission_dir = dir;
   cmd.argv = argv;
-  cmd.env = {absl::StrCat("BBO_SEED=", seed), absl::StrCat("PYTHONPATH=", BBO_PYTHON_DIR)};
+  cmd.env = {absl::StrCat("BBO_SEED=", seed), absl::StrCat("PYTHONPATH=", BBO_PYTHON_DIR),
+             "BBO_ARENA_HOSTED=1"};
   auto child = sandbox.Launch(cmd);
   EXPECT_TRUE(child.ok()) << child.status();
   bbo::OptimizerHost host(*std::move(child));

@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
   } else {
     for (absl::string_view name :
          absl::StrSplit(absl::GetFlag(FLAGS_problems), ',', absl::SkipEmpty())) {
-      auto p = bbo::MakeProblem(name);
+      auto p = bbo::MakeProblem(std::string(name));
       if (!p.ok()) {
         std::fprintf(stderr, "bbo-server: --problems: %s\n",
                      std::string(p.status().message()).c_str());

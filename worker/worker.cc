@@ -163,7 +163,7 @@ absl::Status Worker::RunStudy(const JobLease& job, const std::string& dir,
                               const StudyInfo& study) {
   SandboxedCommand cmd;
   cmd.submission_dir = dir;
-  cmd.env = {absl::StrCat("BBO_SEED=", job.seed), "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1",
+  cmd.env = {absl::StrCat("BBO_SEED=", job.seed), "BBO_ARENA_HOSTED=1", "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1",
              "MKL_NUM_THREADS=1", "PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1",
              "MPLBACKEND=Agg"};
   std::vector<std::pair<std::string, std::string>> binds;

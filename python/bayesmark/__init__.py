@@ -8,3 +8,12 @@ stdin/stdout instead of running a local benchmark.
 """
 
 __version__ = "0.0.8"
+
+import os as _os
+
+# Under a bbo-arena worker, claim stdout for the protocol as soon as bayesmark is imported, so
+# that even prints at import time of the participant's module go to stderr.
+if _os.environ.get("BBO_ARENA_HOSTED") == "1":
+    from bayesmark import _channel
+
+    _channel.claim()

@@ -16,7 +16,7 @@ import traceback
 
 import numpy as np
 
-from bayesmark import np_util
+from bayesmark import _channel, np_util
 
 
 def _native(v):
@@ -47,11 +47,7 @@ def _value(v):
 
 class _Channel:
     def __init__(self):
-        # Keep the real stdout for the protocol; make fd 1 and sys.stdout point at stderr.
-        proto_fd = os.dup(1)
-        os.dup2(2, 1)
-        self.out = os.fdopen(proto_fd, "w", buffering=1)
-        sys.stdout = sys.stderr
+        self.out = _channel.claim().out
         self.inp = sys.stdin
 
     def send(self, msg):
