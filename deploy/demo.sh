@@ -4,14 +4,14 @@
 #   bbo-workers, submits the three example optimizers, runs the practice suite with several
 #   trials, prints the leaderboard, leaves demo-out/arena.sqlite and demo-out/leaderboard.json,
 #   and shuts everything down.
-# Idempotent: every run starts from a fresh demo-out/. Environment: TRIALS (default 3),
+# Idempotent: every run starts from a fresh demo-out/. Environment: TRIALS (default 5),
 # PORT (default 50051), WORKER_FLAGS (e.g. --insecure-no-sandbox on hosts without user
 # namespaces).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./deploy/build.sh
 
-TRIALS=${TRIALS:-3}
+TRIALS=${TRIALS:-5}
 PORT=${PORT:-50051}
 OUT=demo-out
 BIN=build
