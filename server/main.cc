@@ -10,6 +10,8 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "common/flag_names.h"
 #include "server/coordinator.h"
@@ -37,6 +39,10 @@ ABSL_FLAG(std::string, problems, "",
 ABSL_FLAG(std::string, port_file, "", "If set, write the bound port here once serving.");
 
 int main(int argc, char** argv) {
+  absl::FlagsUsageConfig usage;
+  usage.contains_help_flags = [](absl::string_view file) { return absl::EndsWith(file, "main.cc"); };
+  usage.contains_helpshort_flags = usage.contains_help_flags;
+  absl::SetFlagsUsageConfig(usage);
   absl::SetProgramUsageMessage(
       "bbo-server --listen=127.0.0.1:50051 --db=bbo-arena.sqlite\n"
       "The bbo-arena coordinator: job queue, studies, scoring, SQLite store.");

@@ -123,6 +123,11 @@ absl::StatusOr<int> SqliteStore::SchemaVersion() {
   return v;
 }
 
+absl::Status SqliteStore::ExecForTesting(const std::string& sql) {
+  absl::MutexLock l(&mu_);
+  return db_->Exec(sql);
+}
+
 absl::StatusOr<int64_t> SqliteStore::AddSubmission(const SubmissionRecord& s,
                                                    const std::string& archive,
                                                    const std::vector<std::string>& problems,

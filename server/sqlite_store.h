@@ -57,6 +57,9 @@ class SqliteStore : public Store {
 
   // The schema version after migrations (for tests and `bbo-server --version`).
   absl::StatusOr<int> SchemaVersion();
+  // Runs raw SQL on the connection. Fault-injection tests only (e.g. PRAGMA max_page_count to
+  // simulate a full disk).
+  absl::Status ExecForTesting(const std::string& sql);
 
  private:
   explicit SqliteStore(std::unique_ptr<sqlite::Database> db) : db_(std::move(db)) {}

@@ -251,6 +251,39 @@ TEST_F(StudyManagerTest, SweepCutsOffAbandonedPracticeStudy) {
   EXPECT_EQ(manager_->LiveStudies(), 0);
 }
 
+TEST_F(StudyManagerTest, FullDiskLosesNothingAndTheStudyCanResume) {
+  StudyOptions opts;
+  opts.batch_size = 4;
+  opts.n_batches = 100000;
+  StudyManager manager(store_.get(), problems_.get(), evaluator_.get(), &clock_, opts);
+  auto study = manager.OpenPractice("mixed");
+  ASSERT_TRUE(study.ok());
+  // A database that cannot grow: SQLite reports SQLITE_FULL exactly as for a full disk.
+  ASSERT_TRUE(store_->ExecForTesting("PRAGMA max_page_count = 40").ok());
+  int ok_batches = 0;
+  absl::Status failure;
+  for (int b = 0; b < 5000; ++b) {
+    auto out = manager.SubmitBatch(study->study_id, b, Batch(4), 0, 0);
+    if (!out.ok()) {
+      failure = out.status();
+      break;
+    }
+    ++ok_batches;
+  }
+  ASSERT_EQ(failure.code(), absl::StatusCode::kResourceExhausted) << failure;
+  ASSERT_GT(ok_batches, 0);
+  // Every acknowledged batch is complete; the failed one left nothing behind.
+  auto values = store_->StudyValues(study->study_id);
+  ASSERT_TRUE(values.ok());
+  ASSERT_EQ(static_cast<int>(values->size()), ok_batches);
+  for (const auto& batch : *values) EXPECT_EQ(batch.size(), 4u);
+  // Space comes back: the same batch index is accepted and the study goes on.
+  ASSERT_TRUE(store_->ExecForTesting("PRAGMA max_page_count = 1073741823").ok());
+  auto retry = manager.SubmitBatch(study->study_id, ok_batches, Batch(4), 0, 0);
+  ASSERT_TRUE(retry.ok()) << retry.status();
+  EXPECT_EQ(static_cast<int>(store_->StudyValues(study->study_id)->size()), ok_batches + 1);
+}
+
 TEST_F(StudyManagerTest, EndStudyEarlyMarksFailedAndIsIdempotent) {
   auto study = manager_->OpenPractice("mixed");
   ASSERT_TRUE(study.ok());

@@ -11,6 +11,8 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
 #include "common/flag_names.h"
 #include "spdlog/spdlog.h"
 #include "worker/coordinator_client.h"
@@ -31,9 +33,14 @@ ABSL_FLAG(uint64_t, cpu_seconds, 3600, "CPU-time limit per optimizer process, se
 ABSL_FLAG(bool, verbose, false, "Log the optimizers' stderr.");
 
 int main(int argc, char** argv) {
+  absl::FlagsUsageConfig usage;
+  usage.contains_help_flags = [](absl::string_view file) { return absl::EndsWith(file, "main.cc"); };
+  usage.contains_helpshort_flags = usage.contains_help_flags;
+  absl::SetFlagsUsageConfig(usage);
   absl::SetProgramUsageMessage(
       "bbo-worker --coordinator=127.0.0.1:50051\n"
-      "Leases jobs from bbo-server and runs each submitted optimizer in a bubblewrap sandbox.");
+      "Leases jobs from bbo-server and runs each submitted optimizer in a bubblewrap sandbox.\n"
+      "Flag names take dashes or underscores (--insecure-no-sandbox).");
   std::vector<std::string> args = bbo::NormalizeFlagNames(argc, argv);
   std::vector<char*> cargs;
   for (auto& a : args) cargs.push_back(a.data());
@@ -59,7 +66,7 @@ int main(int argc, char** argv) {
                  "this worker's privileges, network and file access. Use only for trusted code.");
   } else if (absl::Status s = bbo::Sandbox::Probe(opts.sandbox); !s.ok()) {
     spdlog::error("{}", std::string(s.message()));
-    spdlog::error("refusing to start without a sandbox; pass --insecure_no_sandbox to run "
+    spdlog::error("refusing to start without a sandbox; pass --insecure-no-sandbox to run "
                   "trusted code unsandboxed");
     return 1;
   }
