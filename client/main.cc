@@ -154,7 +154,8 @@ int Leaderboard(const std::string& server, bool json) {
   std::printf("%-5s %-32s %10s %10s\n", "rank", "name", "score", "median");
   for (const auto& row : resp.rows()) {
     std::printf("%-5d %-32s %10.3f %10.3f%s\n", row.rank(), row.name().c_str(), row.score(),
-                row.median_score(), row.baseline() ? "  (baseline)" : "");
+                row.median_score(),
+                row.baseline() ? "  (baseline)" : (row.complete() ? "" : "  (partial)"));
   }
   return 0;
 }

@@ -97,6 +97,10 @@ CREATE TABLE study_errors (
 );
 CREATE INDEX study_errors_by_study ON study_errors (study_id);
 )sql",
+      // 2: keep the optimizer's original suggestion when random search replaced it.
+      R"sql(
+ALTER TABLE evaluations ADD COLUMN suggested_json TEXT;
+)sql",
   };
   return *kMigrations;
 }

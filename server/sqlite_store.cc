@@ -456,12 +456,18 @@ absl::Status SqliteStore::RecordBatch(const BatchRecord& b) {
   ib->Bind(7, b.eval_time_s).Bind(8, n_replaced);
   RETURN_IF_ERROR(ib->Run());
   ASSIGN_OR_RETURN(auto* ie, Stmt("INSERT INTO evaluations (study_id, batch, idx, params_json,"
-                                  " value, replaced, eval_time_s) VALUES (?, ?, ?, ?, ?, ?, ?)"));
+                                  " value, replaced, eval_time_s, suggested_json) VALUES"
+                                  " (?, ?, ?, ?, ?, ?, ?, ?)"));
   for (size_t i = 0; i < b.evaluations.size(); ++i) {
     const auto& e = b.evaluations[i];
     ie->Bind(1, b.study_id).Bind(2, b.batch).Bind(3, static_cast<int64_t>(i));
     ie->Bind(4, e.params_json).Bind(5, Storable(e.value)).Bind(6, e.replaced ? 1 : 0);
     ie->Bind(7, e.eval_time_s);
+    if (e.suggested_json.empty()) {
+      ie->BindNull(8);
+    } else {
+      ie->Bind(8, e.suggested_json);
+    }
     RETURN_IF_ERROR(ie->Run());
   }
   ASSIGN_OR_RETURN(auto* er, Stmt("INSERT INTO study_errors (study_id, batch, kind, message)"

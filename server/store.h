@@ -77,6 +77,9 @@ struct EvaluationRecord {
   double value = 0;         // objective; +inf for a crashed evaluation
   bool replaced = false;    // true when random search replaced an invalid suggestion
   double eval_time_s = 0;
+  // What the optimizer suggested for this slot when it was replaced (JSON, or an explanation
+  // when it could not be decoded); empty otherwise.
+  std::string suggested_json;
 };
 
 struct BatchRecord {

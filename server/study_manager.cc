@@ -160,6 +160,7 @@ absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
     const int n = live->record.batch_size;
     std::vector<Point> points;
     std::vector<bool> replaced;
+    std::vector<std::string> suggested(n);
     std::vector<std::string> errors;
     if (static_cast<int>(suggestions.size()) != n) {
       errors.push_back(absl::StrCat(
@@ -183,12 +184,15 @@ absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
       } else {
         errors.push_back(absl::StrCat("suggestion ", i, ": ", canonical.status().message(),
                                       "; replaced by random search"));
+        suggested[i] = in.decode_error.empty() ? PointToJson(in.point).dump()
+                                               : nlohmann::json(in.decode_error).dump();
         points.push_back(space.SampleRandom(live->rng));
         replaced.push_back(true);
       }
     }
-    return Evaluate(*live, std::move(points), std::move(replaced), std::move(errors),
-                    BatchSource::kOptimizer, turn_s, host_suggest_time_s, host_observe_time_s);
+    return Evaluate(*live, std::move(points), std::move(replaced), std::move(suggested),
+                    std::move(errors), BatchSource::kOptimizer, turn_s, host_suggest_time_s,
+                    host_observe_time_s);
   }();
   Release(live);
   return out;
@@ -216,8 +220,9 @@ absl::StatusOr<BatchOutcome> StudyManager::ReportSuggestFailure(int64_t study_id
     std::vector<bool> replaced(points.size(), true);
     std::vector<std::string> errors = {
         absl::StrCat("suggest failed: ", message, "; batch filled by random search")};
-    return Evaluate(*live, std::move(points), std::move(replaced), std::move(errors),
-                    BatchSource::kRandomFill, turn_s, 0, 0);
+    std::vector<std::string> suggested(points.size());
+    return Evaluate(*live, std::move(points), std::move(replaced), std::move(suggested),
+                    std::move(errors), BatchSource::kRandomFill, turn_s, 0, 0);
   }();
   Release(live);
   return out;
@@ -225,6 +230,7 @@ absl::StatusOr<BatchOutcome> StudyManager::ReportSuggestFailure(int64_t study_id
 
 absl::StatusOr<BatchOutcome> StudyManager::Evaluate(Live& live, std::vector<Point> points,
                                                     std::vector<bool> replaced,
+                                                    std::vector<std::string> suggested,
                                                     std::vector<std::string> errors,
                                                     BatchSource source, double turn_s,
                                                     double host_suggest_s,
@@ -249,6 +255,7 @@ absl::StatusOr<BatchOutcome> StudyManager::Evaluate(Live& live, std::vector<Poin
     e.params_json = PointToJson(points[i]).dump();
     e.value = results[i].value;
     e.replaced = replaced[i];
+    if (i < suggested.size()) e.suggested_json = std::move(suggested[i]);
     e.eval_time_s = results[i].eval_time_s;
     best = std::min(best, e.value);
     rec.evaluations.push_back(std::move(e));
@@ -319,9 +326,9 @@ void StudyManager::Sweep() {
       double turn_s = absl::ToDoubleSeconds(now - live->turn_started);
       bool over = turn_s > live->record.suggest_budget_s + options_.sweep_grace_s ||
                   live->used_s + turn_s > live->record.study_budget_s + options_.sweep_grace_s;
-      // Worker-hosted studies are policed by their worker and the job lease; practice studies
-      // have no one else to end them.
-      if (over && !live->record.job_id.has_value()) {
+      // Normally the worker reports an overdue optimizer first (its kill grace is shorter than
+      // ours); this catches remote clients and workers that vanished.
+      if (over) {
         live->busy = true;
         overdue.push_back(live);
       }

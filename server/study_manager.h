@@ -135,6 +135,7 @@ class StudyManager {
   absl::Status CheckBudget(Live& live, double turn_s);
   absl::StatusOr<BatchOutcome> Evaluate(Live& live, std::vector<Point> points,
                                         std::vector<bool> replaced,
+                                        std::vector<std::string> suggested,
                                         std::vector<std::string> errors, BatchSource source,
                                         double turn_s, double host_suggest_s,
                                         double host_observe_s);

@@ -259,6 +259,10 @@ TEST_F(E2eTest, InvalidSuggestionsAreReportedAndReplaced) {
               "e.study_id WHERE replaced = 1 AND s.submission_id = " + sid),
             "7");
   EXPECT_THAT(all, HasSubstr("expected a number, got a string \"nan\""));
+  // The optimizer's original suggestion is kept beside the replacement.
+  EXPECT_THAT(Q("SELECT suggested_json FROM evaluations e JOIN studies s ON s.id = e.study_id "
+                "WHERE s.submission_id = " + sid + " AND e.batch = 0 AND e.replaced = 1"),
+              HasSubstr("2.5"));
   EXPECT_THAT(all, HasSubstr("expected a number, got a string \"abc\""));
 }
 
@@ -345,7 +349,7 @@ TEST_F(E2eTest, ServerShutsDownCleanlyOnSigterm) {
   StartServer();
   EXPECT_EQ(server_->Terminate(), 0) << Logs();
   // The file is a valid database with every table.
-  EXPECT_EQ(Q("SELECT MAX(version) FROM schema_version"), "1");
+  EXPECT_EQ(Q("SELECT MAX(version) FROM schema_version"), "2");
 }
 
 }  // namespace

@@ -45,7 +45,11 @@ Worker::Worker(CoordinatorClient* client, Sandbox* sandbox, WorkerOptions option
 Worker::~Worker() { Stop(); }
 
 absl::Status Worker::Register(const std::string& hostname, int slots) {
-  ASSIGN_OR_RETURN(identity_, client_->Register(hostname, slots));
+  ASSIGN_OR_RETURN(WorkerIdentity id, client_->Register(hostname, slots));
+  {
+    absl::MutexLock l(&id_mu_);
+    identity_ = id;
+  }
   if (heartbeat_ == nullptr) {
     heartbeat_ = std::make_unique<std::thread>([this] { HeartbeatLoop(); });
   }
@@ -61,25 +65,32 @@ void Worker::HeartbeatLoop() {
   absl::Time next = absl::Now();
   while (!stop_) {
     if (absl::Now() >= next) {
-      absl::Status s = client_->Heartbeat(identity_.worker_id);
+      WorkerIdentity id;
+      {
+        absl::MutexLock l(&id_mu_);
+        id = identity_;
+      }
+      absl::Status s = client_->Heartbeat(id.worker_id);
       if (!s.ok()) spdlog::warn("heartbeat failed: {}", s.ToString());
-      next = absl::Now() + absl::Seconds(std::max(0.1, identity_.heartbeat_interval_s));
+      next = absl::Now() + absl::Seconds(std::max(0.1, id.heartbeat_interval_s));
     }
     absl::SleepFor(absl::Milliseconds(50));
   }
 }
 
 absl::Status Worker::Run() {
-  if (identity_.worker_id.empty()) {
+  if (worker_id().empty()) {
     return absl::FailedPreconditionError("Register() the worker before Run()");
   }
   absl::Time idle_since = absl::Now();
   while (!stop_) {
-    absl::StatusOr<std::optional<JobLease>> job = client_->Lease(identity_.worker_id);
+    absl::StatusOr<std::optional<JobLease>> job = client_->Lease(worker_id());
     if (!job.ok()) {
       if (job.status().code() == absl::StatusCode::kNotFound) {
         // The coordinator forgot us (restarted with a new file): register again.
-        RETURN_IF_ERROR(Register("re-register", 1));
+        char host[256] = {0};
+        gethostname(host, sizeof(host) - 1);
+        RETURN_IF_ERROR(Register(host, 1));
         continue;
       }
       spdlog::warn("lease failed: {}", job.status().ToString());
@@ -137,12 +148,12 @@ absl::Status Worker::RunJob(const JobLease& job) {
   absl::StatusOr<std::string> dir = SubmissionDir(job);
   if (!dir.ok()) {
     // A host problem, not the participant's: give the job back.
-    return client_->Finish(identity_.worker_id, job.job_id,
+    return client_->Finish(worker_id(), job.job_id,
                            absl::StrCat("cannot unpack submission: ", dir.status().message()));
   }
-  absl::StatusOr<StudyInfo> study = client_->OpenStudy(job.job_id, identity_.worker_id);
+  absl::StatusOr<StudyInfo> study = client_->OpenStudy(job.job_id, worker_id());
   if (!study.ok()) {
-    client_->Finish(identity_.worker_id, job.job_id,
+    client_->Finish(worker_id(), job.job_id,
                     absl::StrCat("cannot open study: ", study.status().message()))
         .IgnoreError();
     return study.status();
@@ -154,9 +165,9 @@ absl::Status Worker::RunJob(const JobLease& job) {
     // The study could not be carried to its end for a host-side reason (coordinator gone,
     // lease lost): hand the job back so it runs again.
     client_->EndStudy(study->study_id, absl::StrCat("host error: ", s.message())).IgnoreError();
-    return client_->Finish(identity_.worker_id, job.job_id, std::string(s.message()));
+    return client_->Finish(worker_id(), job.job_id, std::string(s.message()));
   }
-  return client_->Finish(identity_.worker_id, job.job_id, "");
+  return client_->Finish(worker_id(), job.job_id, "");
 }
 
 absl::Status Worker::RunStudy(const JobLease& job, const std::string& dir,

@@ -55,7 +55,10 @@ class Worker {
   void Stop();
   ~Worker();
 
-  const std::string& worker_id() const { return identity_.worker_id; }
+  std::string worker_id() {
+    absl::MutexLock l(&id_mu_);
+    return identity_.worker_id;
+  }
   int jobs_run() const { return jobs_run_.load(); }
 
  private:
@@ -66,7 +69,8 @@ class Worker {
   CoordinatorClient* client_;
   Sandbox* sandbox_;
   const WorkerOptions options_;
-  WorkerIdentity identity_;
+  absl::Mutex id_mu_;
+  WorkerIdentity identity_ ABSL_GUARDED_BY(id_mu_);
   std::atomic<bool> stop_{false};
   std::atomic<int> jobs_run_{0};
   absl::Mutex unpack_mu_;  // serialises unpacking of submissions

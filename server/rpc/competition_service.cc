@@ -50,6 +50,7 @@ grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext*,
     row->set_score(r.score);
     row->set_median_score(r.median_score);
     row->set_baseline(r.is_baseline);
+    row->set_complete(r.complete);
     for (const auto& p : r.problems) {
       v1::ProblemScore* ps = row->add_problems();
       ps->set_problem(p.problem);
