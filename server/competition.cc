@@ -168,7 +168,7 @@ absl::StatusOr<LeaderboardReport> Competition::Leaderboard() {
     ASSIGN_OR_RETURN(const Problem* problem, problems_->Get(name));
     scoring::ProblemBaselineInput b;
     b.random_evals = data.baseline_evals[name];
-    b.known_optimum = problem->known_optimum();
+    if (options_.use_known_optimum) b.known_optimum = problem->known_optimum();
     if (b.random_evals.size() < needed) {
       return absl::FailedPreconditionError(absl::StrCat(
           "the random-search baseline on problem ", name, " is not finished yet (",

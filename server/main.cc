@@ -8,12 +8,8 @@
 #include <cstdio>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
-#include "absl/strings/match.h"
+#include "common/binary_main.h"
 #include "absl/strings/str_split.h"
-#include "common/flag_names.h"
 #include "server/coordinator.h"
 #include "server/problems/practice_suite.h"
 #include "server/problems/test_problems.h"
@@ -36,27 +32,16 @@ ABSL_FLAG(std::string, problem_set, "practice",
           "quadratic that crashes for x0 > 0.9; for the project's own end-to-end tests).");
 ABSL_FLAG(std::string, problems, "",
           "Comma-separated subset of the practice suite (default: all of it).");
+ABSL_FLAG(bool, use_known_optimum, true,
+          "Normalize with the best known optimum of each problem (if lower than the best "
+          "observed value); false uses Bayesmark's estimator, the best value any method found.");
 ABSL_FLAG(std::string, port_file, "", "If set, write the bound port here once serving.");
 
 int main(int argc, char** argv) {
-  absl::FlagsUsageConfig usage;
-  usage.contains_help_flags = [](absl::string_view file) { return absl::EndsWith(file, "main.cc"); };
-  usage.contains_helpshort_flags = usage.contains_help_flags;
-  absl::SetFlagsUsageConfig(usage);
-  absl::SetProgramUsageMessage(
+  const sigset_t signals = bbo::InitBinary(
+      argc, argv,
       "bbo-server --listen=127.0.0.1:50051 --db=bbo-arena.sqlite\n"
       "The bbo-arena coordinator: job queue, studies, scoring, SQLite store.");
-  std::vector<std::string> args = bbo::NormalizeFlagNames(argc, argv);
-  std::vector<char*> cargs;
-  for (auto& a : args) cargs.push_back(a.data());
-  absl::ParseCommandLine(static_cast<int>(cargs.size()), cargs.data());
-  // SIGINT/SIGTERM are blocked in every thread and taken synchronously by main (sigwait), so
-  // shutdown runs outside signal-handler context.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   bbo::CoordinatorOptions opts;
   opts.db_path = absl::GetFlag(FLAGS_db);
@@ -67,6 +52,7 @@ int main(int argc, char** argv) {
   opts.competition.default_trials = absl::GetFlag(FLAGS_default_trials);
   opts.competition.baseline_trials = absl::GetFlag(FLAGS_baseline_trials);
   opts.competition.seed = absl::GetFlag(FLAGS_seed);
+  opts.competition.use_known_optimum = absl::GetFlag(FLAGS_use_known_optimum);
   opts.queue.lease_ttl_s = absl::GetFlag(FLAGS_lease_ttl_s);
   opts.queue.heartbeat_interval_s = std::max(0.2, opts.queue.lease_ttl_s / 6);
   opts.eval_threads = absl::GetFlag(FLAGS_eval_threads);

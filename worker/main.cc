@@ -9,11 +9,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
-#include "absl/strings/match.h"
-#include "common/flag_names.h"
+#include "common/binary_main.h"
 #include "spdlog/spdlog.h"
 #include "worker/coordinator_client.h"
 #include "worker/worker.h"
@@ -33,23 +29,10 @@ ABSL_FLAG(uint64_t, cpu_seconds, 3600, "CPU-time limit per optimizer process, se
 ABSL_FLAG(bool, verbose, false, "Log the optimizers' stderr.");
 
 int main(int argc, char** argv) {
-  absl::FlagsUsageConfig usage;
-  usage.contains_help_flags = [](absl::string_view file) { return absl::EndsWith(file, "main.cc"); };
-  usage.contains_helpshort_flags = usage.contains_help_flags;
-  absl::SetFlagsUsageConfig(usage);
-  absl::SetProgramUsageMessage(
+  const sigset_t signals = bbo::InitBinary(
+      argc, argv,
       "bbo-worker --coordinator=127.0.0.1:50051\n"
-      "Leases jobs from bbo-server and runs each submitted optimizer in a bubblewrap sandbox.\n"
-      "Flag names take dashes or underscores (--insecure-no-sandbox).");
-  std::vector<std::string> args = bbo::NormalizeFlagNames(argc, argv);
-  std::vector<char*> cargs;
-  for (auto& a : args) cargs.push_back(a.data());
-  absl::ParseCommandLine(static_cast<int>(cargs.size()), cargs.data());
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+      "Leases jobs from bbo-server and runs each submitted optimizer in a bubblewrap sandbox.");
 
   bbo::WorkerOptions opts;
   opts.work_dir = absl::GetFlag(FLAGS_work_dir);

@@ -42,16 +42,11 @@ int main() {
   while (auto msg = bbo_sdk::Receive()) {
     const std::string type = msg->value("type", "");
     if (type == "start") {
-      auto parsed = bbo::SearchSpace::FromJson((*msg)["api_config"]);
-      if (!parsed.ok()) {
-        bbo_sdk::Send({{"type", "error"}, {"message", std::string(parsed.status().message())}});
-        return 1;
-      }
-      space = *std::move(parsed);
+      space = bbo_sdk::Start(*msg, "cma-es-cpp");
+      if (!space) return 1;
       scaler.bounds = space->WarpedBounds();
       es = std::make_unique<bbo_examples::CmaEs>(space->dims(), msg->value("batch_size", 8), 0.3,
                                                  seed);
-      bbo_sdk::Send({{"type", "ready"}, {"name", "cma-es-cpp"}, {"version", "1.0"}});
     } else if (type == "suggest") {
       proposed = es->Ask();
       const int n = msg->value("n", 8);

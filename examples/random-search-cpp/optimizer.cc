@@ -11,13 +11,8 @@ int main() {
   while (auto msg = bbo_sdk::Receive()) {
     const std::string type = msg->value("type", "");
     if (type == "start") {
-      auto parsed = bbo::SearchSpace::FromJson((*msg)["api_config"]);
-      if (!parsed.ok()) {
-        bbo_sdk::Send({{"type", "error"}, {"message", std::string(parsed.status().message())}});
-        return 1;
-      }
-      space = *std::move(parsed);
-      bbo_sdk::Send({{"type", "ready"}, {"name", "random-search-cpp"}, {"version", "1.0"}});
+      space = bbo_sdk::Start(*msg, "random-search-cpp");
+      if (!space) return 1;
     } else if (type == "suggest") {
       nlohmann::json x = nlohmann::json::array();
       for (const bbo::Point& p : space->SampleRandom(msg->value("n", 1), rng)) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "common/search_space.h"
 #include "nlohmann/json.hpp"
 
 namespace bbo_sdk {
@@ -42,6 +43,18 @@ inline double Value(const nlohmann::json& v) {
 inline uint64_t Seed(uint64_t fallback = 12345) {
   const char* s = std::getenv("BBO_SEED");
   return s ? std::strtoull(s, nullptr, 10) : fallback;
+}
+
+// Answers a `start` message: parses its api_config and replies `ready` (or `error`, returning
+// nullopt, when the search space cannot be parsed).
+inline std::optional<bbo::SearchSpace> Start(const nlohmann::json& msg, const std::string& name) {
+  auto parsed = bbo::SearchSpace::FromJson(msg.value("api_config", nlohmann::json()));
+  if (!parsed.ok()) {
+    Send({{"type", "error"}, {"message", std::string(parsed.status().message())}});
+    return std::nullopt;
+  }
+  Send({{"type", "ready"}, {"name", name}, {"version", "1.0"}});
+  return *std::move(parsed);
 }
 
 }  // namespace bbo_sdk
