@@ -4,6 +4,7 @@
 //   bbo submit SUBMISSION [--name NAME] [--server H:P] register a submission with a server
 //   bbo status [--server H:P] [--json]                 submissions and their progress
 //   bbo leaderboard [--server H:P] [--json]            the current leaderboard
+//   bbo problems [--server H:P] [--json]               practice problems for remote studies
 
 #include <chrono>
 #include <cmath>
@@ -18,6 +19,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "bbo/v1/competition_service.grpc.pb.h"
+#include "bbo/v1/study_service.grpc.pb.h"
 #include "client/local_run.h"
 #include "common/archive.h"
 #include "grpcpp/create_channel.h"
@@ -137,6 +139,31 @@ int Status(const std::string& server, bool json) {
   return 0;
 }
 
+int Problems(const std::string& server, bool json) {
+  grpc::ChannelArguments args;
+  auto stub = bbo::v1::StudyService::NewStub(
+      grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), args));
+  grpc::ClientContext ctx;
+  Deadline(ctx, 30);
+  bbo::v1::ListProblemsResponse resp;
+  grpc::Status s = stub->ListProblems(&ctx, bbo::v1::ListProblemsRequest(), &resp);
+  if (!s.ok()) return Fail("problems", s);
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& p : resp.problems()) {
+      out.push_back({{"name", p.name()},
+                     {"description", p.description()},
+                     {"api_config", nlohmann::json::parse(p.api_config_json())}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& p : resp.problems()) {
+    std::printf("%-22s %s\n", p.name().c_str(), p.description().c_str());
+  }
+  return 0;
+}
+
 int Leaderboard(const std::string& server, bool json) {
   auto stub = Connect(server);
   grpc::ClientContext ctx;
@@ -222,6 +249,12 @@ int main(int argc, char** argv) {
   cmd_board->add_option("--server", server, "bbo-server address")->default_val(server);
   cmd_board->add_flag("--json", board_json, "JSON output (full report)");
 
+  bool problems_json = false;
+  auto* cmd_problems = app.add_subcommand(
+      "problems", "List the practice problems a remote client can open studies on.");
+  cmd_problems->add_option("--server", server, "bbo-server address")->default_val(server);
+  cmd_problems->add_flag("--json", problems_json, "JSON output (with each api_config)");
+
   CLI11_PARSE(app, argc, argv);
 
   if (cmd_local->parsed()) {
@@ -245,5 +278,6 @@ int main(int argc, char** argv) {
   if (cmd_submit->parsed()) return Submit(server, submit_path, submit_name, submit_trials);
   if (cmd_status->parsed()) return Status(server, status_json);
   if (cmd_board->parsed()) return Leaderboard(server, board_json);
+  if (cmd_problems->parsed()) return Problems(server, problems_json);
   return 0;
 }

@@ -341,6 +341,15 @@ void StudyManager::Sweep() {
   }
 }
 
+std::vector<ProblemInfo> StudyManager::ListProblems() const {
+  std::vector<ProblemInfo> out;
+  for (const std::string& name : problems_->names()) {
+    const Problem* p = *problems_->Get(name);
+    out.push_back({name, p->description(), p->space().api_config().dump()});
+  }
+  return out;
+}
+
 int StudyManager::LiveStudies() {
   absl::MutexLock l(&mu_);
   return static_cast<int>(live_.size());

@@ -69,6 +69,13 @@ struct BatchOutcome {
   double remaining_s = 0;
 };
 
+// A problem as a remote client sees it.
+struct ProblemInfo {
+  std::string name;
+  std::string description;
+  std::string api_config_json;
+};
+
 // A suggestion as received: a point, or why it could not even be decoded.
 struct IncomingPoint {
   Point point;
@@ -109,6 +116,9 @@ class StudyManager {
   // Cuts off practice studies whose turn ran past budget + grace (their client vanished) and
   // forgets finished studies. Call periodically.
   void Sweep();
+
+  // The problems OpenPractice accepts, in the order of the problem set.
+  std::vector<ProblemInfo> ListProblems() const;
 
   // Number of studies held in memory (running).
   int LiveStudies();

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "bbo/v1/competition_service.grpc.pb.h"
+#include "bbo/v1/study_service.grpc.pb.h"
 #include "common/archive.h"
 #include "gmock/gmock.h"
 #include "grpcpp/create_channel.h"
@@ -343,6 +344,52 @@ TEST_F(E2eTest, KilledWorkersJobIsLeasedAgainAfterExpiry) {
   }
   EXPECT_EQ(Q("SELECT attempts FROM jobs WHERE submission_id = " + sid), "2") << Logs();
   EXPECT_EQ(Q("SELECT COUNT(*) FROM studies WHERE submission_id = " + sid), "2");
+}
+
+TEST_F(E2eTest, RemoteClientRunsAPracticeStudyOverTheStudyService) {
+  StartServer();
+  auto study = bbo::v1::StudyService::NewStub(grpc::CreateChannel(
+      "127.0.0.1:" + std::to_string(port_), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext lctx;
+  bbo::v1::ListProblemsResponse problems;
+  ASSERT_TRUE(study->ListProblems(&lctx, bbo::v1::ListProblemsRequest(), &problems).ok());
+  ASSERT_EQ(problems.problems_size(), 1);
+  grpc::ClientContext octx;
+  bbo::v1::OpenStudyRequest open;
+  open.set_problem(problems.problems(0).name());
+  bbo::v1::OpenStudyResponse opened;
+  ASSERT_TRUE(study->OpenStudy(&octx, open, &opened).ok());
+  EXPECT_THAT(opened.api_config_json(), HasSubstr("x0"));
+  EXPECT_EQ(opened.batch_size(), 4);
+  EXPECT_EQ(opened.n_batches(), 5);
+  for (int b = 0; b < 5; ++b) {
+    grpc::ClientContext ctx;
+    bbo::v1::SubmitBatchRequest req;
+    req.set_study_id(opened.study_id());
+    req.set_batch(b);
+    for (int i = 0; i < 4; ++i) {
+      (*req.add_suggestions()->mutable_params())["x0"].set_real_value(0.2 + 0.05 * i);
+    }
+    bbo::v1::SubmitBatchResponse resp;
+    grpc::Status s = study->SubmitBatch(&ctx, req, &resp);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    ASSERT_EQ(resp.values_size(), 4);
+    EXPECT_NEAR(resp.values(2), 0.0, 1e-12);  // (0.3 - 0.3)^2
+    EXPECT_EQ(resp.study_done(), b == 4);
+  }
+  // A wrong batch index and an unknown problem get clear errors.
+  grpc::ClientContext bctx;
+  bbo::v1::SubmitBatchRequest late;
+  late.set_study_id(opened.study_id());
+  late.set_batch(5);
+  bbo::v1::SubmitBatchResponse ignored;
+  EXPECT_EQ(study->SubmitBatch(&bctx, late, &ignored).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  grpc::ClientContext uctx;
+  bbo::v1::OpenStudyRequest unknown;
+  unknown.set_problem("no-such-problem");
+  EXPECT_EQ(study->OpenStudy(&uctx, unknown, &opened).error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(Q("SELECT state FROM studies WHERE submission_id = 0"), "completed");
 }
 
 TEST_F(E2eTest, ServerShutsDownCleanlyOnSigterm) {

@@ -23,6 +23,8 @@ class StudyServiceImpl final : public v1::StudyService::Service {
                                     v1::ReportSuggestFailureResponse* resp) override;
   grpc::Status EndStudy(grpc::ServerContext*, const v1::EndStudyRequest* req,
                         v1::EndStudyResponse* resp) override;
+  grpc::Status ListProblems(grpc::ServerContext*, const v1::ListProblemsRequest* req,
+                            v1::ListProblemsResponse* resp) override;
 
  private:
   StudyManager* studies_;

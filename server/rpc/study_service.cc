@@ -77,4 +77,16 @@ grpc::Status StudyServiceImpl::EndStudy(grpc::ServerContext*, const v1::EndStudy
   return grpc::Status::OK;
 }
 
+grpc::Status StudyServiceImpl::ListProblems(grpc::ServerContext*,
+                                            const v1::ListProblemsRequest*,
+                                            v1::ListProblemsResponse* resp) {
+  for (const ProblemInfo& p : studies_->ListProblems()) {
+    v1::ProblemInfo* o = resp->add_problems();
+    o->set_name(p.name);
+    o->set_description(p.description);
+    o->set_api_config_json(p.api_config_json);
+  }
+  return grpc::Status::OK;
+}
+
 }  // namespace bbo::rpc
