@@ -162,7 +162,11 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
   report["n_batches"] = o.n_batches;
   for (const auto& row : board.board.rows) {
     nlohmann::json problems_json = nlohmann::json::object();
-    for (const auto& p : row.problems) problems_json[p.problem] = Num(p.score);
+    nlohmann::json normalized = nlohmann::json::object();
+    for (const auto& p : row.problems) {
+      problems_json[p.problem] = Num(p.score);
+      normalized[p.problem] = p.norm_mean_perf.empty() ? nlohmann::json() : Num(p.norm_mean_perf.back());
+    }
     if (row.is_baseline) {
       report["random_search"] = {{"leaderboard_score", Num(row.score)},
                                  {"median_score", Num(row.median_score)},
@@ -171,6 +175,8 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
       report["leaderboard_score"] = Num(row.score);
       report["median_score"] = Num(row.median_score);
       report["problems"] = problems_json;
+      // norm-mean-perf at the last batch (seed 003): 0 = optimum every time, 1 = one random guess.
+      report["normalized_mean_perf"] = normalized;
     }
   }
   ASSIGN_OR_RETURN(std::vector<SubmissionStatus> list, coordinator->competition().List());

@@ -98,6 +98,11 @@ absl::StatusOr<std::shared_ptr<StudyManager::Live>> StudyManager::Claim(int64_t 
     // Not in memory: either unknown, or final (or from before a coordinator restart).
     absl::StatusOr<StudyRecord> rec = store_->GetStudy(study_id);
     if (!rec.ok()) return rec.status();
+    if (rec->state == StudyState::kCutOff) {
+      // Cut off while the host was still waiting for its optimizer: the budget ran out.
+      return absl::DeadlineExceededError(absl::StrCat(
+          "study ", study_id, " was cut off by its time budget; its best value so far stands"));
+    }
     return absl::FailedPreconditionError(
         absl::StrCat("study ", study_id, " is not running (state ",
                      StudyStateName(rec->state), ")"));
@@ -105,6 +110,10 @@ absl::StatusOr<std::shared_ptr<StudyManager::Live>> StudyManager::Claim(int64_t 
   std::shared_ptr<Live> live = it->second;
   if (live->busy) {
     return absl::AbortedError(absl::StrCat("study ", study_id, " is busy with another call"));
+  }
+  if (live->record.state == StudyState::kCutOff) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        "study ", study_id, " was cut off by its time budget; its best value so far stands"));
   }
   if (live->record.state != StudyState::kRunning) {
     return absl::FailedPreconditionError(absl::StrCat(

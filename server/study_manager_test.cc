@@ -249,6 +249,9 @@ TEST_F(StudyManagerTest, SweepCutsOffAbandonedPracticeStudy) {
   manager_->Sweep();
   EXPECT_EQ(store_->GetStudy(study->study_id)->state, StudyState::kCutOff);
   EXPECT_EQ(manager_->LiveStudies(), 0);
+  // The late host learns that the budget ran out (not a host error to retry).
+  auto late = manager_->SubmitBatch(study->study_id, 1, Batch(4), 0, 0);
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kDeadlineExceeded);
 }
 
 TEST_F(StudyManagerTest, FullDiskLosesNothingAndTheStudyCanResume) {

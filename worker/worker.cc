@@ -219,8 +219,9 @@ absl::Status Worker::RunStudy(const JobLease& job, const std::string& dir,
   double remaining = study.remaining_s;
   double observe_s = 0;
   for (int b = 0; b < study.n_batches && !stop_; ++b) {
-    absl::Duration deadline =
-        absl::Seconds(std::min(study.suggest_budget_s, remaining) + options_.kill_grace_s);
+    // The coordinator's clock for this turn started before observe; what observe used is gone.
+    const double turn_left = std::min(study.suggest_budget_s - observe_s, remaining - observe_s);
+    absl::Duration deadline = absl::Seconds(std::max(0.0, turn_left) + options_.kill_grace_s);
     absl::StatusOr<std::vector<nlohmann::json>> x =
         host.Suggest(b, study.batch_size, remaining, deadline);
     absl::StatusOr<BatchValues> values;
