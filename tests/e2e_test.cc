@@ -20,6 +20,7 @@
 #include "common/archive.h"
 #include "gmock/gmock.h"
 #include "grpcpp/create_channel.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "gtest/gtest.h"
 
 extern char** environ;
@@ -390,6 +391,48 @@ TEST_F(E2eTest, RemoteClientRunsAPracticeStudyOverTheStudyService) {
   unknown.set_problem("no-such-problem");
   EXPECT_EQ(study->OpenStudy(&uctx, unknown, &opened).error_code(), grpc::StatusCode::NOT_FOUND);
   EXPECT_EQ(Q("SELECT state FROM studies WHERE submission_id = 0"), "completed");
+}
+
+// Server reflection (what grpcurl and other generic clients use), spoken with a generic stub and
+// hand-encoded messages: ServerReflectionRequest{list_services: ""} is field 7 -> bytes 3a 00.
+TEST_F(E2eTest, ServerReflectionListsTheServices) {
+  StartServer();
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(port_),
+                                     grpc::InsecureChannelCredentials());
+  grpc::GenericStub stub(channel);
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  grpc::CompletionQueue cq;
+  auto call = stub.PrepareCall(&ctx, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+                               &cq);
+  auto next = [&cq]() {
+    void* tag;
+    bool ok = false;
+    cq.Next(&tag, &ok);
+    return ok;
+  };
+  call->StartCall(reinterpret_cast<void*>(1));
+  ASSERT_TRUE(next());
+  const char request[] = {0x3a, 0x00};
+  grpc::Slice slice(request, sizeof(request));
+  grpc::ByteBuffer out(&slice, 1);
+  call->Write(out, reinterpret_cast<void*>(2));
+  ASSERT_TRUE(next());
+  grpc::ByteBuffer in;
+  call->Read(&in, reinterpret_cast<void*>(3));
+  ASSERT_TRUE(next());
+  std::vector<grpc::Slice> slices;
+  ASSERT_TRUE(in.Dump(&slices).ok());
+  std::string bytes;
+  for (const auto& sl : slices) bytes.append(reinterpret_cast<const char*>(sl.begin()), sl.size());
+  EXPECT_THAT(bytes, HasSubstr("bbo.v1.StudyService"));
+  EXPECT_THAT(bytes, HasSubstr("bbo.v1.WorkerService"));
+  EXPECT_THAT(bytes, HasSubstr("bbo.v1.CompetitionService"));
+  call->WritesDone(reinterpret_cast<void*>(4));
+  next();
+  grpc::Status status;
+  call->Finish(&status, reinterpret_cast<void*>(5));
+  next();
 }
 
 TEST_F(E2eTest, ServerShutsDownCleanlyOnSigterm) {
