@@ -2,14 +2,17 @@
 #define BBO_SCORING_BASELINE_H_
 
 // The per-problem reference values every score is normalized with (Bayesmark
-// experiment_baseline.compute_baseline; seed 003 "How scoring works"; seed 001 App. B):
+// experiment_baseline.compute_baseline; seed 003 "How scoring works"; seed 001 App. B, where
+// clip_p enters eq. 3, S'_ptn = min(S_ptn, clip_p), and opt_p and clip_p the normalization of
+// eq. 5, norm-mean-perf_pt = (mean-perf_pt - opt_p) / (clip_p - opt_p)):
 //   clip_p            = the median of single random-search evaluations (seed 003: "the median
 //                       score after a single function evaluation", rand-med-perf_p0 for a batch
 //                       size of 1),
 //   opt_p             = an estimate of the global minimum: the best value any method (random
-//                       search included) has found, or the problem's best known optimum if lower,
-//                       minus Bayesmark's pad of 10000 ulps so that opt_p is strictly below
-//                       every observation,
+//                       search included) has found (Bayesmark's estimator), or the problem's best
+//                       known optimum if the caller passes one and it is lower, minus
+//                       Bayesmark's pad of 10000 ulps so that opt_p is strictly below every
+//                       observation,
 //   rand-med-perf_pt  = min_quantile(random evals, 0.5, m_t), m_t = batch_size (t + 1),
 //   rand-mean-perf_pt = cumulative minimum over t of min(clip_p, expected_min(min(clip_p,
 //                       random evals), m_t)).

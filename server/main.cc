@@ -32,9 +32,9 @@ ABSL_FLAG(std::string, problem_set, "practice",
           "quadratic that crashes for x0 > 0.9; for the project's own end-to-end tests).");
 ABSL_FLAG(std::string, problems, "",
           "Comma-separated subset of the practice suite (default: all of it).");
-ABSL_FLAG(bool, use_known_optimum, true,
-          "Normalize with the best known optimum of each problem (if lower than the best "
-          "observed value); false uses Bayesmark's estimator, the best value any method found.");
+ABSL_FLAG(bool, use_known_optimum, false,
+          "Normalize with the best known optimum of each problem when it is lower than the best "
+          "value any method found (default: Bayesmark's estimator, the best value found).");
 ABSL_FLAG(std::string, port_file, "", "If set, write the bound port here once serving.");
 
 int main(int argc, char** argv) {
