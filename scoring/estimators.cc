@@ -5,6 +5,8 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "boost/math/distributions/binomial.hpp"
+#include "boost/math/distributions/students_t.hpp"
 
 namespace bbo::scoring {
 namespace {
@@ -17,7 +19,66 @@ absl::Status CheckSample(const std::vector<double>& X) {
   return absl::OkStatus();
 }
 
+absl::Status CheckAlpha(double alpha) {
+  if (!(alpha > 0 && alpha < 1)) {
+    return absl::InvalidArgumentError(absl::StrCat("alpha: ", alpha, " is not in (0, 1)"));
+  }
+  return absl::OkStatus();
+}
+
+// The smallest k in [0, n] with P(K <= k) >= p for K ~ Binomial(n, q).
+long BinomialPpf(double p, long n, double q) {
+  boost::math::binomial_distribution<double> dist(static_cast<double>(n), q);
+  long lo = 0, hi = n;
+  while (lo < hi) {  // P(K <= k) is nondecreasing in k
+    long mid = lo + (hi - lo) / 2;
+    if (boost::math::cdf(dist, static_cast<double>(mid)) >= p) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return lo;
+}
+
 }  // namespace
+
+absl::StatusOr<Interval> QuantileCI(const std::vector<double>& X, double q, double alpha) {
+  if (absl::Status s = CheckSample(X); !s.ok()) return s;
+  if (!(q > 0 && q < 1)) return absl::InvalidArgumentError(absl::StrCat("q: ", q, " is not in (0, 1)"));
+  if (absl::Status s = CheckAlpha(alpha); !s.ok()) return s;
+  std::vector<double> o = X;
+  std::sort(o.begin(), o.end());
+  o.insert(o.begin(), -HUGE_VAL);
+  o.push_back(HUGE_VAL);
+  const long n = static_cast<long>(X.size());
+  const long lower = std::max(0L, BinomialPpf(alpha / 2, n, q));
+  const long upper = std::max(0L, BinomialPpf(1 - alpha / 2, n, q)) + 1;
+  return Interval{o[static_cast<size_t>(std::min(lower, n + 1))],
+                  o[static_cast<size_t>(std::min(upper, n + 1))]};
+}
+
+absl::StatusOr<Interval> MinQuantileCI(const std::vector<double>& X, double q, int m,
+                                       double alpha) {
+  if (m < 1) return absl::InvalidArgumentError(absl::StrCat("m: ", m, " is below 1"));
+  if (!(q > 0 && q < 1)) return absl::InvalidArgumentError(absl::StrCat("q: ", q, " is not in (0, 1)"));
+  return QuantileCI(X, -std::expm1(std::log1p(-q) / m), alpha);
+}
+
+absl::StatusOr<double> StudentTErrorBar(const std::vector<double>& X, double alpha) {
+  if (X.empty()) return absl::InvalidArgumentError("X: the sample is empty");
+  if (absl::Status s = CheckAlpha(alpha); !s.ok()) return s;
+  const size_t n = X.size();
+  if (n <= 1) return HUGE_VAL;
+  double mean = 0;
+  for (double x : X) mean += x;
+  mean /= static_cast<double>(n);
+  double ss = 0;
+  for (double x : X) ss += (x - mean) * (x - mean);
+  const double sem = std::sqrt(ss / static_cast<double>(n - 1)) / std::sqrt(static_cast<double>(n));
+  boost::math::students_t_distribution<double> t(static_cast<double>(n - 1));
+  return sem * boost::math::quantile(t, 1 - alpha / 2);
+}
 
 absl::StatusOr<double> Quantile(const std::vector<double>& X, double q) {
   if (absl::Status s = CheckSample(X); !s.ok()) return s;

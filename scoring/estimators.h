@@ -33,6 +33,28 @@ absl::StatusOr<double> MinQuantile(const std::vector<double>& X, double q, int m
 // InvalidArgument: m < 1, m > n (no unbiased estimate exists), NaN in X.
 absl::StatusOr<double> ExpectedMin(const std::vector<double>& X, int m);
 
+// A confidence interval [lo, hi]; either end may be infinite.
+struct Interval {
+  double lo = 0;
+  double hi = 0;
+};
+
+// The (1 - alpha) confidence interval of the q-quantile from order statistics (Bayesmark
+// quantiles.quantile_CI). With o[0] = -inf, o[1..n] = X ascending, o[n+1] = +inf and K ~
+// Binomial(n, q): lo = o[max(0, PPF(alpha/2))], hi = o[max(0, ISF(alpha/2)) + 1], where PPF(p) is
+// the smallest k with P(K <= k) >= p and ISF(p) = PPF(1 - p). Coverage is at least 1 - alpha.
+// InvalidArgument as Quantile, or alpha not in (0, 1).
+absl::StatusOr<Interval> QuantileCI(const std::vector<double>& X, double q, double alpha);
+
+// QuantileCI of the minimum of m iid draws (q' = 1 - (1 - q)^(1/m)), as in MinQuantile.
+absl::StatusOr<Interval> MinQuantileCI(const std::vector<double>& X, double q, int m,
+                                       double alpha);
+
+// Half-width of the Student-t confidence interval of the mean (Bayesmark stats.t_EB):
+// sem * t_{1 - alpha/2, n-1} with sem = sd(X, ddof=1) / sqrt(n); +inf for n <= 1.
+// InvalidArgument: X empty, alpha not in (0, 1).
+absl::StatusOr<double> StudentTErrorBar(const std::vector<double>& X, double alpha);
+
 }  // namespace bbo::scoring
 
 #endif  // BBO_SCORING_ESTIMATORS_H_

@@ -66,3 +66,45 @@ TEST(ExpectedMinTest, RejectsTooFewSamplesAndNan) {
 
 }  // namespace
 }  // namespace bbo::scoring
+
+namespace bbo::scoring {
+namespace {
+
+TEST(QuantileCITest, BinomialOrderStatisticBounds) {
+  std::vector<double> x = {10, 9, 8, 7, 6, 5, 4, 3, 2, 1};
+  // n = 10, q = .5: PPF(.025) = 2 and ISF(.025) = 8 for Binomial(10, .5) -> o[2], o[9].
+  auto ci = QuantileCI(x, 0.5, 0.05);
+  ASSERT_TRUE(ci.ok());
+  EXPECT_EQ(ci->lo, 2);
+  EXPECT_EQ(ci->hi, 9);
+  // n = 4: P(K = 0) = 1/16 > .025 -> lo = o[0] = -inf; hi = o[5] = +inf.
+  auto wide = QuantileCI({1, 2, 3, 4}, 0.5, 0.05);
+  EXPECT_EQ(wide->lo, -HUGE_VAL);
+  EXPECT_EQ(wide->hi, HUGE_VAL);
+  // A single trial has no information about its spread.
+  auto one = QuantileCI({3}, 0.5, 0.05);
+  EXPECT_EQ(one->lo, -HUGE_VAL);
+  EXPECT_EQ(one->hi, HUGE_VAL);
+  EXPECT_FALSE(QuantileCI(x, 0.5, 0).ok());
+}
+
+TEST(QuantileCITest, MinQuantileUsesTheAdjustedLevel) {
+  std::vector<double> x;
+  for (int i = 1; i <= 100; ++i) x.push_back(i);
+  // m = 1 is the plain quantile CI: Binomial(100, .5), alpha .1 -> PPF(.05) = 42, ISF = 58.
+  auto ci = MinQuantileCI(x, 0.5, 1, 0.1);
+  EXPECT_EQ(ci->lo, 42);
+  EXPECT_EQ(ci->hi, 59);
+}
+
+TEST(StudentTErrorBarTest, MatchesHandComputation) {
+  // sem = sqrt(5/3) / 2 = 0.645497; t_{.975, 3} = 3.182446 -> 2.054260.
+  EXPECT_NEAR(*StudentTErrorBar({1, 2, 3, 4}, 0.05), 2.054260256760879, 1e-9);
+  // sem = 0.15; t_{.975, 1} = 12.706205 -> 1.905931.
+  EXPECT_NEAR(*StudentTErrorBar({0.2, 0.5}, 0.05), 1.9059307104648142, 1e-9);
+  EXPECT_EQ(*StudentTErrorBar({7}, 0.05), HUGE_VAL);  // one problem: unbounded
+  EXPECT_FALSE(StudentTErrorBar({}, 0.05).ok());
+}
+
+}  // namespace
+}  // namespace bbo::scoring
