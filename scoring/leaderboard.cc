@@ -21,25 +21,117 @@ std::vector<double> CumMin(const std::vector<double>& f) {
   return s;
 }
 
+// E[min of m draws] from values sorted descending (Bayesmark's L-estimator, see ExpectedMin),
+// for repeated evaluation at many m without re-sorting.
+double ExpectedMinSortedDesc(const std::vector<double>& desc, int m) {
+  const int n = static_cast<int>(desc.size());
+  double max_lw = -HUGE_VAL;
+  for (int k = m; k <= n; ++k) {
+    max_lw = std::max(max_lw, std::lgamma(static_cast<double>(k)) -
+                                  std::lgamma(static_cast<double>(k - m + 1)));
+  }
+  double z = 0, e = 0;
+  for (int k = m; k <= n; ++k) {
+    double w = std::exp(std::lgamma(static_cast<double>(k)) -
+                        std::lgamma(static_cast<double>(k - m + 1)) - max_lw);
+    z += w;
+    if (w > 0) e += w * desc[k - 1];
+  }
+  return e / z;
+}
+
+// The pooled random-search performance after m evaluations, averaged over `problems`.
+class RandomSearchCurve {
+ public:
+  RandomSearchCurve(const ScoringInput& input, const std::map<std::string, ProblemBaseline>& bases,
+                    const std::vector<std::string>& problems) {
+    n_max_ = INT32_MAX;
+    for (const std::string& p : problems) {
+      const ProblemBaseline& b = bases.at(p);
+      std::vector<double> desc = input.problems.at(p).random_evals;
+      for (double& v : desc) v = std::min(v, b.clip);
+      std::sort(desc.begin(), desc.end(), std::greater<double>());
+      n_max_ = std::min(n_max_, static_cast<int>(desc.size()));
+      sorted_.push_back(std::move(desc));
+      opt_.push_back(b.opt);
+      clip_.push_back(b.clip);
+    }
+  }
+  int n_max() const { return n_max_; }
+  double operator()(int m) {
+    auto it = cache_.find(m);
+    if (it != cache_.end()) return it->second;
+    double sum = 0;
+    for (size_t i = 0; i < sorted_.size(); ++i) {
+      double e = std::min(clip_[i], ExpectedMinSortedDesc(sorted_[i], m));
+      sum += (e - opt_[i]) / (clip_[i] - opt_[i]);
+    }
+    return cache_[m] = sum / static_cast<double>(sorted_.size());
+  }
+
+ private:
+  std::vector<std::vector<double>> sorted_;
+  std::vector<double> opt_, clip_;
+  int n_max_;
+  std::map<int, double> cache_;
+};
+
+void RsEquivalent(MethodResult& r, RandomSearchCurve& f, int evals_used) {
+  const double target = r.mean_perf.back();
+  if (std::isnan(target) || f.n_max() < 1) return;
+  using Bound = MethodResult::Bound;
+  if (target >= f(1)) {
+    r.rs_equivalent_evals = 1;
+    r.rs_bound = target > f(1) ? Bound::kAtMost : Bound::kExact;
+  } else if (target < f(f.n_max())) {
+    r.rs_equivalent_evals = f.n_max();
+    r.rs_bound = Bound::kAtLeast;
+  } else {
+    // f is nonincreasing: find the last m with f(m) >= target.
+    int lo = 1, hi = f.n_max();
+    while (hi - lo > 1) {
+      int mid = lo + (hi - lo) / 2;
+      if (f(mid) >= target) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    const double f_lo = f(lo), f_hi = f(hi);
+    r.rs_equivalent_evals = f_lo > f_hi ? lo + (f_lo - target) / (f_lo - f_hi) : lo;
+    r.rs_bound = Bound::kExact;
+  }
+  r.rs_efficiency = r.rs_equivalent_evals / evals_used;
+}
+
 // Aggregates per-problem curves into the method's curves (eq. 6 and the median of medians).
-absl::Status Aggregate(MethodResult& r, int n_batches) {
-  r.mean_perf.assign(n_batches, 0);
-  r.med_perf.assign(n_batches, 0);
+absl::Status Aggregate(MethodResult& r, int n_batches, double alpha,
+                       const std::vector<double>& rand_mean_perf) {
   if (r.problems.empty()) {
     r.mean_perf.assign(n_batches, NAN);
+    r.mean_perf_eb.assign(n_batches, NAN);
     r.med_perf.assign(n_batches, NAN);
+    r.med_perf_ci.assign(n_batches, Interval{NAN, NAN});
+    r.normalized_mean_perf.assign(n_batches, NAN);
     r.score = r.median_score = NAN;
     return absl::OkStatus();
   }
   for (int t = 0; t < n_batches; ++t) {
-    double sum = 0;
-    std::vector<double> meds;
+    std::vector<double> means, meds;
     for (const ProblemResult& p : r.problems) {
-      sum += p.norm_mean_perf[t];
+      means.push_back(p.norm_mean_perf[t]);
       meds.push_back(p.norm_med_perf[t]);
     }
-    r.mean_perf[t] = sum / static_cast<double>(r.problems.size());
-    ASSIGN_OR_RETURN(r.med_perf[t], Quantile(meds, 0.5));
+    double sum = 0;
+    for (double m : means) sum += m;
+    r.mean_perf.push_back(sum / static_cast<double>(means.size()));
+    ASSIGN_OR_RETURN(double eb, StudentTErrorBar(means, alpha));
+    r.mean_perf_eb.push_back(eb);
+    ASSIGN_OR_RETURN(double med, Quantile(meds, 0.5));
+    r.med_perf.push_back(med);
+    ASSIGN_OR_RETURN(Interval ci, QuantileCI(meds, 0.5, alpha));
+    r.med_perf_ci.push_back(ci);
+    r.normalized_mean_perf.push_back(r.mean_perf.back() / rand_mean_perf[t]);
   }
   // Seed 001 eq. 7.
   r.score = 100 * (1 - r.mean_perf.back());
@@ -76,6 +168,13 @@ absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
     }
     board.baselines[problem] = *std::move(b);
   }
+  board.rand_mean_perf.assign(T, 0);
+  for (const auto& [problem, b] : board.baselines) {
+    for (int t = 0; t < T; ++t) {
+      board.rand_mean_perf[t] += (b.rand_mean_perf[t] - b.opt) / (b.clip - b.opt) /
+                                 static_cast<double>(board.baselines.size());
+    }
+  }
 
   for (const auto& [method, per_problem] : input.methods) {
     MethodResult r;
@@ -103,6 +202,7 @@ absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
       }
       pr.norm_mean_perf.resize(T);
       pr.norm_med_perf.resize(T);
+      pr.norm_med_ci.resize(T);
       const double range = base.clip - base.opt;
       for (int t = 0; t < T; ++t) {
         // Eqs. 3-5 as Bayesmark's compute_aggregates computes them: each trial is normalized
@@ -118,13 +218,16 @@ absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
         pr.norm_mean_perf[t] = sum / static_cast<double>(S.size());
         // Seed 003 "Median scores": (med_n S - opt) / (rand-med-perf_pt - opt).
         ASSIGN_OR_RETURN(double med, Quantile(col, 0.5));
-        pr.norm_med_perf[t] = (med - base.opt) / (base.rand_med_perf[t] - base.opt);
+        const double denom = base.rand_med_perf[t] - base.opt;
+        pr.norm_med_perf[t] = (med - base.opt) / denom;
+        ASSIGN_OR_RETURN(Interval ci, QuantileCI(col, 0.5, input.alpha));
+        pr.norm_med_ci[t] = Interval{(ci.lo - base.opt) / denom, (ci.hi - base.opt) / denom};
       }
       pr.score = 100 * (1 - pr.norm_mean_perf.back());
       r.problems.push_back(std::move(pr));
     }
     r.complete = r.problems.size() == input.problems.size();
-    RETURN_IF_ERROR(Aggregate(r, T));
+    RETURN_IF_ERROR(Aggregate(r, T, input.alpha, board.rand_mean_perf));
     board.rows.push_back(std::move(r));
   }
 
@@ -140,12 +243,22 @@ absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
       for (int t = 0; t < T; ++t) {
         pr.norm_mean_perf.push_back((base.rand_mean_perf[t] - base.opt) / (base.clip - base.opt));
         pr.norm_med_perf.push_back(1.0);
+        pr.norm_med_ci.push_back(Interval{1.0, 1.0});
       }
       pr.score = 100 * (1 - pr.norm_mean_perf.back());
       r.problems.push_back(std::move(pr));
     }
-    RETURN_IF_ERROR(Aggregate(r, T));
+    RETURN_IF_ERROR(Aggregate(r, T, input.alpha, board.rand_mean_perf));
     board.rows.push_back(std::move(r));
+  }
+
+  // RS-equivalents, each against the pooled random search on the method's own problems.
+  for (MethodResult& r : board.rows) {
+    if (r.problems.empty()) continue;
+    std::vector<std::string> names;
+    for (const ProblemResult& p : r.problems) names.push_back(p.problem);
+    RandomSearchCurve f(input, board.baselines, names);
+    RsEquivalent(r, f, input.batch_size * T);
   }
 
   std::stable_sort(board.rows.begin(), board.rows.end(),

@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "scoring/baseline.h"
+#include "scoring/estimators.h"
 
 namespace bbo::scoring {
 
@@ -31,6 +32,8 @@ struct MethodProblemData {
 struct ScoringInput {
   int n_batches = 16;
   int batch_size = 8;
+  // Confidence level of the error bars: 1 - alpha.
+  double alpha = 0.05;
   // problem -> its baseline data (pooled random-search evaluations, known optimum).
   std::map<std::string, ProblemBaselineInput> problems;
   // method name -> problem -> trials. A method missing a problem is scored without it (and
@@ -44,18 +47,34 @@ struct ProblemResult {
   // norm-mean-perf_{pmt} for t = 0..n_batches-1 (seed 003; per-trial normalized, clipped to
   // [-1, 1] as Bayesmark's compute_aggregates does, then averaged over trials).
   std::vector<double> norm_mean_perf;
-  // norm-med-perf_{pmt} for t = 0..n_batches-1.
+  // norm-med-perf_{pmt} for t = 0..n_batches-1, and its (1 - alpha) confidence interval from
+  // the order statistics of the trials (seed 003; Bayesmark quantile_and_CI).
   std::vector<double> norm_med_perf;
+  std::vector<Interval> norm_med_ci;
   // 100 x (1 - norm_mean_perf at the last batch).
   double score = 0;
 };
 
 struct MethodResult {
   std::string method;
-  // mean-perf_{mt} (seed 001 eq. 6) for every batch t.
+  // mean-perf_{mt} (seed 001 eq. 6) for every batch t, with its Student-t half-width over
+  // problems (+inf with one problem).
   std::vector<double> mean_perf;
-  // med-perf_{mt} (seed 003 median-of-medians) for every batch t.
+  std::vector<double> mean_perf_eb;
+  // med-perf_{mt} (seed 003 median-of-medians) for every batch t, with its CI.
   std::vector<double> med_perf;
+  std::vector<Interval> med_perf_ci;
+  // norm-mean-perf_{mt} = mean-perf_{mt} / rand-mean-perf_t (seed 003): random search is 1.
+  std::vector<double> normalized_mean_perf;
+  // RS-equivalent evaluations (seed 001 Table 2): the number m of random-search evaluations whose
+  // pooled expected performance, mean over problems of (E[min(clip, min of m draws)] - opt) /
+  // (clip - opt), equals mean-perf at the last batch; linear between integers. `rs_bound` says
+  // whether it is exact, a lower bound (better than the pooled sample can resolve: "> value"),
+  // or an upper bound (no better than one random guess: "<= 1").
+  double rs_equivalent_evals = 0;
+  enum class Bound { kExact, kAtLeast, kAtMost } rs_bound = Bound::kExact;
+  // rs_equivalent_evals / (batch_size x n_batches).
+  double rs_efficiency = 0;
   // Seed 001 eq. 7: 100 x (1 - mean-perf_{m,T}) with T the last batch.
   double score = 0;
   // 100 x (1 - med-perf_{m,T}).
@@ -71,6 +90,8 @@ struct Leaderboard {
   // Sorted by score, best first; ties keep method-name order.
   std::vector<MethodResult> rows;
   std::map<std::string, ProblemBaseline> baselines;
+  // rand-mean-perf_t = mean_p (rand-mean-perf_pt - opt_p) / (clip_p - opt_p) (seed 003).
+  std::vector<double> rand_mean_perf;
 };
 
 // Computes every method's scores. Adds a row named `baseline_row_name` (unless empty) for random

@@ -119,3 +119,48 @@ TEST(LeaderboardTest, RejectsInconsistentInput) {
 
 }  // namespace
 }  // namespace bbo::scoring
+
+namespace bbo::scoring {
+namespace {
+
+TEST(LeaderboardSummaryTest, NormalizedMeanErrorBarsAndRsEquivalents) {
+  ScoringInput in = Base();
+  in.methods["A"]["p"].trials = {{{3, 1}}, {{1.5, 2}}};
+  in.methods["perfect"]["p"].trials = {{{0, 0}}};
+  in.methods["allcrash"]["p"].trials = {{{kInf, kInf}}};
+  auto board = ComputeLeaderboard(in, "rs");
+  ASSERT_TRUE(board.ok()) << board.status();
+  // rand-mean-perf_t = {1.5, 1} / 2 = {0.75, 0.5}.
+  EXPECT_NEAR(board->rand_mean_perf[0], 0.75, 1e-12);
+  EXPECT_NEAR(board->rand_mean_perf[1], 0.5, 1e-12);
+  const MethodResult& a = Row(*board, "A");
+  EXPECT_NEAR(a.normalized_mean_perf[0], 0.875 / 0.75, 1e-12);
+  EXPECT_NEAR(a.normalized_mean_perf[1], 0.625 / 0.5, 1e-12);
+  EXPECT_EQ(a.mean_perf_eb[1], kInf);  // one problem: no spread across problems
+  // Pooled RS after m draws of clipped {2,1,2,2}, divided by clip 2: f(1) = .875, f(2) = .75,
+  // f(3) = (1*2 + 3*1)/4 / 2 = .625, f(4) = .5. A's mean-perf .625 = f(3): 3 evaluations.
+  EXPECT_NEAR(a.rs_equivalent_evals, 3.0, 1e-9);
+  EXPECT_EQ(a.rs_bound, MethodResult::Bound::kExact);
+  EXPECT_NEAR(a.rs_efficiency, 0.75, 1e-9);  // 3 / (2 x 2)
+  // Random search itself needs exactly its 4 evaluations: efficiency 1 (seed 001 Table 2).
+  EXPECT_NEAR(Row(*board, "rs").rs_equivalent_evals, 4.0, 1e-9);
+  EXPECT_NEAR(Row(*board, "rs").rs_efficiency, 1.0, 1e-9);
+  EXPECT_EQ(Row(*board, "perfect").rs_bound, MethodResult::Bound::kAtLeast);
+  EXPECT_EQ(Row(*board, "allcrash").rs_bound, MethodResult::Bound::kAtMost);
+  // Two trials: the median's 95% CI is unbounded on both sides.
+  EXPECT_EQ(a.problems[0].norm_med_ci[1].lo, -kInf);
+  EXPECT_EQ(a.problems[0].norm_med_ci[1].hi, kInf);
+}
+
+TEST(LeaderboardSummaryTest, StudentTErrorBarAcrossProblems) {
+  ScoringInput in = Base();
+  in.problems["q"] = ProblemBaselineInput{{4, 1, 3, 2}, 0.0};
+  in.methods["both"]["p"].trials = {{{0, 0}}};  // normalized 0
+  in.methods["both"]["q"].trials = {{{2, 2}}};  // normalized 1
+  auto board = ComputeLeaderboard(in, "");
+  // {0, 1}: sem = .5, t_{.975, 1} = 12.706205 -> 6.353102.
+  EXPECT_NEAR(Row(*board, "both").mean_perf_eb[1], 6.3531026, 1e-6);
+}
+
+}  // namespace
+}  // namespace bbo::scoring
