@@ -5,6 +5,7 @@
 //   bbo status [--server H:P] [--json]                 submissions and their progress
 //   bbo leaderboard [--server H:P] [--json]            the current leaderboard
 //   bbo problems [--server H:P] [--json]               practice problems for remote studies
+//   bbo score RESULTS.csv [--random-search NAME] [--json]   offline Bayesmark scoring
 
 #include <chrono>
 #include <cmath>
@@ -21,6 +22,8 @@
 #include "bbo/v1/competition_service.grpc.pb.h"
 #include "bbo/v1/study_service.grpc.pb.h"
 #include "client/local_run.h"
+#include "scoring/report_json.h"
+#include "scoring/results_csv.h"
 #include "common/archive.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
@@ -164,6 +167,60 @@ int Problems(const std::string& server, bool json) {
   return 0;
 }
 
+int Score(const std::string& path, const std::string& random_search, bool json,
+          bool generalization, double alpha) {
+  std::ifstream in(path);
+  if (!in) {
+    std::fprintf(stderr, "bbo score: cannot read %s\n", path.c_str());
+    return 1;
+  }
+  auto table = bbo::scoring::ParseResultsCsv(in);
+  if (!table.ok()) {
+    std::fprintf(stderr, "bbo score: %s: %s\n", path.c_str(),
+                 std::string(table.status().message()).c_str());
+    return 1;
+  }
+  auto built = bbo::scoring::BuildScoringInput(*table, random_search, generalization);
+  if (!built.ok()) {
+    std::fprintf(stderr, "bbo score: %s\n", std::string(built.status().message()).c_str());
+    return 1;
+  }
+  for (const std::string& w : built->warnings) std::fprintf(stderr, "bbo score: warning: %s\n", w.c_str());
+  built->input.alpha = alpha;
+  auto board = bbo::scoring::ComputeLeaderboard(built->input, "");
+  if (!board.ok()) {
+    std::fprintf(stderr, "bbo score: %s\n", std::string(board.status().message()).c_str());
+    return 1;
+  }
+  if (json) {
+    nlohmann::json j = bbo::scoring::LeaderboardJson(*board, built->input);
+    j["warnings"] = built->warnings;
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  const int evals = built->input.batch_size * built->input.n_batches;
+  std::printf("%d batches of %d, %zu problems; 100 = best value found every time, 0 = one random "
+              "guess\n",
+              built->input.n_batches, built->input.batch_size, built->input.problems.size());
+  std::printf("%-4s %-28s %9s %9s %9s %11s %9s\n", "rank", "method", "score", "+/-", "median",
+              "RS iters", "RS eff.");
+  int rank = 0;
+  for (const auto& r : board->rows) {
+    const char* bound = r.rs_bound == bbo::scoring::MethodResult::Bound::kAtLeast  ? ">"
+                        : r.rs_bound == bbo::scoring::MethodResult::Bound::kAtMost ? "<="
+                                                                                    : "";
+    std::string iters = absl::StrFormat("%s%.0f", bound, r.rs_equivalent_evals);
+    std::printf("%-4d %-28s %9.3f %9.3f %9.3f %11s %9.3f\n", ++rank, r.method.c_str(), r.score,
+                100 * r.mean_perf_eb.back(), r.table2_median_score, iters.c_str(),
+                r.rs_efficiency);
+  }
+  std::printf("(score: seed 001 eq. 7; +/-: Student-t half-width over problems; median: seed 001 "
+              "Table 2; RS iters: random-search evaluations with the same expected score, vs %d "
+              "used)\n",
+              evals);
+  return 0;
+}
+
 int Leaderboard(const std::string& server, bool json) {
   auto stub = Connect(server);
   grpc::ClientContext ctx;
@@ -255,6 +312,24 @@ int main(int argc, char** argv) {
   cmd_problems->add_option("--server", server, "bbo-server address")->default_val(server);
   cmd_problems->add_flag("--json", problems_json, "JSON output (with each api_config)");
 
+  std::string score_path, score_rs = "random-search";
+  bool score_json = false, score_gen = false;
+  double score_alpha = 0.05;
+  auto* cmd_score = app.add_subcommand(
+      "score", "Score a results table offline with Bayesmark's estimators (no server).");
+  cmd_score->add_option("RESULTS_CSV", score_path,
+                        "CSV: problem,method,trial,batch,suggestion,value[,generalization]")
+      ->required();
+  cmd_score->add_option("--random-search", score_rs,
+                        "The method whose evaluations are the random-search baseline")
+      ->default_val(score_rs);
+  cmd_score->add_flag("--json", score_json, "JSON output");
+  cmd_score->add_flag("--generalization", score_gen,
+                      "Score the generalization column at the argmin of the visible value");
+  cmd_score->add_option("--alpha", score_alpha, "1 - confidence level of the error bars")
+      ->default_val(0.05)
+      ->check(CLI::Range(1e-6, 0.5));
+
   CLI11_PARSE(app, argc, argv);
 
   if (cmd_local->parsed()) {
@@ -279,5 +354,6 @@ int main(int argc, char** argv) {
   if (cmd_status->parsed()) return Status(server, status_json);
   if (cmd_board->parsed()) return Leaderboard(server, board_json);
   if (cmd_problems->parsed()) return Problems(server, problems_json);
+  if (cmd_score->parsed()) return Score(score_path, score_rs, score_json, score_gen, score_alpha);
   return 0;
 }

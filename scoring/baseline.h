@@ -19,6 +19,7 @@
 // Random-search evaluations are iid across batches and trials, so the pooled estimators use all
 // of them at once instead of averaging random-search trials (seed 003).
 
+#include <cmath>
 #include <optional>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct ProblemBaselineInput {
   std::vector<double> random_evals;
   // The problem's best known global minimum, if it declares one.
   std::optional<double> known_optimum;
+  // The minimum over every evaluation of every method, when the methods' curves do not show it
+  // (scoring a held-out loss at the visible argmin). +inf: derive it from the curves.
+  double all_evals_min = HUGE_VAL;
 };
 
 struct ProblemBaseline {

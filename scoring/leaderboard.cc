@@ -10,9 +10,24 @@
 namespace bbo::scoring {
 namespace {
 
-// Seed 001 eq. 2: S_ptn = cumm-min_t F_ptn.
-std::vector<double> CumMin(const std::vector<double>& f) {
+// Seed 001 eq. 2: S_ptn = cumm-min_t F_ptn; with a visible loss, the held-out value at the
+// running argmin of the visible one.
+std::vector<double> CumMin(const TrialCurve& c) {
+  const std::vector<double>& f = c.batch_min;
   std::vector<double> s(f.size());
+  if (c.visible_min.size() == f.size()) {
+    double best_key = HUGE_VAL, value = HUGE_VAL;
+    bool any = false;
+    for (size_t t = 0; t < f.size(); ++t) {
+      if (!any || c.visible_min[t] <= best_key) {
+        best_key = c.visible_min[t];
+        value = f[t];
+        any = true;
+      }
+      s[t] = value;
+    }
+    return s;
+  }
   double best = HUGE_VAL;
   for (size_t t = 0; t < f.size(); ++t) {
     if (!std::isnan(f[t])) best = std::min(best, f[t]);
@@ -135,6 +150,9 @@ absl::Status Aggregate(MethodResult& r, int n_batches, double alpha,
   }
   // Seed 001 eq. 7.
   r.score = 100 * (1 - r.mean_perf.back());
+  double sum_med = 0;
+  for (const ProblemResult& p : r.problems) sum_med += p.norm_median_clip_last;
+  r.table2_median_score = 100 * (1 - sum_med / static_cast<double>(r.problems.size()));
   r.median_score = 100 * (1 - r.med_perf.back());
   return absl::OkStatus();
 }
@@ -150,7 +168,7 @@ absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
 
   // opt_p needs the best value of every method on the problem.
   for (const auto& [problem, base_in] : input.problems) {
-    double best_observed = HUGE_VAL;
+    double best_observed = base_in.all_evals_min;
     for (const auto& [method, per_problem] : input.methods) {
       auto it = per_problem.find(problem);
       if (it == per_problem.end()) continue;
@@ -198,7 +216,7 @@ absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
               "methods: a trial of \"", method, "\" on \"", problem, "\" has ",
               c.batch_min.size(), " batches, expected ", T));
         }
-        S.push_back(CumMin(c.batch_min));
+        S.push_back(CumMin(c));
       }
       pr.norm_mean_perf.resize(T);
       pr.norm_med_perf.resize(T);
@@ -224,6 +242,9 @@ absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
         pr.norm_med_ci[t] = Interval{(ci.lo - base.opt) / denom, (ci.hi - base.opt) / denom};
       }
       pr.score = 100 * (1 - pr.norm_mean_perf.back());
+      std::vector<double> last;
+      for (const auto& s : S) last.push_back(std::clamp((s.back() - base.opt) / range, -1.0, 1.0));
+      ASSIGN_OR_RETURN(pr.norm_median_clip_last, Quantile(last, 0.5));
       r.problems.push_back(std::move(pr));
     }
     r.complete = r.problems.size() == input.problems.size();
@@ -246,6 +267,11 @@ absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
         pr.norm_med_ci.push_back(Interval{1.0, 1.0});
       }
       pr.score = 100 * (1 - pr.norm_mean_perf.back());
+      // Random search's median after T batches, clipped: min_quantile of the pooled sample.
+      ASSIGN_OR_RETURN(double med, MinQuantile(input.problems.at(problem).random_evals, 0.5,
+                                               input.batch_size * T));
+      pr.norm_median_clip_last =
+          std::clamp((std::min(med, base.clip) - base.opt) / (base.clip - base.opt), -1.0, 1.0);
       r.problems.push_back(std::move(pr));
     }
     RETURN_IF_ERROR(Aggregate(r, T, input.alpha, board.rand_mean_perf));

@@ -22,6 +22,11 @@ struct TrialCurve {
   // a batch whose evaluations all crashed, or that never ran because the study was cut off (the
   // cumulative minimum then carries the best so far forward: seed 001 §3.4).
   std::vector<double> batch_min;
+  // Optional, for scoring a held-out loss (Bayesmark's generalization objective): the visible
+  // loss the optimizer saw, per batch its minimum, with batch_min holding the held-out loss of
+  // that same point. S_t is then the held-out loss at the running argmin of the visible loss
+  // (ties go to the later batch, as in Bayesmark's cummin). Empty: plain cumulative minimum.
+  std::vector<double> visible_min;
 };
 
 // All trials of one method (a submission) on one problem.
@@ -53,6 +58,8 @@ struct ProblemResult {
   std::vector<Interval> norm_med_ci;
   // 100 x (1 - norm_mean_perf at the last batch).
   double score = 0;
+  // median over trials of the clamped normalized S at the last batch (seed 001 Table 2).
+  double norm_median_clip_last = 0;
 };
 
 struct MethodResult {
@@ -77,8 +84,11 @@ struct MethodResult {
   double rs_efficiency = 0;
   // Seed 001 eq. 7: 100 x (1 - mean-perf_{m,T}) with T the last batch.
   double score = 0;
-  // 100 x (1 - med-perf_{m,T}).
+  // 100 x (1 - med-perf_{m,T}) (seed 003's median summary; random search scores 0).
   double median_score = 0;
+  // Seed 001 Table 2's "Median" column: eq. 7 with the median instead of the mean across trials,
+  // 100 x (1 - mean_p median_n clamp((S_pTn - opt_p) / (clip_p - opt_p), -1, 1)).
+  double table2_median_score = 0;
   std::vector<ProblemResult> problems;
   // False when the method has no trial on some problem of the input.
   bool complete = true;

@@ -147,6 +147,8 @@ TEST(LeaderboardSummaryTest, NormalizedMeanErrorBarsAndRsEquivalents) {
   EXPECT_NEAR(Row(*board, "rs").rs_efficiency, 1.0, 1e-9);
   EXPECT_EQ(Row(*board, "perfect").rs_bound, MethodResult::Bound::kAtLeast);
   EXPECT_EQ(Row(*board, "allcrash").rs_bound, MethodResult::Bound::kAtMost);
+  // Table 2 median: trials' clamped S_T/2 = {0.5, 0.75} -> the 1st of 2 (ceil(2 x .5)) = 0.5.
+  EXPECT_NEAR(a.table2_median_score, 50.0, 1e-9);
   // Two trials: the median's 95% CI is unbounded on both sides.
   EXPECT_EQ(a.problems[0].norm_med_ci[1].lo, -kInf);
   EXPECT_EQ(a.problems[0].norm_med_ci[1].hi, kInf);
