@@ -1,0 +1,108 @@
+#include "scoring/borda.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "scoring/mann_whitney.h"
+
+namespace bbo::scoring {
+namespace {
+
+// losses[i] = number of methods in `group` significantly better (lower) than group[i] on the
+// metric.
+absl::StatusOr<std::vector<int>> Losses(const std::vector<const std::vector<double>*>& samples,
+                                        double alpha) {
+  const size_t k = samples.size();
+  std::vector<int> losses(k, 0);
+  for (size_t i = 0; i < k; ++i) {
+    for (size_t j = i + 1; j < k; ++j) {
+      absl::StatusOr<MannWhitneyResult> t = MannWhitneyU(*samples[i], *samples[j]);
+      if (!t.ok()) return t.status();
+      if (t->p_value >= alpha) continue;
+      const double half = samples[i]->size() * static_cast<double>(samples[j]->size()) / 2;
+      // U_x counts pairs where x is larger: a small U_x means x tends to be lower (better).
+      if (t->u_x < half) {
+        losses[j]++;
+      } else if (t->u_x > half) {
+        losses[i]++;
+      }
+    }
+  }
+  return losses;
+}
+
+}  // namespace
+
+double TraceAuc(const std::vector<double>& best_so_far) {
+  return std::accumulate(best_so_far.begin(), best_so_far.end(), 0.0);
+}
+
+absl::StatusOr<Ballot> RankProblem(const std::vector<MethodTrials>& methods, double alpha) {
+  if (methods.empty()) return absl::InvalidArgumentError("methods: none to rank");
+  for (const auto& m : methods) {
+    if (m.best_found.empty() || m.auc.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("methods: \"", m.method, "\" has no trials"));
+    }
+  }
+  const size_t k = methods.size();
+  std::vector<const std::vector<double>*> best;
+  for (const auto& m : methods) best.push_back(&m.best_found);
+  absl::StatusOr<std::vector<int>> losses = Losses(best, alpha);
+  if (!losses.ok()) return losses.status();
+  // Secondary key: AUC losses within each group tied on Best Found losses.
+  std::vector<int> auc_losses(k, 0);
+  std::map<int, std::vector<size_t>> groups;
+  for (size_t i = 0; i < k; ++i) groups[(*losses)[i]].push_back(i);
+  for (const auto& [l, members] : groups) {
+    if (members.size() < 2) continue;
+    std::vector<const std::vector<double>*> aucs;
+    for (size_t i : members) aucs.push_back(&methods[i].auc);
+    absl::StatusOr<std::vector<int>> al = Losses(aucs, alpha);
+    if (!al.ok()) return al.status();
+    for (size_t g = 0; g < members.size(); ++g) auc_losses[members[g]] = (*al)[g];
+  }
+  std::vector<size_t> order(k);
+  std::iota(order.begin(), order.end(), 0);
+  auto key = [&](size_t i) { return std::make_pair((*losses)[i], auc_losses[i]); };
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (key(a) != key(b)) return key(a) < key(b);
+    return methods[a].method < methods[b].method;
+  });
+  Ballot ballot;
+  for (size_t idx = 0; idx < k; ++idx) {
+    const size_t i = order[idx];
+    int ahead = 0, behind = 0;
+    for (size_t j = 0; j < k; ++j) {
+      if (key(j) < key(i)) ++ahead;
+      if (key(i) < key(j)) ++behind;
+    }
+    ballot.methods.push_back(methods[i].method);
+    ballot.position.push_back(1 + ahead);
+    ballot.borda.push_back(behind);
+  }
+  return ballot;
+}
+
+std::vector<BordaRow> AggregateBallots(const std::vector<Ballot>& ballots) {
+  std::map<std::string, BordaRow> rows;
+  for (const Ballot& b : ballots) {
+    for (size_t i = 0; i < b.methods.size(); ++i) {
+      BordaRow& r = rows[b.methods[i]];
+      r.method = b.methods[i];
+      r.borda += b.borda[i];
+      r.firsts += b.position[i] == 1 ? 1 : 0;
+      r.top_three += b.position[i] <= 3 ? 1 : 0;
+    }
+  }
+  std::vector<BordaRow> out;
+  for (auto& [name, r] : rows) out.push_back(r);
+  std::stable_sort(out.begin(), out.end(), [](const BordaRow& a, const BordaRow& b) {
+    return std::make_tuple(a.borda, a.firsts, a.top_three) >
+           std::make_tuple(b.borda, b.firsts, b.top_three);
+  });
+  return out;
+}
+
+}  // namespace bbo::scoring

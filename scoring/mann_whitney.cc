@@ -1,0 +1,106 @@
+#include "scoring/mann_whitney.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "boost/math/distributions/normal.hpp"
+
+namespace bbo::scoring {
+namespace {
+
+// Number of arrangements of n1 x's and n2 y's with U = u, for all u, as probabilities.
+std::vector<double> ExactUDistribution(int n1, int n2) {
+  // f[a][b][u] via the recursion f(a, b, u) = f(a - 1, b, u - b) + f(a, b - 1, u), kept as
+  // probabilities: p(a, b, u) = a/(a+b) p(a-1, b, u-b) + b/(a+b) p(a, b-1, u).
+  const int max_u = n1 * n2;
+  std::vector<std::vector<std::vector<double>>> p(
+      n1 + 1, std::vector<std::vector<double>>(n2 + 1));
+  for (int a = 0; a <= n1; ++a) {
+    for (int b = 0; b <= n2; ++b) {
+      p[a][b].assign(a * b + 1, 0.0);
+      if (a == 0 || b == 0) {
+        p[a][b][0] = 1.0;
+        continue;
+      }
+      const double wa = static_cast<double>(a) / (a + b), wb = static_cast<double>(b) / (a + b);
+      for (int u = 0; u <= a * b; ++u) {
+        double v = 0;
+        if (u - b >= 0 && u - b <= (a - 1) * b) v += wa * p[a - 1][b][u - b];
+        if (u <= a * (b - 1)) v += wb * p[a][b - 1][u];
+        p[a][b][u] = v;
+      }
+    }
+  }
+  std::vector<double> out = p[n1][n2];
+  out.resize(max_u + 1, 0.0);
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<MannWhitneyResult> MannWhitneyU(const std::vector<double>& x,
+                                               const std::vector<double>& y, int exact_max) {
+  if (x.empty() || y.empty()) return absl::InvalidArgumentError("x, y: samples must not be empty");
+  for (double v : x) {
+    if (std::isnan(v)) return absl::InvalidArgumentError("x: contains NaN");
+  }
+  for (double v : y) {
+    if (std::isnan(v)) return absl::InvalidArgumentError("y: contains NaN");
+  }
+  const int n1 = static_cast<int>(x.size()), n2 = static_cast<int>(y.size());
+  // Midranks of the pooled sample.
+  std::vector<std::pair<double, int>> pooled;
+  for (double v : x) pooled.push_back({v, 0});
+  for (double v : y) pooled.push_back({v, 1});
+  std::sort(pooled.begin(), pooled.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  const int n = n1 + n2;
+  double rank_sum_x = 0, tie_term = 0;
+  bool ties = false;
+  for (int i = 0; i < n;) {
+    int j = i;
+    while (j < n && pooled[j].first == pooled[i].first) ++j;
+    const double t = j - i;
+    const double midrank = (i + 1 + j) / 2.0;
+    for (int k = i; k < j; ++k) {
+      if (pooled[k].second == 0) rank_sum_x += midrank;
+    }
+    if (t > 1) {
+      ties = true;
+      tie_term += t * t * t - t;
+    }
+    i = j;
+  }
+  MannWhitneyResult r;
+  r.u_x = rank_sum_x - n1 * (n1 + 1) / 2.0;
+  const double u_y = static_cast<double>(n1) * n2 - r.u_x;
+  const double u = std::max(r.u_x, u_y);
+  if (!ties && n1 <= exact_max && n2 <= exact_max) {
+    std::vector<double> pmf = ExactUDistribution(n1, n2);
+    double sf = 0;
+    for (int k = static_cast<int>(std::lround(u)); k <= n1 * n2; ++k) sf += pmf[k];
+    r.p_value = std::min(1.0, 2 * sf);
+    r.exact = true;
+    return r;
+  }
+  const double mu = n1 * n2 / 2.0;
+  const double var = n1 * static_cast<double>(n2) / 12.0 *
+                     ((n + 1) - tie_term / (static_cast<double>(n) * (n - 1)));
+  if (var <= 0) {  // every value equal
+    r.p_value = 1;
+    return r;
+  }
+  const double z = (u - mu - 0.5) / std::sqrt(var);
+  boost::math::normal_distribution<double> normal;
+  r.p_value = std::min(1.0, 2 * boost::math::cdf(boost::math::complement(normal, z)));
+  return r;
+}
+
+double PairwiseAlpha(double familywise, int k) {
+  const double tests = k * (k - 1) / 2.0;
+  if (tests <= 0) return familywise;
+  return -std::expm1(std::log1p(-familywise) / tests);
+}
+
+}  // namespace bbo::scoring
