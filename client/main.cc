@@ -22,6 +22,7 @@
 #include "bbo/v1/competition_service.grpc.pb.h"
 #include "bbo/v1/study_service.grpc.pb.h"
 #include "client/local_run.h"
+#include "scoring/borda.h"
 #include "scoring/report_json.h"
 #include "scoring/results_csv.h"
 #include "common/archive.h"
@@ -192,9 +193,32 @@ int Score(const std::string& path, const std::string& random_search, bool json,
     std::fprintf(stderr, "bbo score: %s\n", std::string(board.status().message()).c_str());
     return 1;
   }
+  auto ranking = bbo::scoring::RankMethods(built->input, alpha);
+  if (!ranking.ok()) {
+    std::fprintf(stderr, "bbo score: %s\n", std::string(ranking.status().message()).c_str());
+    return 1;
+  }
   if (json) {
     nlohmann::json j = bbo::scoring::LeaderboardJson(*board, built->input);
     j["warnings"] = built->warnings;
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& r : ranking->rows) {
+      rows.push_back({{"method", r.method}, {"borda", r.borda}, {"firsts", r.firsts},
+                      {"top_three", r.top_three}});
+    }
+    nlohmann::json ballots = nlohmann::json::object();
+    for (const auto& pb : ranking->ballots) {
+      nlohmann::json b = nlohmann::json::array();
+      for (size_t i = 0; i < pb.ballot.methods.size(); ++i) {
+        b.push_back({{"method", pb.ballot.methods[i]}, {"position", pb.ballot.position[i]},
+                     {"borda", pb.ballot.borda[i]}});
+      }
+      ballots[pb.problem] = b;
+    }
+    j["nonparametric"] = {{"familywise_alpha", ranking->familywise_alpha},
+                          {"pairwise_alpha", ranking->pairwise_alpha},
+                          {"rows", rows},
+                          {"ballots", ballots}};
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -218,6 +242,12 @@ int Score(const std::string& path, const std::string& random_search, bool json,
               "Table 2; RS iters: random-search evaluations with the same expected score, vs %d "
               "used)\n",
               evals);
+  std::printf("\nMann-Whitney / Borda ranking (familywise alpha %.3g, per test %.3g)\n",
+              ranking->familywise_alpha, ranking->pairwise_alpha);
+  std::printf("%-28s %7s %7s %9s\n", "method", "Borda", "firsts", "top three");
+  for (const auto& r : ranking->rows) {
+    std::printf("%-28s %7d %7d %9d\n", r.method.c_str(), r.borda, r.firsts, r.top_three);
+  }
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
+#include "scoring/leaderboard.h"
 #include "scoring/mann_whitney.h"
 
 namespace bbo::scoring {
@@ -102,6 +103,37 @@ std::vector<BordaRow> AggregateBallots(const std::vector<Ballot>& ballots) {
     return std::make_tuple(a.borda, a.firsts, a.top_three) >
            std::make_tuple(b.borda, b.firsts, b.top_three);
   });
+  return out;
+}
+
+absl::StatusOr<NonparametricRanking> RankMethods(const ScoringInput& input,
+                                                 double familywise_alpha) {
+  NonparametricRanking out;
+  out.familywise_alpha = familywise_alpha;
+  out.pairwise_alpha = PairwiseAlpha(familywise_alpha, static_cast<int>(input.methods.size()));
+  for (const auto& [problem, unused] : input.problems) {
+    std::vector<MethodTrials> methods;
+    for (const auto& [method, per_problem] : input.methods) {
+      auto it = per_problem.find(problem);
+      if (it == per_problem.end() || it->second.trials.empty()) continue;
+      MethodTrials mt;
+      mt.method = method;
+      for (const TrialCurve& c : it->second.trials) {
+        std::vector<double> s = BestSoFar(c);
+        if (s.empty()) continue;
+        mt.best_found.push_back(s.back());
+        mt.auc.push_back(TraceAuc(s));
+      }
+      if (!mt.best_found.empty()) methods.push_back(std::move(mt));
+    }
+    if (methods.empty()) continue;
+    absl::StatusOr<Ballot> b = RankProblem(methods, out.pairwise_alpha);
+    if (!b.ok()) return b.status();
+    out.ballots.push_back({problem, *std::move(b)});
+  }
+  std::vector<Ballot> ballots;
+  for (const auto& pb : out.ballots) ballots.push_back(pb.ballot);
+  out.rows = AggregateBallots(ballots);
   return out;
 }
 

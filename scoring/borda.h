@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "scoring/leaderboard.h"
 
 namespace bbo::scoring {
 
@@ -46,6 +47,24 @@ struct BordaRow {
 
 // Aggregates ballots; rows sorted by Borda, then firsts, then top three (descending), then name.
 std::vector<BordaRow> AggregateBallots(const std::vector<Ballot>& ballots);
+
+struct ProblemBallot {
+  std::string problem;
+  Ballot ballot;
+};
+
+struct NonparametricRanking {
+  double familywise_alpha = 0.05;
+  double pairwise_alpha = 0;
+  std::vector<ProblemBallot> ballots;
+  std::vector<BordaRow> rows;
+};
+
+// Ranks every method of `input` on every problem (Best Found = S at the last batch, AUC = sum of
+// S over batches) with per-test significance PairwiseAlpha(familywise_alpha, k), k the number of
+// methods, and aggregates the ballots.
+absl::StatusOr<NonparametricRanking> RankMethods(const ScoringInput& input,
+                                                 double familywise_alpha);
 
 // The AUC of a best-seen trace: the sum of its values (a rectangle rule with unit batches).
 double TraceAuc(const std::vector<double>& best_so_far);

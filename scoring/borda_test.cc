@@ -84,5 +84,30 @@ TEST(BordaTest, AggregationCreditsTies) {
   EXPECT_EQ(rows[2].top_three, 2);
 }
 
+TEST(BordaTest, RanksAScoringInputPerProblem) {
+  ScoringInput in;
+  in.batch_size = 1;
+  in.n_batches = 2;
+  in.problems["p"] = ProblemBaselineInput{{1, 2}, std::nullopt};
+  in.problems["q"] = ProblemBaselineInput{{1, 2}, std::nullopt};
+  for (int t = 0; t < 8; ++t) {
+    // good is always lower than bad on p; on q they draw from the same values.
+    in.methods["good"]["p"].trials.push_back({{5.0 + t, 1.0 + 0.01 * t}});
+    in.methods["bad"]["p"].trials.push_back({{50.0 + t, 20.0 + t}});
+    in.methods["good"]["q"].trials.push_back({{1.0 * t, 1.0 * t}});
+    in.methods["bad"]["q"].trials.push_back({{1.0 * t, 1.0 * t}});
+  }
+  auto r = RankMethods(in, 0.05);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_NEAR(r->pairwise_alpha, 0.05, 1e-12);  // two methods: one test
+  ASSERT_EQ(r->ballots.size(), 2u);
+  EXPECT_THAT(r->ballots[0].ballot.position, ElementsAre(1, 2));  // p: good first
+  EXPECT_THAT(r->ballots[1].ballot.position, ElementsAre(1, 1));  // q: a tie
+  EXPECT_EQ(r->rows[0].method, "good");
+  EXPECT_EQ(r->rows[0].borda, 1);
+  EXPECT_EQ(r->rows[0].firsts, 2);
+  EXPECT_EQ(r->rows[1].firsts, 1);
+}
+
 }  // namespace
 }  // namespace bbo::scoring

@@ -12,7 +12,7 @@ namespace {
 
 // Seed 001 eq. 2: S_ptn = cumm-min_t F_ptn; with a visible loss, the held-out value at the
 // running argmin of the visible one.
-std::vector<double> CumMin(const TrialCurve& c) {
+std::vector<double> CumMinImpl(const TrialCurve& c) {
   const std::vector<double>& f = c.batch_min;
   std::vector<double> s(f.size());
   if (c.visible_min.size() == f.size()) {
@@ -159,6 +159,8 @@ absl::Status Aggregate(MethodResult& r, int n_batches, double alpha,
 
 }  // namespace
 
+std::vector<double> BestSoFar(const TrialCurve& trial) { return CumMinImpl(trial); }
+
 absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
                                                const std::string& baseline_row_name) {
   if (input.n_batches < 1) return absl::InvalidArgumentError("n_batches: must be >= 1");
@@ -216,7 +218,7 @@ absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
               "methods: a trial of \"", method, "\" on \"", problem, "\" has ",
               c.batch_min.size(), " batches, expected ", T));
         }
-        S.push_back(CumMin(c));
+        S.push_back(BestSoFar(c));
       }
       pr.norm_mean_perf.resize(T);
       pr.norm_med_perf.resize(T);

@@ -104,6 +104,10 @@ struct Leaderboard {
   std::vector<double> rand_mean_perf;
 };
 
+// S_t of one trial: the cumulative minimum of its batch minima (seed 001 eq. 2), or with a
+// visible loss the held-out value at its running argmin.
+std::vector<double> BestSoFar(const TrialCurve& trial);
+
 // Computes every method's scores. Adds a row named `baseline_row_name` (unless empty) for random
 // search whose per-problem curves come from the pooled baseline estimators (rand-mean-perf_{pt}
 // from expected_min, rand-med-perf_{pt} from min_quantile), not from averaging trials.
