@@ -22,6 +22,7 @@
 #include "bbo/v1/competition_service.grpc.pb.h"
 #include "bbo/v1/study_service.grpc.pb.h"
 #include "client/local_run.h"
+#include "scoring/bootstrap.h"
 #include "scoring/borda.h"
 #include "scoring/report_json.h"
 #include "scoring/results_csv.h"
@@ -169,7 +170,7 @@ int Problems(const std::string& server, bool json) {
 }
 
 int Score(const std::string& path, const std::string& random_search, bool json,
-          bool generalization, double alpha) {
+          bool generalization, double alpha, const bbo::scoring::BootstrapOptions& boot) {
   std::ifstream in(path);
   if (!in) {
     std::fprintf(stderr, "bbo score: cannot read %s\n", path.c_str());
@@ -198,9 +199,26 @@ int Score(const std::string& path, const std::string& random_search, bool json,
     std::fprintf(stderr, "bbo score: %s\n", std::string(ranking.status().message()).c_str());
     return 1;
   }
+  auto ranks = bbo::scoring::BootstrapRanks(*board, built->input, boot);
+  if (!ranks.ok()) {
+    std::fprintf(stderr, "bbo score: %s\n", std::string(ranks.status().message()).c_str());
+    return 1;
+  }
   if (json) {
     nlohmann::json j = bbo::scoring::LeaderboardJson(*board, built->input);
     j["warnings"] = built->warnings;
+    nlohmann::json bm = nlohmann::json::array();
+    for (size_t m = 0; m < ranks->methods.size(); ++m) {
+      bm.push_back({{"method", ranks->methods[m]},
+                    {"rank_counts", ranks->rank_counts[m]},
+                    {"p_top_k", ranks->p_top_k[m]}});
+    }
+    nlohmann::json tops = nlohmann::json::array();
+    for (const auto& [names, freq] : ranks->top_rankings) {
+      tops.push_back({{"ranking", names}, {"frequency", freq}});
+    }
+    j["bootstrap"] = {{"replicates", ranks->replicates}, {"seed", boot.seed},
+                      {"top_k", boot.top_k}, {"methods", bm}, {"top_rankings", tops}};
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& r : ranking->rows) {
       rows.push_back({{"method", r.method}, {"borda", r.borda}, {"firsts", r.firsts},
@@ -242,6 +260,19 @@ int Score(const std::string& path, const std::string& random_search, bool json,
               "Table 2; RS iters: random-search evaluations with the same expected score, vs %d "
               "used)\n",
               evals);
+  std::printf("\nBootstrap ranks (B = %d, seed 001 eq. 1): P(rank 1), P(top %d)\n",
+              ranks->replicates, boot.top_k);
+  for (size_t m = 0; m < ranks->methods.size(); ++m) {
+    std::printf("%-28s %7.3f %7.3f\n", ranks->methods[m].c_str(),
+                static_cast<double>(ranks->rank_counts[m][0]) / ranks->replicates,
+                ranks->p_top_k[m]);
+  }
+  if (!ranks->top_rankings.empty()) {
+    std::printf("most frequent top-%d ranking (%.1f%%):", boot.top_k,
+                100 * ranks->top_rankings[0].second);
+    for (const auto& name : ranks->top_rankings[0].first) std::printf(" %s", name.c_str());
+    std::printf("\n");
+  }
   std::printf("\nMann-Whitney / Borda ranking (familywise alpha %.3g, per test %.3g)\n",
               ranking->familywise_alpha, ranking->pairwise_alpha);
   std::printf("%-28s %7s %7s %9s\n", "method", "Borda", "firsts", "top three");
@@ -360,6 +391,15 @@ int main(int argc, char** argv) {
       ->default_val(0.05)
       ->check(CLI::Range(1e-6, 0.5));
 
+  bbo::scoring::BootstrapOptions score_boot;
+  cmd_score->add_option("--bootstrap", score_boot.replicates, "Bootstrap replicates B")
+      ->default_val(10000)
+      ->check(CLI::Range(1, 10000000));
+  cmd_score->add_option("--seed", score_boot.seed, "Bootstrap seed")->default_val(1);
+  cmd_score->add_option("--top-k", score_boot.top_k, "k of the bootstrap top-k tables")
+      ->default_val(5)
+      ->check(CLI::Range(1, 1000));
+
   CLI11_PARSE(app, argc, argv);
 
   if (cmd_local->parsed()) {
@@ -384,6 +424,6 @@ int main(int argc, char** argv) {
   if (cmd_status->parsed()) return Status(server, status_json);
   if (cmd_board->parsed()) return Leaderboard(server, board_json);
   if (cmd_problems->parsed()) return Problems(server, problems_json);
-  if (cmd_score->parsed()) return Score(score_path, score_rs, score_json, score_gen, score_alpha);
+  if (cmd_score->parsed()) return Score(score_path, score_rs, score_json, score_gen, score_alpha, score_boot);
   return 0;
 }
