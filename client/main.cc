@@ -6,6 +6,7 @@
 //   bbo leaderboard [--server H:P] [--json]            the current leaderboard
 //   bbo problems [--server H:P] [--json]               practice problems for remote studies
 //   bbo score RESULTS.csv [--random-search NAME] [--json]   offline Bayesmark scoring
+//   bbo export --db FILE [--out results.csv]           a coordinator's results as CSV
 
 #include <chrono>
 #include <cmath>
@@ -26,6 +27,7 @@
 #include "scoring/borda.h"
 #include "scoring/report_json.h"
 #include "scoring/results_csv.h"
+#include "server/sqlite_store.h"
 #include "common/archive.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
@@ -282,6 +284,30 @@ int Score(const std::string& path, const std::string& random_search, bool json,
   return 0;
 }
 
+int Export(const std::string& db, const std::string& out_path) {
+  if (!std::filesystem::exists(db)) {
+    std::fprintf(stderr, "bbo export: %s does not exist\n", db.c_str());
+    return 1;
+  }
+  auto store = bbo::SqliteStore::Open(db);
+  if (!store.ok()) {
+    std::fprintf(stderr, "bbo export: %s\n", std::string(store.status().message()).c_str());
+    return 1;
+  }
+  absl::Status s;
+  if (out_path.empty() || out_path == "-") {
+    s = (*store)->ExportResultsCsv(std::cout);
+  } else {
+    std::ofstream out(out_path);
+    s = (*store)->ExportResultsCsv(out);
+  }
+  if (!s.ok()) {
+    std::fprintf(stderr, "bbo export: %s\n", std::string(s.message()).c_str());
+    return 1;
+  }
+  return 0;
+}
+
 int Leaderboard(const std::string& server, bool json) {
   auto stub = Connect(server);
   grpc::ClientContext ctx;
@@ -400,6 +426,12 @@ int main(int argc, char** argv) {
       ->default_val(5)
       ->check(CLI::Range(1, 1000));
 
+  std::string export_db, export_out;
+  auto* cmd_export = app.add_subcommand(
+      "export", "Write a coordinator's scored results as a CSV for `bbo score` (organizers).");
+  cmd_export->add_option("--db", export_db, "The coordinator's SQLite file")->required();
+  cmd_export->add_option("--out", export_out, "Output file (default: stdout)");
+
   CLI11_PARSE(app, argc, argv);
 
   if (cmd_local->parsed()) {
@@ -424,6 +456,7 @@ int main(int argc, char** argv) {
   if (cmd_status->parsed()) return Status(server, status_json);
   if (cmd_board->parsed()) return Leaderboard(server, board_json);
   if (cmd_problems->parsed()) return Problems(server, problems_json);
+  if (cmd_export->parsed()) return Export(export_db, export_out);
   if (cmd_score->parsed()) return Score(score_path, score_rs, score_json, score_gen, score_alpha, score_boot);
   return 0;
 }

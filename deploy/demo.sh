@@ -68,6 +68,11 @@ done
 echo
 "$BIN/client/bbo" leaderboard --server "$SERVER"
 "$BIN/client/bbo" leaderboard --json --server "$SERVER" >"$OUT/leaderboard.json"
+"$BIN/client/bbo" export --db "$OUT/arena.sqlite" --out "$OUT/results.csv"
+"$BIN/client/bbo" score "$OUT/results.csv" --random-search random-search-baseline --json \
+  >"$OUT/scores.json" 2>/dev/null
 echo
-echo "== results: $OUT/arena.sqlite (every suggestion, value and timing), $OUT/leaderboard.json"
+echo "== results: $OUT/arena.sqlite (every suggestion, value and timing), $OUT/leaderboard.json,"
+echo "   $OUT/results.csv and $OUT/scores.json (offline re-scoring: error bars, bootstrap ranks,"
+echo "   Mann-Whitney/Borda)"
 echo "== shutting down"

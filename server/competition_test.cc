@@ -4,10 +4,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "common/archive.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scoring/results_csv.h"
 #include "server/baseline_runner.h"
 #include "server/sqlite_store.h"
 #include "server/study_manager.h"
@@ -119,8 +121,34 @@ TEST_F(CompetitionTest, LeaderboardRanksPerfectOptimizerAboveBaseline) {
     }
     ASSERT_TRUE(store_->FinishJob((*job)->id, "w", "", 3).ok());
   }
+  // A second, imperfect optimizer: x drifts away from the optimum over jobs and batches.
+  auto noisy = competition_->Register("noisy", Archive("optimizer", true), 2);
+  ASSERT_TRUE(noisy.ok());
+  for (int j = 0; j < noisy->jobs; ++j) {
+    auto job = store_->LeaseJob("w", 1e12);
+    ASSERT_TRUE(job.ok() && job->has_value());
+    auto study = studies_->OpenForJob((*job)->id, "w");
+    ASSERT_TRUE(study.ok());
+    for (int b = 0; b < 3; ++b) {
+      std::vector<IncomingPoint> pts;
+      for (int i = 0; i < 4; ++i) {
+        pts.push_back({testing::GoodPoint(1.0 + 0.7 * j + 0.3 * b + 0.2 * i), ""});
+      }
+      ASSERT_TRUE(studies_->SubmitBatch(study->study_id, b, pts, 0, 0).ok());
+    }
+    ASSERT_TRUE(store_->FinishJob((*job)->id, "w", "", 3).ok());
+  }
   auto board = competition_->Leaderboard();
   ASSERT_TRUE(board.ok()) << board.status();
+  double noisy_score = NAN;
+  for (const auto& r : board->board.rows) {
+    if (r.method == "noisy") noisy_score = r.score;
+  }
+  EXPECT_GT(noisy_score, 0);
+  EXPECT_LT(noisy_score, 100);
+  board->board.rows.erase(std::remove_if(board->board.rows.begin(), board->board.rows.end(),
+                                         [](const auto& r) { return r.method == "noisy"; }),
+                          board->board.rows.end());
   ASSERT_EQ(board->board.rows.size(), 2u);
   EXPECT_EQ(board->board.rows[0].method, "perfect");
   EXPECT_NEAR(board->board.rows[0].score, 100.0, 1e-6);
@@ -128,9 +156,30 @@ TEST_F(CompetitionTest, LeaderboardRanksPerfectOptimizerAboveBaseline) {
   EXPECT_GT(board->board.rows[1].score, 0.0);
   EXPECT_LT(board->board.rows[1].score, 100.0);
   EXPECT_EQ(board->json["rows"][0]["name"], "perfect");
+  // Offline scoring of the exported results reproduces the server's leaderboard.
+  std::stringstream csv;
+  ASSERT_TRUE(store_->ExportResultsCsv(csv).ok());
+  auto table = scoring::ParseResultsCsv(csv);
+  ASSERT_TRUE(table.ok()) << table.status();
+  auto built = scoring::BuildScoringInput(*table, "random-search-baseline", false);
+  ASSERT_TRUE(built.ok()) << built.status();
+  auto offline = scoring::ComputeLeaderboard(built->input, "");
+  ASSERT_TRUE(offline.ok()) << offline.status();
+  int matched = 0;
+  for (const auto& row : offline->rows) {
+    if (row.method == "perfect") {
+      EXPECT_DOUBLE_EQ(row.score, board->board.rows[0].score);
+      ++matched;
+    }
+    if (row.method == "noisy") {
+      EXPECT_NEAR(row.score, noisy_score, 1e-9);
+      ++matched;
+    }
+  }
+  EXPECT_EQ(matched, 2);
   auto list = competition_->List();
   ASSERT_TRUE(list.ok());
-  EXPECT_EQ(list->size(), 2u);
+  EXPECT_EQ(list->size(), 3u);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <cstdio>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -622,6 +623,45 @@ WHERE s.state != 'abandoned' GROUP BY s.problem)sql"));
   }
   m->Reset();
   return data;
+}
+
+absl::Status SqliteStore::ExportResultsCsv(std::ostream& out) {
+  absl::MutexLock l(&mu_);
+  // The same studies LoadScoringData scores: the latest finished study of each job (for the
+  // baseline: its completed studies).
+  ASSIGN_OR_RETURN(auto* q, Stmt(R"sql(
+SELECT s.problem, sub.name, s.trial, e.batch, e.idx, e.value
+FROM studies s
+JOIN submissions sub ON sub.id = s.submission_id
+LEFT JOIN evaluations e ON e.study_id = s.id
+WHERE ((sub.is_baseline = 0 AND s.state IN ('completed', 'cut_off', 'failed')
+        AND s.id = (SELECT MAX(s2.id) FROM studies s2
+                    WHERE s2.job_id = s.job_id AND s2.state IN ('completed', 'cut_off', 'failed')))
+       OR (sub.is_baseline = 1 AND s.state = 'completed'))
+ORDER BY s.problem, sub.name, s.trial, e.batch, e.idx)sql"));
+  out << "problem,method,trial,batch,suggestion,value\n";
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) break;
+    out << q->Text(0) << ',' << q->Text(1) << ',' << q->Int(2) << ',';
+    if (q->IsNull(3)) {
+      out << "0,0,inf\n";
+      continue;
+    }
+    double v = q->Double(5);
+    out << q->Int(3) << ',' << q->Int(4) << ',';
+    if (std::isinf(v)) {
+      out << (v > 0 ? "inf" : "-inf");
+    } else {
+      char buf[64];
+      std::snprintf(buf, sizeof(buf), "%.17g", v);
+      out << buf;
+    }
+    out << '\n';
+  }
+  q->Reset();
+  if (!out) return absl::UnavailableError("cannot write the results CSV");
+  return absl::OkStatus();
 }
 
 }  // namespace bbo

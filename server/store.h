@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <ostream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -189,6 +190,10 @@ class Store {
 
   // --- scoring
   virtual absl::StatusOr<ScoringData> LoadScoringData() = 0;
+  // Writes the evaluations that LoadScoringData scores (plus the baseline's) as a results CSV,
+  // problem,method,trial,batch,suggestion,value (the format of `bbo score`). A finished study
+  // without any evaluation is written as one `inf` row so that its trial still counts.
+  virtual absl::Status ExportResultsCsv(std::ostream& out) = 0;
 };
 
 }  // namespace bbo
