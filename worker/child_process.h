@@ -30,8 +30,10 @@ struct ResourceLimits {
   uint64_t cpu_seconds = 3600;
   // Address space, bytes (RLIMIT_AS).
   uint64_t address_space_bytes = 8ull << 30;
-  // Processes/threads of the sandbox uid (RLIMIT_NPROC).
-  uint64_t max_processes = 512;
+  // Processes/threads of the child's real uid (RLIMIT_NPROC). Under bubblewrap started by root
+  // that uid is root on the host, whose other processes count too, hence the generous default;
+  // the per-sandbox bound belongs to the cgroups pids controller (a later hardening step).
+  uint64_t max_processes = 4096;
   // Largest file the child may write, bytes (RLIMIT_FSIZE).
   uint64_t file_size_bytes = 256ull << 20;
   // Open file descriptors (RLIMIT_NOFILE).

@@ -111,6 +111,10 @@ TEST(SandboxTest, AddressSpaceLimitStopsLargeAllocations) {
   EXPECT_EQ(r["alloc:10"], "yes");
 }
 
+TEST(SandboxTest, OptimizerMayStartChildProcessesUnderTheLimits) {
+  EXPECT_EQ(Probe(SandboxOptions(), {"fork:50"})["fork:50"], "yes");
+}
+
 TEST(SandboxTest, CommandNeverBindsTheWholeRoot) {
   Sandbox sandbox{SandboxOptions()};
   SandboxedCommand cmd;
