@@ -154,6 +154,24 @@ class SpaceTest(unittest.TestCase):
         self.assertFalse(back["bootstrap"])
         self.assertAlmostEqual(back["frac"], 0.25)
 
+    def test_cat_one_hot_columns_follow_sorted_values_like_bayesmark(self):
+        space = JointSpace({"k": {"type": "cat", "values": ["rbf", "linear", "poly"]}})
+        self.assertEqual(space.spaces["k"].values.tolist(), ["linear", "poly", "rbf"])
+        self.assertEqual(space.warp([{"k": "rbf"}]).tolist(), [[0.0, 0.0, 1.0]])
+        self.assertEqual(space.unwarp([[0.2, 0.9, 0.1]]), [{"k": "poly"}])
+
+    def test_grid_missing_keys_and_fixed_vals(self):
+        space = JointSpace(API_CONFIG)
+        grid = space.grid(max_interp=4)
+        self.assertEqual(grid["n_estimators"][0], 10)
+        self.assertEqual(grid["n_estimators"][-1], 200)
+        self.assertEqual(grid["bootstrap"], [False, True])
+        W = space.warp([{"C": 10.0}])  # other parameters missing -> NaN
+        self.assertTrue(np.isnan(W[0, 1:]).all())
+        X = space.unwarp(space.get_bounds()[:, 0][None, :], fixed_vals={"kernel": "rbf"})
+        self.assertEqual(X[0]["kernel"], "rbf")
+        self.assertEqual(X[0]["C"], 1.0)
+
     def test_suggest_dict_is_valid_and_uniform_in_warped_space(self):
         np_util.random.seed(1)
         pts = suggest_dict([], [], API_CONFIG, n_suggestions=4000)
