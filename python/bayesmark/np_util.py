@@ -24,3 +24,35 @@ def linear_rescale(X, lb0, ub0, lb1, ub1, enforce_bounds=True):
 def clip_chk(x, lb, ub):
     """Clip ``x`` to [lb, ub]."""
     return np.clip(x, lb, ub)
+
+
+def argmin_2d(X):
+    """Index (i, j) of the smallest element of a 2-d array."""
+    X = np.asarray(X)
+    return np.unravel_index(np.argmin(X), X.shape)
+
+
+def isclose_lte(x, y):
+    """x <= y, or x and y equal up to floating-point tolerance (elementwise)."""
+    return np.logical_or(np.less_equal(x, y), np.isclose(x, y))
+
+
+def snap_to(x, fixed_val=None):
+    """``x``, or ``fixed_val`` broadcast to its shape when given (after checking they agree)."""
+    if fixed_val is None:
+        return x
+    x = np.asarray(x)
+    fixed = np.full(x.shape, fixed_val, dtype=x.dtype)
+    if x.dtype.kind in "fc" and not np.allclose(x, fixed):
+        raise ValueError("values %s do not match the fixed value %r" % (x, fixed_val))
+    return fixed
+
+
+def cummin(x_val, x_key):
+    """Cumulative minimum of ``x_val`` along axis 0, ranked by ``x_key`` (latest index on ties)."""
+    x_val, x_key = np.asarray(x_val), np.asarray(x_key)
+    n = x_key.shape[0]
+    running = np.minimum.accumulate(x_key, axis=0)
+    idx = np.maximum.accumulate((x_key <= running) * np.arange(n).reshape((n,) + (1,) * (x_key.ndim - 1)),
+                                axis=0)
+    return np.take_along_axis(x_val, idx, axis=0)

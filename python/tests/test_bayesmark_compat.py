@@ -139,6 +139,18 @@ class HostingProtocolTest(unittest.TestCase):
         drv.end()
 
 
+class NpUtilTest(unittest.TestCase):
+    def test_helpers_optimizers_import(self):
+        self.assertEqual(tuple(np_util.argmin_2d([[3, 1], [0, 5]])), (1, 0))
+        self.assertTrue(np_util.isclose_lte(1.0 + 1e-12, 1.0))
+        self.assertFalse(np_util.isclose_lte(1.1, 1.0))
+        self.assertEqual(np_util.cummin([5, 3, 4], [2, 1, 1]).tolist(), [5, 3, 4])
+        self.assertEqual(np_util.clip_chk(np.array([-1.0, 2.0]), 0.0, 1.0).tolist(), [0.0, 1.0])
+        self.assertEqual(np_util.linear_rescale(5.0, 0.0, 10.0, 0.0, 1.0), 0.5)
+        seed = np_util.random_seed(np.random.RandomState(0))
+        self.assertTrue(0 <= seed < 2 ** 31)
+
+
 class SpaceTest(unittest.TestCase):
     def test_warp_unwarp_round_trip_with_one_hot_cat(self):
         space = JointSpace(API_CONFIG)
