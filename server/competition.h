@@ -50,6 +50,8 @@ struct SubmissionStatus {
   SubmissionRecord submission;
   JobCounts jobs;
   int studies_with_errors = 0;
+  // No job is queued or running.
+  bool finished() const { return jobs.queued == 0 && jobs.leased == 0; }
 };
 
 struct LeaderboardReport {

@@ -25,8 +25,7 @@ grpc::Status CompetitionServiceImpl::ListSubmissions(grpc::ServerContext*,
     o->set_submission_id(s.submission.id);
     o->set_name(s.submission.name);
     o->set_kind(ToProto(s.submission.kind));
-    bool finished = s.jobs.queued == 0 && s.jobs.leased == 0;
-    o->set_state(finished ? v1::SUBMISSION_STATE_FINISHED : v1::SUBMISSION_STATE_RUNNING);
+    o->set_state(s.finished() ? v1::SUBMISSION_STATE_FINISHED : v1::SUBMISSION_STATE_RUNNING);
     o->set_jobs_total(s.jobs.total);
     o->set_jobs_queued(s.jobs.queued);
     o->set_jobs_running(s.jobs.leased);
