@@ -42,15 +42,22 @@ absl::StatusOr<ProblemBaseline> ComputeBaseline(const ProblemBaselineInput& inpu
   const double ulp = std::nextafter(a, HUGE_VAL) - a;
   b.opt = best - 10000 * ulp;
 
-  std::vector<double> clipped(evals.size());
-  std::transform(evals.begin(), evals.end(), clipped.begin(),
+  // Sorted once, descending, for the expected minimum at every m.
+  std::vector<double> clipped_desc(evals.size());
+  std::transform(evals.begin(), evals.end(), clipped_desc.begin(),
                  [&](double v) { return std::min(v, b.clip); });
+  std::sort(clipped_desc.begin(), clipped_desc.end(), std::greater<double>());
+  std::vector<double> ascending = evals;
+  std::sort(ascending.begin(), ascending.end());
+  const double n = static_cast<double>(ascending.size());
   double running = HUGE_VAL;
   for (int t = 0; t < n_batches; ++t) {
     const int m = batch_size * (t + 1);
-    ASSIGN_OR_RETURN(double med, MinQuantile(evals, 0.5, m));
-    b.rand_med_perf.push_back(med);
-    ASSIGN_OR_RETURN(double mean, ExpectedMin(clipped, m));
+    // min_quantile(evals, 0.5, m): the ceil(n q')-th smallest, q' = 1 - 0.5^(1/m).
+    const long idx = static_cast<long>(std::ceil(n * -std::expm1(std::log1p(-0.5) / m)));
+    b.rand_med_perf.push_back(idx <= 0 ? -HUGE_VAL
+                                       : ascending[std::min<size_t>(idx, ascending.size()) - 1]);
+    const double mean = ExpectedMinSortedDesc(clipped_desc, m);
     running = std::min(running, std::min(b.clip, mean));
     b.rand_mean_perf.push_back(running);
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "boost/math/distributions/binomial.hpp"
@@ -52,8 +54,16 @@ absl::StatusOr<Interval> QuantileCI(const std::vector<double>& X, double q, doub
   o.insert(o.begin(), -HUGE_VAL);
   o.push_back(HUGE_VAL);
   const long n = static_cast<long>(X.size());
-  const long lower = std::max(0L, BinomialPpf(alpha / 2, n, q));
-  const long upper = std::max(0L, BinomialPpf(1 - alpha / 2, n, q)) + 1;
+  // The indices depend only on (n, q, alpha): memoize them per thread.
+  thread_local std::map<std::tuple<long, double, double>, std::pair<long, long>> memo;
+  auto key = std::make_tuple(n, q, alpha);
+  auto it = memo.find(key);
+  if (it == memo.end()) {
+    it = memo.emplace(key, std::make_pair(std::max(0L, BinomialPpf(alpha / 2, n, q)),
+                                          std::max(0L, BinomialPpf(1 - alpha / 2, n, q)) + 1))
+             .first;
+  }
+  const long lower = it->second.first, upper = it->second.second;
   return Interval{o[static_cast<size_t>(std::min(lower, n + 1))],
                   o[static_cast<size_t>(std::min(upper, n + 1))]};
 }
@@ -110,23 +120,21 @@ absl::StatusOr<double> ExpectedMin(const std::vector<double>& X, int m) {
   // Descending order: the minimum of a subset is its element with the largest index here.
   std::vector<double> sorted = X;
   std::sort(sorted.begin(), sorted.end(), std::greater<double>());
-  // log w_k = lgamma(k) - lgamma(k - m + 1) (+ const), k = m..n (1-based).
-  std::vector<double> lw(n, -std::numeric_limits<double>::infinity());
-  double max_lw = -std::numeric_limits<double>::infinity();
-  for (int k = m; k <= n; ++k) {
-    lw[k - 1] = std::lgamma(static_cast<double>(k)) - std::lgamma(static_cast<double>(k - m + 1));
-    max_lw = std::max(max_lw, lw[k - 1]);
+  return ExpectedMinSortedDesc(sorted, m);
+}
+
+double ExpectedMinSortedDesc(const std::vector<double>& desc, int m) {
+  // Weights w_k = C(k-1, m-1) / C(n, m), k = m..n (1-based), built from the largest one (k = n,
+  // set to 1) down through w_{k-1} / w_k = (k - m) / (k - 1) < 1: no overflow, and once a weight
+  // underflows to 0 all smaller ones are 0 too (0 * inf never appears). Normalized at the end.
+  const int n = static_cast<int>(desc.size());
+  double w = 1, z = 0, e = 0;
+  for (int k = n; k >= m && w > 0; --k) {
+    z += w;
+    e += w * desc[k - 1];
+    if (k > m) w *= static_cast<double>(k - m) / (k - 1);
   }
-  double z = 0;
-  for (int k = m; k <= n; ++k) z += std::exp(lw[k - 1] - max_lw);
-  const double log_z = max_lw + std::log(z);
-  double e = 0;
-  for (int k = m; k <= n; ++k) {
-    const double w = std::exp(lw[k - 1] - log_z);
-    if (w == 0) continue;
-    e += w * sorted[k - 1];
-  }
-  return e;
+  return e / z;
 }
 
 }  // namespace bbo::scoring

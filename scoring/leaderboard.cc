@@ -36,25 +36,6 @@ std::vector<double> CumMinImpl(const TrialCurve& c) {
   return s;
 }
 
-// E[min of m draws] from values sorted descending (Bayesmark's L-estimator, see ExpectedMin),
-// for repeated evaluation at many m without re-sorting.
-double ExpectedMinSortedDesc(const std::vector<double>& desc, int m) {
-  const int n = static_cast<int>(desc.size());
-  double max_lw = -HUGE_VAL;
-  for (int k = m; k <= n; ++k) {
-    max_lw = std::max(max_lw, std::lgamma(static_cast<double>(k)) -
-                                  std::lgamma(static_cast<double>(k - m + 1)));
-  }
-  double z = 0, e = 0;
-  for (int k = m; k <= n; ++k) {
-    double w = std::exp(std::lgamma(static_cast<double>(k)) -
-                        std::lgamma(static_cast<double>(k - m + 1)) - max_lw);
-    z += w;
-    if (w > 0) e += w * desc[k - 1];
-  }
-  return e / z;
-}
-
 // The pooled random-search performance after m evaluations, averaged over `problems`.
 class RandomSearchCurve {
  public:
@@ -280,13 +261,16 @@ absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
     board.rows.push_back(std::move(r));
   }
 
-  // RS-equivalents, each against the pooled random search on the method's own problems.
+  // RS-equivalents, each against the pooled random search on the method's own problems (one
+  // shared, memoized curve per distinct problem set).
+  std::map<std::vector<std::string>, std::unique_ptr<RandomSearchCurve>> curves;
   for (MethodResult& r : board.rows) {
     if (r.problems.empty()) continue;
     std::vector<std::string> names;
     for (const ProblemResult& p : r.problems) names.push_back(p.problem);
-    RandomSearchCurve f(input, board.baselines, names);
-    RsEquivalent(r, f, input.batch_size * T);
+    auto& f = curves[names];
+    if (f == nullptr) f = std::make_unique<RandomSearchCurve>(input, board.baselines, names);
+    RsEquivalent(r, *f, input.batch_size * T);
   }
 
   std::stable_sort(board.rows.begin(), board.rows.end(),

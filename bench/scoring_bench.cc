@@ -1,0 +1,127 @@
+// Scoring benchmark: the full scoring report for 65 methods x 60 problems x 100 trials x 16
+// batches of 8 (leaderboard with error bars and RS-equivalents, B bootstrap rank replicates,
+// Mann-Whitney/Borda ranking), timed against a straightforward single-threaded bootstrap of the
+// same math in the same run. Usage: scoring_bench [B] [methods] [problems] [trials].
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+
+#include "scoring/bootstrap.h"
+#include "scoring/borda.h"
+#include "scoring/leaderboard.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+// Method m draws values from an exponential with a method-specific scale: better methods find
+// lower values. Random search supplies 100 trials x 128 pooled evaluations per problem.
+bbo::scoring::ScoringInput Generate(int methods, int problems, int trials) {
+  bbo::scoring::ScoringInput in;
+  in.batch_size = 8;
+  in.n_batches = 16;
+  std::mt19937_64 rng(7);
+  for (int p = 0; p < problems; ++p) {
+    std::string problem = "p" + std::to_string(p);
+    std::exponential_distribution<double> rs(1.0);
+    auto& base = in.problems[problem];
+    for (int i = 0; i < trials * 128; ++i) base.random_evals.push_back(rs(rng));
+    for (int m = 0; m < methods; ++m) {
+      std::exponential_distribution<double> draw(1.0 + 0.05 * m);
+      auto& data = in.methods["m" + std::to_string(m)][problem];
+      for (int t = 0; t < trials; ++t) {
+        bbo::scoring::TrialCurve c;
+        for (int b = 0; b < 16; ++b) {
+          double best = HUGE_VAL;
+          for (int k = 0; k < 8; ++k) best = std::min(best, draw(rng));
+          c.batch_min.push_back(best);
+        }
+        data.trials.push_back(std::move(c));
+      }
+    }
+  }
+  return in;
+}
+
+// The straightforward version: one thread, std::mt19937_64, std::uniform_int_distribution.
+double NaiveBootstrapSeconds(const bbo::scoring::Leaderboard& board,
+                             const bbo::scoring::ScoringInput& in, int B) {
+  auto start = Clock::now();
+  std::vector<std::vector<std::vector<double>>> scores;
+  for (const auto& r : board.rows) {
+    if (r.is_baseline) continue;
+    std::vector<std::vector<double>> per_problem;
+    for (const auto& p : r.problems) {
+      const auto& base = board.baselines.at(p.problem);
+      std::vector<double> v;
+      for (const auto& c : in.methods.at(r.method).at(p.problem).trials) {
+        double s = bbo::scoring::BestSoFar(c).back();
+        v.push_back(std::clamp((s - base.opt) / (base.clip - base.opt), -1.0, 1.0));
+      }
+      per_problem.push_back(v);
+    }
+    scores.push_back(per_problem);
+  }
+  std::mt19937_64 rng(1);
+  std::vector<int> rank1(scores.size(), 0);
+  for (int i = 0; i < B; ++i) {
+    std::vector<double> score(scores.size());
+    for (size_t m = 0; m < scores.size(); ++m) {
+      double sum = 0;
+      for (const auto& trials : scores[m]) {
+        std::uniform_int_distribution<size_t> pick(0, trials.size() - 1);
+        double s = 0;
+        for (size_t n = 0; n < trials.size(); ++n) s += trials[pick(rng)];
+        sum += s / trials.size();
+      }
+      score[m] = sum / scores[m].size();
+    }
+    rank1[std::min_element(score.begin(), score.end()) - score.begin()]++;
+  }
+  return Seconds(start, Clock::now());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int B = argc > 1 ? std::atoi(argv[1]) : 10000;
+  const int methods = argc > 2 ? std::atoi(argv[2]) : 65;
+  const int problems = argc > 3 ? std::atoi(argv[3]) : 60;
+  const int trials = argc > 4 ? std::atoi(argv[4]) : 100;
+  std::printf("scoring report: %d methods x %d problems x %d trials x 16 batches of 8, B = %d\n",
+              methods, problems, trials, B);
+  auto g0 = Clock::now();
+  bbo::scoring::ScoringInput in = Generate(methods, problems, trials);
+  std::printf("(generating the data: %.1f s, not counted)\n", Seconds(g0, Clock::now()));
+
+  auto t0 = Clock::now();
+  auto board = bbo::scoring::ComputeLeaderboard(in, "random-search");
+  auto t1 = Clock::now();
+  bbo::scoring::BootstrapOptions opts;
+  opts.replicates = B;
+  auto ranks = bbo::scoring::BootstrapRanks(*board, in, opts);
+  auto t2 = Clock::now();
+  auto borda = bbo::scoring::RankMethods(in, 0.05);
+  auto t3 = Clock::now();
+  if (!board.ok() || !ranks.ok() || !borda.ok()) {
+    std::fprintf(stderr, "scoring failed\n");
+    return 1;
+  }
+  const double leaderboard_s = Seconds(t0, t1), bootstrap_s = Seconds(t1, t2),
+               borda_s = Seconds(t2, t3), total = Seconds(t0, t3);
+  const double naive_s = NaiveBootstrapSeconds(*board, in, B);
+  std::printf("leaderboard (error bars, CIs, RS-equivalents): %8.3f s\n", leaderboard_s);
+  std::printf("bootstrap ranks, B = %d (all cores)        : %8.3f s\n", B, bootstrap_s);
+  std::printf("Mann-Whitney / Borda                          : %8.3f s\n", borda_s);
+  std::printf("full report                                   : %8.3f s  (goal <= 2 s)\n", total);
+  std::printf("straightforward single-threaded bootstrap     : %8.3f s\n", naive_s);
+  std::printf("ratio bootstrap / straightforward bootstrap   : %8.3f\n", bootstrap_s / naive_s);
+  std::printf("ratio full report / straightforward bootstrap : %8.3f\n", total / naive_s);
+  return 0;
+}
