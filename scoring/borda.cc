@@ -1,6 +1,7 @@
 #include "scoring/borda.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <numeric>
 
@@ -19,7 +20,7 @@ absl::StatusOr<std::vector<int>> Losses(const std::vector<const std::vector<doub
   std::vector<int> losses(k, 0);
   for (size_t i = 0; i < k; ++i) {
     for (size_t j = i + 1; j < k; ++j) {
-      absl::StatusOr<MannWhitneyResult> t = MannWhitneyU(*samples[i], *samples[j]);
+      absl::StatusOr<MannWhitneyResult> t = MannWhitneyUSorted(*samples[i], *samples[j]);
       if (!t.ok()) return t.status();
       if (t->p_value >= alpha) continue;
       const double half = samples[i]->size() * static_cast<double>(samples[j]->size()) / 2;
@@ -48,8 +49,23 @@ absl::StatusOr<Ballot> RankProblem(const std::vector<MethodTrials>& methods, dou
     }
   }
   const size_t k = methods.size();
+  // Sorted once per method; the pairwise tests then merge in O(n).
+  std::vector<std::vector<double>> best_sorted, auc_sorted;
+  for (const auto& m : methods) {
+    for (const auto* v : {&m.best_found, &m.auc}) {
+      for (double x : *v) {
+        if (std::isnan(x)) {
+          return absl::InvalidArgumentError(absl::StrCat("methods: \"", m.method, "\" has NaN"));
+        }
+      }
+    }
+    best_sorted.push_back(m.best_found);
+    std::sort(best_sorted.back().begin(), best_sorted.back().end());
+    auc_sorted.push_back(m.auc);
+    std::sort(auc_sorted.back().begin(), auc_sorted.back().end());
+  }
   std::vector<const std::vector<double>*> best;
-  for (const auto& m : methods) best.push_back(&m.best_found);
+  for (const auto& v : best_sorted) best.push_back(&v);
   absl::StatusOr<std::vector<int>> losses = Losses(best, alpha);
   if (!losses.ok()) return losses.status();
   // Secondary key: AUC losses within each group tied on Best Found losses.
@@ -59,7 +75,7 @@ absl::StatusOr<Ballot> RankProblem(const std::vector<MethodTrials>& methods, dou
   for (const auto& [l, members] : groups) {
     if (members.size() < 2) continue;
     std::vector<const std::vector<double>*> aucs;
-    for (size_t i : members) aucs.push_back(&methods[i].auc);
+    for (size_t i : members) aucs.push_back(&auc_sorted[i]);
     absl::StatusOr<std::vector<int>> al = Losses(aucs, alpha);
     if (!al.ok()) return al.status();
     for (size_t g = 0; g < members.size(); ++g) auc_losses[members[g]] = (*al)[g];

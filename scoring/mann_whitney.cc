@@ -41,36 +41,44 @@ std::vector<double> ExactUDistribution(int n1, int n2) {
 
 absl::StatusOr<MannWhitneyResult> MannWhitneyU(const std::vector<double>& x,
                                                const std::vector<double>& y, int exact_max) {
-  if (x.empty() || y.empty()) return absl::InvalidArgumentError("x, y: samples must not be empty");
-  for (double v : x) {
+  std::vector<double> xs = x, ys = y;
+  for (double v : xs) {
     if (std::isnan(v)) return absl::InvalidArgumentError("x: contains NaN");
   }
-  for (double v : y) {
+  for (double v : ys) {
     if (std::isnan(v)) return absl::InvalidArgumentError("y: contains NaN");
   }
+  std::sort(xs.begin(), xs.end());
+  std::sort(ys.begin(), ys.end());
+  return MannWhitneyUSorted(xs, ys, exact_max);
+}
+
+absl::StatusOr<MannWhitneyResult> MannWhitneyUSorted(const std::vector<double>& x,
+                                                     const std::vector<double>& y,
+                                                     int exact_max) {
+  if (x.empty() || y.empty()) return absl::InvalidArgumentError("x, y: samples must not be empty");
+  if (!std::is_sorted(x.begin(), x.end()) || !std::is_sorted(y.begin(), y.end())) {
+    return absl::InvalidArgumentError("x, y: samples must be sorted (or contain NaN)");
+  }
   const int n1 = static_cast<int>(x.size()), n2 = static_cast<int>(y.size());
-  // Midranks of the pooled sample.
-  std::vector<std::pair<double, int>> pooled;
-  for (double v : x) pooled.push_back({v, 0});
-  for (double v : y) pooled.push_back({v, 1});
-  std::sort(pooled.begin(), pooled.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
   const int n = n1 + n2;
+  // Midranks by merging the two sorted samples.
   double rank_sum_x = 0, tie_term = 0;
   bool ties = false;
-  for (int i = 0; i < n;) {
-    int j = i;
-    while (j < n && pooled[j].first == pooled[i].first) ++j;
-    const double t = j - i;
-    const double midrank = (i + 1 + j) / 2.0;
-    for (int k = i; k < j; ++k) {
-      if (pooled[k].second == 0) rank_sum_x += midrank;
-    }
+  size_t i = 0, j = 0;
+  int pos = 0;
+  while (i < x.size() || j < y.size()) {
+    double v = j >= y.size() || (i < x.size() && x[i] <= y[j]) ? x[i] : y[j];
+    int cx = 0, cy = 0;
+    while (i < x.size() && x[i] == v) ++i, ++cx;
+    while (j < y.size() && y[j] == v) ++j, ++cy;
+    const double t = cx + cy;
+    rank_sum_x += cx * (pos + (t + 1) / 2.0);
     if (t > 1) {
       ties = true;
       tie_term += t * t * t - t;
     }
-    i = j;
+    pos += cx + cy;
   }
   MannWhitneyResult r;
   r.u_x = rank_sum_x - n1 * (n1 + 1) / 2.0;
