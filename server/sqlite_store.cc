@@ -51,9 +51,6 @@ const char* BatchSourceName(BatchSource s) {
 // the column NOT NULL even if a caller forgets.
 double Storable(double v) { return std::isnan(v) ? kInf : v; }
 
-constexpr char kJobColumns[] =
-    "id, submission_id, problem, trial, seed, state, COALESCE(worker_id, ''),"
-    " COALESCE(lease_expires_at, 0), attempts";
 
 JobRecord ReadJob(const sqlite::Statement& q) {
   JobRecord j;
@@ -81,8 +78,6 @@ SubmissionRecord ReadSubmission(const sqlite::Statement& q) {
   return s;
 }
 
-constexpr char kSubmissionColumns[] =
-    "id, name, kind, digest, trials, is_baseline, created_at";
 
 }  // namespace
 
@@ -164,29 +159,34 @@ absl::StatusOr<int64_t> SqliteStore::AddSubmission(const SubmissionRecord& s,
   return id;
 }
 
-absl::StatusOr<SubmissionRecord> SqliteStore::GetSubmission(int64_t id) {
-  absl::MutexLock l(&mu_);
-  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT id, name, kind, digest, trials, is_baseline, created_at"
-                                 " FROM submissions WHERE id = ?"));
-  q->Bind(1, id);
-  ASSIGN_OR_RETURN(bool row, q->Step());
-  if (!row) return absl::NotFoundError(absl::StrCat("no submission with id ", id));
-  SubmissionRecord s = ReadSubmission(*q);
-  q->Reset();
-  return s;
-}
-
-absl::StatusOr<std::optional<SubmissionRecord>> SqliteStore::FindSubmission(
-    const std::string& name) {
-  absl::MutexLock l(&mu_);
-  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT id, name, kind, digest, trials, is_baseline, created_at"
-                                 " FROM submissions WHERE name = ?"));
-  q->Bind(1, name);
+template <typename Key>
+absl::StatusOr<std::optional<SubmissionRecord>> SqliteStore::QuerySubmission(const char* sql,
+                                                                            const Key& key) {
+  ASSIGN_OR_RETURN(auto* q, Stmt(sql));
+  q->Bind(1, key);
   ASSIGN_OR_RETURN(bool row, q->Step());
   std::optional<SubmissionRecord> out;
   if (row) out = ReadSubmission(*q);
   q->Reset();
   return out;
+}
+
+absl::StatusOr<SubmissionRecord> SqliteStore::GetSubmission(int64_t id) {
+  absl::MutexLock l(&mu_);
+  ASSIGN_OR_RETURN(std::optional<SubmissionRecord> s,
+                   QuerySubmission("SELECT id, name, kind, digest, trials, is_baseline,"
+                                   " created_at FROM submissions WHERE id = ?",
+                                   id));
+  if (!s) return absl::NotFoundError(absl::StrCat("no submission with id ", id));
+  return *s;
+}
+
+absl::StatusOr<std::optional<SubmissionRecord>> SqliteStore::FindSubmission(
+    const std::string& name) {
+  absl::MutexLock l(&mu_);
+  return QuerySubmission("SELECT id, name, kind, digest, trials, is_baseline, created_at"
+                         " FROM submissions WHERE name = ?",
+                         name);
 }
 
 absl::StatusOr<std::string> SqliteStore::GetSubmissionArchive(int64_t id) {

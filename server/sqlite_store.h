@@ -68,6 +68,9 @@ class SqliteStore : public Store {
                                                        double lease_expires_at)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<sqlite::Statement*> Stmt(const char* sql) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  template <typename Key>
+  absl::StatusOr<std::optional<SubmissionRecord>> QuerySubmission(const char* sql, const Key& key)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   absl::Mutex mu_;
   std::unique_ptr<sqlite::Database> db_ ABSL_GUARDED_BY(mu_);
