@@ -23,6 +23,7 @@
 #include "bbo/v1/competition_service.grpc.pb.h"
 #include "bbo/v1/study_service.grpc.pb.h"
 #include "client/local_run.h"
+#include "scoring/anytime.h"
 #include "scoring/bootstrap.h"
 #include "scoring/borda.h"
 #include "scoring/report_json.h"
@@ -221,6 +222,15 @@ int Score(const std::string& path, const std::string& random_search, bool json,
     }
     j["bootstrap"] = {{"replicates", ranks->replicates}, {"seed", boot.seed},
                       {"top_k", boot.top_k}, {"methods", bm}, {"top_rankings", tops}};
+    auto anytime = bbo::scoring::ComputeAnytime(*board, built->input, 200, boot.seed);
+    if (anytime.ok()) {
+      nlohmann::json a = nlohmann::json::object();
+      for (const auto& [method, ecdf] : anytime->ecdf) {
+        a[method] = {{"ecdf_runtime_to_target", ecdf},
+                     {"avg_fractional_rank", anytime->avg_fractional_rank.at(method)}};
+      }
+      j["anytime"] = {{"rank_bootstrap_replicates", 200}, {"methods", a}};
+    }
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& r : ranking->rows) {
       rows.push_back({{"method", r.method}, {"borda", r.borda}, {"firsts", r.firsts},
