@@ -1,6 +1,9 @@
 #include "scoring/borda.h"
 
 #include <algorithm>
+#include <atomic>
+#include <optional>
+#include <thread>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -127,25 +130,46 @@ absl::StatusOr<NonparametricRanking> RankMethods(const ScoringInput& input,
   NonparametricRanking out;
   out.familywise_alpha = familywise_alpha;
   out.pairwise_alpha = PairwiseAlpha(familywise_alpha, static_cast<int>(input.methods.size()));
-  for (const auto& [problem, unused] : input.problems) {
-    std::vector<MethodTrials> methods;
-    for (const auto& [method, per_problem] : input.methods) {
-      auto it = per_problem.find(problem);
-      if (it == per_problem.end() || it->second.trials.empty()) continue;
-      MethodTrials mt;
-      mt.method = method;
-      for (const TrialCurve& c : it->second.trials) {
-        std::vector<double> s = BestSoFar(c);
-        if (s.empty()) continue;
-        mt.best_found.push_back(s.back());
-        mt.auc.push_back(TraceAuc(s));
+  // Problems are independent: rank them on all cores, keep the problems' order.
+  std::vector<std::string> problems;
+  for (const auto& [problem, unused] : input.problems) problems.push_back(problem);
+  std::vector<absl::StatusOr<std::optional<Ballot>>> results(problems.size(),
+                                                             std::optional<Ballot>());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t p = next++; p < problems.size(); p = next++) {
+      std::vector<MethodTrials> methods;
+      for (const auto& [method, per_problem] : input.methods) {
+        auto it = per_problem.find(problems[p]);
+        if (it == per_problem.end() || it->second.trials.empty()) continue;
+        MethodTrials mt;
+        mt.method = method;
+        for (const TrialCurve& c : it->second.trials) {
+          std::vector<double> s = BestSoFar(c);
+          if (s.empty()) continue;
+          mt.best_found.push_back(s.back());
+          mt.auc.push_back(TraceAuc(s));
+        }
+        if (!mt.best_found.empty()) methods.push_back(std::move(mt));
       }
-      if (!mt.best_found.empty()) methods.push_back(std::move(mt));
+      if (methods.empty()) continue;
+      absl::StatusOr<Ballot> b = RankProblem(methods, out.pairwise_alpha);
+      if (!b.ok()) {
+        results[p] = b.status();
+      } else {
+        results[p] = std::optional<Ballot>(*std::move(b));
+      }
     }
-    if (methods.empty()) continue;
-    absl::StatusOr<Ballot> b = RankProblem(methods, out.pairwise_alpha);
-    if (!b.ok()) return b.status();
-    out.ballots.push_back({problem, *std::move(b)});
+  };
+  const unsigned threads = std::min<unsigned>(
+      std::max(1u, std::thread::hardware_concurrency()), std::max<size_t>(1, problems.size()));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& th : pool) th.join();
+  for (size_t p = 0; p < problems.size(); ++p) {
+    if (!results[p].ok()) return results[p].status();
+    if (results[p]->has_value()) out.ballots.push_back({problems[p], **results[p]});
   }
   std::vector<Ballot> ballots;
   for (const auto& pb : out.ballots) ballots.push_back(pb.ballot);

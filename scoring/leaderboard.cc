@@ -1,6 +1,8 @@
 #include "scoring/leaderboard.h"
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -142,6 +144,72 @@ absl::Status Aggregate(MethodResult& r, int n_batches, double alpha,
 
 std::vector<double> BestSoFar(const TrialCurve& trial) { return CumMinImpl(trial); }
 
+namespace {
+
+// Scores one method on every problem it has results on (eqs. 2-7 and the median summary).
+absl::StatusOr<MethodResult> ScoreMethod(const std::string& method,
+                                         const std::map<std::string, MethodProblemData>& per_problem,
+                                         const Leaderboard& board, const ScoringInput& input) {
+  const int T = input.n_batches;
+MethodResult r;
+  r.method = method;
+  for (const auto& [problem, data] : per_problem) {
+    auto bit = board.baselines.find(problem);
+    if (bit == board.baselines.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "methods: \"", method, "\" has results on problem \"", problem,
+          "\" which has no baseline input"));
+    }
+    if (data.trials.empty()) continue;
+    const ProblemBaseline& base = bit->second;
+    ProblemResult pr;
+    pr.problem = problem;
+    pr.trials = static_cast<int>(data.trials.size());
+    std::vector<std::vector<double>> S;
+    for (const TrialCurve& c : data.trials) {
+      if (static_cast<int>(c.batch_min.size()) != T) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "methods: a trial of \"", method, "\" on \"", problem, "\" has ",
+            c.batch_min.size(), " batches, expected ", T));
+      }
+      S.push_back(BestSoFar(c));
+    }
+    pr.norm_mean_perf.resize(T);
+    pr.norm_med_perf.resize(T);
+    pr.norm_med_ci.resize(T);
+    const double range = base.clip - base.opt;
+    for (int t = 0; t < T; ++t) {
+      // Eqs. 3-5 as Bayesmark's compute_aggregates computes them: each trial is normalized
+      // and clipped to [-1, 1] (the upper clip is S' = min(S, clip_p); the lower one bounds the
+      // influence of a single run below the estimated optimum), then averaged over trials.
+      double sum = 0;
+      std::vector<double> col;
+      for (const auto& s : S) {
+        double normed = (s[t] - base.opt) / range;
+        sum += std::clamp(normed, -1.0, 1.0);
+        col.push_back(s[t]);
+      }
+      pr.norm_mean_perf[t] = sum / static_cast<double>(S.size());
+      // Seed 003 "Median scores": (med_n S - opt) / (rand-med-perf_pt - opt).
+      ASSIGN_OR_RETURN(double med, Quantile(col, 0.5));
+      const double denom = base.rand_med_perf[t] - base.opt;
+      pr.norm_med_perf[t] = (med - base.opt) / denom;
+      ASSIGN_OR_RETURN(Interval ci, QuantileCI(col, 0.5, input.alpha));
+      pr.norm_med_ci[t] = Interval{(ci.lo - base.opt) / denom, (ci.hi - base.opt) / denom};
+    }
+    pr.score = 100 * (1 - pr.norm_mean_perf.back());
+    std::vector<double> last;
+    for (const auto& s : S) last.push_back(std::clamp((s.back() - base.opt) / range, -1.0, 1.0));
+    ASSIGN_OR_RETURN(pr.norm_median_clip_last, Quantile(last, 0.5));
+    r.problems.push_back(std::move(pr));
+  }
+  r.complete = r.problems.size() == input.problems.size();
+  RETURN_IF_ERROR(Aggregate(r, T, input.alpha, board.rand_mean_perf));
+  return r;
+}
+
+}  // namespace
+
 absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
                                                const std::string& baseline_row_name) {
   if (input.n_batches < 1) return absl::InvalidArgumentError("n_batches: must be >= 1");
@@ -177,62 +245,26 @@ absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
     }
   }
 
-  for (const auto& [method, per_problem] : input.methods) {
-    MethodResult r;
-    r.method = method;
-    for (const auto& [problem, data] : per_problem) {
-      auto bit = board.baselines.find(problem);
-      if (bit == board.baselines.end()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "methods: \"", method, "\" has results on problem \"", problem,
-            "\" which has no baseline input"));
-      }
-      if (data.trials.empty()) continue;
-      const ProblemBaseline& base = bit->second;
-      ProblemResult pr;
-      pr.problem = problem;
-      pr.trials = static_cast<int>(data.trials.size());
-      std::vector<std::vector<double>> S;
-      for (const TrialCurve& c : data.trials) {
-        if (static_cast<int>(c.batch_min.size()) != T) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "methods: a trial of \"", method, "\" on \"", problem, "\" has ",
-              c.batch_min.size(), " batches, expected ", T));
-        }
-        S.push_back(BestSoFar(c));
-      }
-      pr.norm_mean_perf.resize(T);
-      pr.norm_med_perf.resize(T);
-      pr.norm_med_ci.resize(T);
-      const double range = base.clip - base.opt;
-      for (int t = 0; t < T; ++t) {
-        // Eqs. 3-5 as Bayesmark's compute_aggregates computes them: each trial is normalized
-        // and clipped to [-1, 1] (the upper clip is S' = min(S, clip_p); the lower one bounds the
-        // influence of a single run below the estimated optimum), then averaged over trials.
-        double sum = 0;
-        std::vector<double> col;
-        for (const auto& s : S) {
-          double normed = (s[t] - base.opt) / range;
-          sum += std::clamp(normed, -1.0, 1.0);
-          col.push_back(s[t]);
-        }
-        pr.norm_mean_perf[t] = sum / static_cast<double>(S.size());
-        // Seed 003 "Median scores": (med_n S - opt) / (rand-med-perf_pt - opt).
-        ASSIGN_OR_RETURN(double med, Quantile(col, 0.5));
-        const double denom = base.rand_med_perf[t] - base.opt;
-        pr.norm_med_perf[t] = (med - base.opt) / denom;
-        ASSIGN_OR_RETURN(Interval ci, QuantileCI(col, 0.5, input.alpha));
-        pr.norm_med_ci[t] = Interval{(ci.lo - base.opt) / denom, (ci.hi - base.opt) / denom};
-      }
-      pr.score = 100 * (1 - pr.norm_mean_perf.back());
-      std::vector<double> last;
-      for (const auto& s : S) last.push_back(std::clamp((s.back() - base.opt) / range, -1.0, 1.0));
-      ASSIGN_OR_RETURN(pr.norm_median_clip_last, Quantile(last, 0.5));
-      r.problems.push_back(std::move(pr));
+  // Methods are independent: score them on all cores.
+  std::vector<const std::pair<const std::string, std::map<std::string, MethodProblemData>>*> todo;
+  for (const auto& entry : input.methods) todo.push_back(&entry);
+  std::vector<absl::StatusOr<MethodResult>> scored(todo.size(),
+                                                   absl::InternalError("not scored"));
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < todo.size(); i = next++) {
+      scored[i] = ScoreMethod(todo[i]->first, todo[i]->second, board, input);
     }
-    r.complete = r.problems.size() == input.problems.size();
-    RETURN_IF_ERROR(Aggregate(r, T, input.alpha, board.rand_mean_perf));
-    board.rows.push_back(std::move(r));
+  };
+  const unsigned threads =
+      std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()), todo.size());
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& th : pool) th.join();
+  for (auto& r : scored) {
+    if (!r.ok()) return r.status();
+    board.rows.push_back(*std::move(r));
   }
 
   if (!baseline_row_name.empty()) {
