@@ -100,8 +100,15 @@ absl::StatusOr<BootstrapResult> BootstrapRanks(const Leaderboard& board, const S
         for (const auto& trials : scores[m]) {
           const uint32_t n_trials = static_cast<uint32_t>(trials.size());
           const double* x = trials.data();
+          // Two 32-bit indices from each 64-bit draw (multiply-shift; bias below n / 2^32).
           double s = 0;
-          for (uint32_t n = 0; n < n_trials; ++n) s += x[rng.Below(n_trials)];
+          uint32_t n = 0;
+          for (; n + 1 < n_trials; n += 2) {
+            const uint64_t r = rng.Next();
+            s += x[((r & 0xffffffffULL) * n_trials) >> 32];
+            s += x[((r >> 32) * n_trials) >> 32];
+          }
+          if (n < n_trials) s += x[rng.Below(n_trials)];
           sum += s / static_cast<double>(n_trials);
         }
         score[m] = sum / static_cast<double>(scores[m].size());  // mean-perf: lower is better

@@ -45,16 +45,11 @@ long BinomialPpf(double p, long n, double q) {
 
 }  // namespace
 
-absl::StatusOr<Interval> QuantileCI(const std::vector<double>& X, double q, double alpha) {
-  if (absl::Status s = CheckSample(X); !s.ok()) return s;
-  if (!(q > 0 && q < 1)) return absl::InvalidArgumentError(absl::StrCat("q: ", q, " is not in (0, 1)"));
-  if (absl::Status s = CheckAlpha(alpha); !s.ok()) return s;
-  std::vector<double> o = X;
-  std::sort(o.begin(), o.end());
-  o.insert(o.begin(), -HUGE_VAL);
-  o.push_back(HUGE_VAL);
-  const long n = static_cast<long>(X.size());
-  // The indices depend only on (n, q, alpha): memoize them per thread.
+namespace {
+
+// The CI order-statistic indices for (n, q, alpha), memoized per thread (they depend on nothing
+// else, and the binomial search is the expensive part).
+std::pair<long, long> CiIndices(long n, double q, double alpha) {
   thread_local std::map<std::tuple<long, double, double>, std::pair<long, long>> memo;
   auto key = std::make_tuple(n, q, alpha);
   auto it = memo.find(key);
@@ -63,9 +58,38 @@ absl::StatusOr<Interval> QuantileCI(const std::vector<double>& X, double q, doub
                                           std::max(0L, BinomialPpf(1 - alpha / 2, n, q)) + 1))
              .first;
   }
-  const long lower = it->second.first, upper = it->second.second;
-  return Interval{o[static_cast<size_t>(std::min(lower, n + 1))],
-                  o[static_cast<size_t>(std::min(upper, n + 1))]};
+  return it->second;
+}
+
+// o[i] of the padded order statistics (o[0] = -inf, o[n+1] = +inf) of ascending `sorted`.
+double PaddedOrderStat(const std::vector<double>& sorted, long i) {
+  const long n = static_cast<long>(sorted.size());
+  if (i <= 0) return -HUGE_VAL;
+  if (i > n) return HUGE_VAL;
+  return sorted[static_cast<size_t>(i - 1)];
+}
+
+}  // namespace
+
+absl::StatusOr<QuantileWithCI> QuantileAndCI(const std::vector<double>& X, double q,
+                                             double alpha) {
+  if (absl::Status s = CheckSample(X); !s.ok()) return s;
+  if (!(q > 0 && q < 1)) return absl::InvalidArgumentError(absl::StrCat("q: ", q, " is not in (0, 1)"));
+  if (absl::Status s = CheckAlpha(alpha); !s.ok()) return s;
+  std::vector<double> sorted = X;
+  std::sort(sorted.begin(), sorted.end());
+  const long n = static_cast<long>(sorted.size());
+  auto [lower, upper] = CiIndices(n, q, alpha);
+  QuantileWithCI out;
+  out.estimate = PaddedOrderStat(sorted, static_cast<long>(std::ceil(n * q)));
+  out.ci = Interval{PaddedOrderStat(sorted, lower), PaddedOrderStat(sorted, upper)};
+  return out;
+}
+
+absl::StatusOr<Interval> QuantileCI(const std::vector<double>& X, double q, double alpha) {
+  absl::StatusOr<QuantileWithCI> r = QuantileAndCI(X, q, alpha);
+  if (!r.ok()) return r.status();
+  return r->ci;
 }
 
 absl::StatusOr<Interval> MinQuantileCI(const std::vector<double>& X, double q, int m,

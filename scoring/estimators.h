@@ -50,6 +50,13 @@ struct Interval {
 // InvalidArgument as Quantile, or alpha not in (0, 1).
 absl::StatusOr<Interval> QuantileCI(const std::vector<double>& X, double q, double alpha);
 
+// Quantile and QuantileCI together, sorting X once (Bayesmark quantiles.quantile_and_CI).
+struct QuantileWithCI {
+  double estimate = 0;
+  Interval ci;
+};
+absl::StatusOr<QuantileWithCI> QuantileAndCI(const std::vector<double>& X, double q, double alpha);
+
 // QuantileCI of the minimum of m iid draws (q' = 1 - (1 - q)^(1/m)), as in MinQuantile.
 absl::StatusOr<Interval> MinQuantileCI(const std::vector<double>& X, double q, int m,
                                        double alpha);

@@ -125,10 +125,9 @@ absl::Status Aggregate(MethodResult& r, int n_batches, double alpha,
     r.mean_perf.push_back(sum / static_cast<double>(means.size()));
     ASSIGN_OR_RETURN(double eb, StudentTErrorBar(means, alpha));
     r.mean_perf_eb.push_back(eb);
-    ASSIGN_OR_RETURN(double med, Quantile(meds, 0.5));
-    r.med_perf.push_back(med);
-    ASSIGN_OR_RETURN(Interval ci, QuantileCI(meds, 0.5, alpha));
-    r.med_perf_ci.push_back(ci);
+    ASSIGN_OR_RETURN(QuantileWithCI med, QuantileAndCI(meds, 0.5, alpha));
+    r.med_perf.push_back(med.estimate);
+    r.med_perf_ci.push_back(med.ci);
     r.normalized_mean_perf.push_back(r.mean_perf.back() / rand_mean_perf[t]);
   }
   // Seed 001 eq. 7.
@@ -191,11 +190,11 @@ MethodResult r;
       }
       pr.norm_mean_perf[t] = sum / static_cast<double>(S.size());
       // Seed 003 "Median scores": (med_n S - opt) / (rand-med-perf_pt - opt).
-      ASSIGN_OR_RETURN(double med, Quantile(col, 0.5));
+      ASSIGN_OR_RETURN(QuantileWithCI med, QuantileAndCI(col, 0.5, input.alpha));
       const double denom = base.rand_med_perf[t] - base.opt;
-      pr.norm_med_perf[t] = (med - base.opt) / denom;
-      ASSIGN_OR_RETURN(Interval ci, QuantileCI(col, 0.5, input.alpha));
-      pr.norm_med_ci[t] = Interval{(ci.lo - base.opt) / denom, (ci.hi - base.opt) / denom};
+      pr.norm_med_perf[t] = (med.estimate - base.opt) / denom;
+      pr.norm_med_ci[t] =
+          Interval{(med.ci.lo - base.opt) / denom, (med.ci.hi - base.opt) / denom};
     }
     pr.score = 100 * (1 - pr.norm_mean_perf.back());
     std::vector<double> last;
@@ -217,25 +216,43 @@ absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
   const int T = input.n_batches;
   Leaderboard board;
 
-  // opt_p needs the best value of every method on the problem.
-  for (const auto& [problem, base_in] : input.problems) {
-    double best_observed = base_in.all_evals_min;
-    for (const auto& [method, per_problem] : input.methods) {
-      auto it = per_problem.find(problem);
-      if (it == per_problem.end()) continue;
-      for (const TrialCurve& c : it->second.trials) {
-        for (double f : c.batch_min) {
-          if (!std::isnan(f)) best_observed = std::min(best_observed, f);
+  // opt_p needs the best value of every method on the problem. Problems are independent:
+  // computed on all cores.
+  std::vector<const std::pair<const std::string, ProblemBaselineInput>*> base_todo;
+  for (const auto& entry : input.problems) base_todo.push_back(&entry);
+  std::vector<absl::StatusOr<ProblemBaseline>> bases(base_todo.size(),
+                                                     absl::InternalError("not computed"));
+  std::atomic<size_t> next_base{0};
+  auto base_work = [&] {
+    for (size_t i = next_base++; i < base_todo.size(); i = next_base++) {
+      const auto& [problem, base_in] = *base_todo[i];
+      double best_observed = base_in.all_evals_min;
+      for (const auto& [method, per_problem] : input.methods) {
+        auto it = per_problem.find(problem);
+        if (it == per_problem.end()) continue;
+        for (const TrialCurve& c : it->second.trials) {
+          for (double f : c.batch_min) {
+            if (!std::isnan(f)) best_observed = std::min(best_observed, f);
+          }
         }
       }
+      bases[i] = ComputeBaseline(base_in, best_observed, input.batch_size, T);
     }
-    absl::StatusOr<ProblemBaseline> b =
-        ComputeBaseline(base_in, best_observed, input.batch_size, T);
-    if (!b.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("problem \"", problem, "\": ", b.status().message()));
+  };
+  {
+    const unsigned threads = std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()),
+                                                std::max<size_t>(1, base_todo.size()));
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(base_work);
+    base_work();
+    for (auto& th : pool) th.join();
+  }
+  for (size_t i = 0; i < base_todo.size(); ++i) {
+    if (!bases[i].ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("problem \"", base_todo[i]->first, "\": ",
+                                                     bases[i].status().message()));
     }
-    board.baselines[problem] = *std::move(b);
+    board.baselines[base_todo[i]->first] = *std::move(bases[i]);
   }
   board.rand_mean_perf.assign(T, 0);
   for (const auto& [problem, b] : board.baselines) {
