@@ -39,6 +39,8 @@ class Space(object):
     """A numeric parameter: warps values to a 1-column continuous space."""
 
     def __init__(self, dtype, warp="linear", values=None, range_=None):
+        if warp is None:  # "space" omitted: linear (bbo-arena's api_configs allow it)
+            warp = "linear"
         if warp not in WARP_DICT:
             raise ValueError("invalid space %r, allowed: %s" % (warp, sorted(WARP_DICT)))
         if (values is None) == (range_ is None):

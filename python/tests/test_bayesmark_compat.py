@@ -172,6 +172,13 @@ class SpaceTest(unittest.TestCase):
         self.assertEqual(space.warp([{"k": "rbf"}]).tolist(), [[0.0, 0.0, 1.0]])
         self.assertEqual(space.unwarp([[0.2, 0.9, 0.1]]), [{"k": "poly"}])
 
+    def test_space_may_be_omitted_and_values_snap(self):
+        space = JointSpace({"b": {"type": "int", "values": [16, 32, 64]},
+                            "r": {"type": "real", "range": [0, 1]}})
+        self.assertEqual(space.unwarp([[40.0, 0.5]]), [{"b": 32, "r": 0.5}])
+        pts = suggest_dict([], [], {"b": {"type": "int", "values": [16, 32, 64]}}, n_suggestions=50)
+        self.assertTrue(all(p["b"] in (16, 32, 64) for p in pts))
+
     def test_grid_missing_keys_and_fixed_vals(self):
         space = JointSpace(API_CONFIG)
         grid = space.grid(max_interp=4)
