@@ -159,6 +159,18 @@ absl::StatusOr<std::vector<SubmissionStatus>> Competition::List() {
 }
 
 absl::StatusOr<LeaderboardReport> Competition::Leaderboard() {
+  // One computation at a time; readers of an unchanged board get the cached copy.
+  absl::MutexLock l(&cache_mu_);
+  ASSIGN_OR_RETURN(auto version, store_->ScoringVersion());
+  if (cached_ != nullptr && cached_version_ == version) return *cached_;
+  ASSIGN_OR_RETURN(LeaderboardReport report, ComputeLeaderboardNow());
+  cached_ = std::make_shared<const LeaderboardReport>(report);
+  cached_version_ = version;
+  return report;
+}
+
+absl::StatusOr<LeaderboardReport> Competition::ComputeLeaderboardNow() {
+  computations_++;
   ASSIGN_OR_RETURN(ScoringData data, store_->LoadScoringData());
   scoring::ScoringInput input;
   input.batch_size = batch_size_;

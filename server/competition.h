@@ -7,11 +7,16 @@
 // scoring of scoring/leaderboard.h (seed 001 eq. 7) against the coordinator's own random-search
 // baseline studies. Thread-safe.
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "nlohmann/json.hpp"
 #include "scoring/leaderboard.h"
 #include "server/clock.h"
@@ -76,8 +81,11 @@ class Competition {
   absl::StatusOr<RegisteredSubmission> Register(const std::string& name,
                                                 const std::string& archive, int trials);
   absl::StatusOr<std::vector<SubmissionStatus>> List();
-  // FailedPrecondition while the baseline has not finished on some problem.
+  // FailedPrecondition while the baseline has not finished on some problem. Cached: recomputed
+  // only when a study has reached a final state since the last computation.
   absl::StatusOr<LeaderboardReport> Leaderboard();
+  // How many times the leaderboard was actually computed (for tests and metrics).
+  int leaderboard_computations() const { return computations_.load(); }
 
   const CompetitionOptions& options() const { return options_; }
 
@@ -88,6 +96,12 @@ class Competition {
   const int batch_size_;
   const int n_batches_;
   const CompetitionOptions options_;
+
+  absl::StatusOr<LeaderboardReport> ComputeLeaderboardNow();
+  absl::Mutex cache_mu_;
+  std::optional<std::pair<int64_t, int64_t>> cached_version_ ABSL_GUARDED_BY(cache_mu_);
+  std::shared_ptr<const LeaderboardReport> cached_ ABSL_GUARDED_BY(cache_mu_);
+  std::atomic<int> computations_{0};
 };
 
 // Detects the kind of an extracted submission folder. InvalidArgument with a clear message when

@@ -140,6 +140,10 @@ TEST_F(CompetitionTest, LeaderboardRanksPerfectOptimizerAboveBaseline) {
   }
   auto board = competition_->Leaderboard();
   ASSERT_TRUE(board.ok()) << board.status();
+  // Nothing new landed: the second request is served from the cache.
+  const int computed = competition_->leaderboard_computations();
+  ASSERT_TRUE(competition_->Leaderboard().ok());
+  EXPECT_EQ(competition_->leaderboard_computations(), computed);
   double noisy_score = NAN;
   for (const auto& r : board->board.rows) {
     if (r.method == "noisy") noisy_score = r.score;

@@ -625,6 +625,17 @@ WHERE s.state != 'abandoned' GROUP BY s.problem)sql"));
   return data;
 }
 
+absl::StatusOr<std::pair<int64_t, int64_t>> SqliteStore::ScoringVersion() {
+  absl::MutexLock l(&mu_);
+  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM studies WHERE"
+                                 " state != 'running'"));
+  ASSIGN_OR_RETURN(bool row, q->Step());
+  std::pair<int64_t, int64_t> v = row ? std::make_pair(q->Int(0), q->Int(1))
+                                      : std::make_pair(int64_t{0}, int64_t{0});
+  q->Reset();
+  return v;
+}
+
 absl::Status SqliteStore::ExportResultsCsv(std::ostream& out) {
   absl::MutexLock l(&mu_);
   // The same studies LoadScoringData scores: the latest finished study of each job (for the

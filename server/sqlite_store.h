@@ -54,6 +54,7 @@ class SqliteStore : public Store {
       int64_t submission_id, int limit) override;
   absl::StatusOr<std::vector<std::vector<double>>> StudyValues(int64_t study_id) override;
   absl::StatusOr<ScoringData> LoadScoringData() override;
+  absl::StatusOr<std::pair<int64_t, int64_t>> ScoringVersion() override;
   absl::Status ExportResultsCsv(std::ostream& out) override;
 
   // The schema version after migrations (for tests and `bbo-server --version`).

@@ -190,6 +190,9 @@ class Store {
 
   // --- scoring
   virtual absl::StatusOr<ScoringData> LoadScoringData() = 0;
+  // Changes whenever the data LoadScoringData returns may have changed (a study reached a
+  // final state): the number of final studies and the largest final study id.
+  virtual absl::StatusOr<std::pair<int64_t, int64_t>> ScoringVersion() = 0;
   // Writes the evaluations that LoadScoringData scores (plus the baseline's) as a results CSV,
   // problem,method,trial,batch,suggestion,value (the format of `bbo score`). A finished study
   // without any evaluation is written as one `inf` row so that its trial still counts.
