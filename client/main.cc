@@ -7,6 +7,8 @@
 //   bbo problems [--server H:P] [--json]               practice problems for remote studies
 //   bbo score RESULTS.csv [--random-search NAME] [--json]   offline Bayesmark scoring
 //   bbo export --db FILE [--out results.csv]           a coordinator's results as CSV
+//   bbo report [--server H:P | --results CSV | --db FILE] [--phase P] [--format html|json|csv]
+//              [--out DIR]                             the full scoring report of a phase
 
 #include <chrono>
 #include <cmath>
@@ -15,19 +17,28 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <sstream>
+
+#include <unistd.h>
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "bbo/v1/competition_service.grpc.pb.h"
+#include "bbo/v1/scoring_service.grpc.pb.h"
 #include "bbo/v1/study_service.grpc.pb.h"
 #include "client/local_run.h"
 #include "scoring/anytime.h"
 #include "scoring/bootstrap.h"
 #include "scoring/borda.h"
+#include "scoring/report.h"
+#include "scoring/report_files.h"
 #include "scoring/report_json.h"
 #include "scoring/results_csv.h"
+#include "server/competition.h"
+#include "server/problems/practice_suite.h"
 #include "server/sqlite_store.h"
 #include "common/archive.h"
 #include "grpcpp/create_channel.h"
@@ -172,86 +183,68 @@ int Problems(const std::string& server, bool json) {
   return 0;
 }
 
-int Score(const std::string& path, const std::string& random_search, bool json,
-          bool generalization, double alpha, const bbo::scoring::BootstrapOptions& boot) {
+// Reads a results CSV into a scoring input (errors printed with the `what` prefix).
+std::optional<bbo::scoring::BuiltInput> ReadResults(const std::string& what, const std::string& path,
+                                                    const std::string& random_search,
+                                                    bool generalization) {
   std::ifstream in(path);
   if (!in) {
-    std::fprintf(stderr, "bbo score: cannot read %s\n", path.c_str());
-    return 1;
+    std::fprintf(stderr, "%s: cannot read %s\n", what.c_str(), path.c_str());
+    return std::nullopt;
   }
   auto table = bbo::scoring::ParseResultsCsv(in);
   if (!table.ok()) {
-    std::fprintf(stderr, "bbo score: %s: %s\n", path.c_str(),
+    std::fprintf(stderr, "%s: %s: %s\n", what.c_str(), path.c_str(),
                  std::string(table.status().message()).c_str());
-    return 1;
+    return std::nullopt;
   }
   auto built = bbo::scoring::BuildScoringInput(*table, random_search, generalization);
   if (!built.ok()) {
-    std::fprintf(stderr, "bbo score: %s\n", std::string(built.status().message()).c_str());
-    return 1;
+    std::fprintf(stderr, "%s: %s\n", what.c_str(), std::string(built.status().message()).c_str());
+    return std::nullopt;
   }
-  for (const std::string& w : built->warnings) std::fprintf(stderr, "bbo score: warning: %s\n", w.c_str());
+  for (const std::string& w : built->warnings) {
+    std::fprintf(stderr, "%s: warning: %s\n", what.c_str(), w.c_str());
+  }
+  return *std::move(built);
+}
+
+// Dimension and attributes of the problems the practice suite knows (others stay unknown).
+std::map<std::string, bbo::scoring::ProblemInfo> KnownProblemInfo(
+    const bbo::scoring::ScoringInput& input) {
+  std::map<std::string, bbo::scoring::ProblemInfo> info;
+  for (const auto& [name, unused] : input.problems) {
+    auto p = bbo::MakeProblem(name);
+    if (p.ok()) info[name] = {(*p)->space().dims(), (*p)->attributes()};
+  }
+  return info;
+}
+
+int Score(const std::string& path, const std::string& random_search, bool json,
+          bool generalization, double alpha, const bbo::scoring::BootstrapOptions& boot) {
+  auto built = ReadResults("bbo score", path, random_search, generalization);
+  if (!built) return 1;
   built->input.alpha = alpha;
-  auto board = bbo::scoring::ComputeLeaderboard(built->input, "");
-  if (!board.ok()) {
-    std::fprintf(stderr, "bbo score: %s\n", std::string(board.status().message()).c_str());
-    return 1;
-  }
-  auto ranking = bbo::scoring::RankMethods(built->input, alpha);
-  if (!ranking.ok()) {
-    std::fprintf(stderr, "bbo score: %s\n", std::string(ranking.status().message()).c_str());
-    return 1;
-  }
-  auto ranks = bbo::scoring::BootstrapRanks(*board, built->input, boot);
-  if (!ranks.ok()) {
-    std::fprintf(stderr, "bbo score: %s\n", std::string(ranks.status().message()).c_str());
+  bbo::scoring::ReportOptions o;
+  o.phase = "";
+  o.source = path;
+  o.baseline_row_name = "";  // random search is scored as the method it is in the table
+  o.bootstrap = boot;
+  o.familywise_alpha = alpha;
+  o.warnings = built->warnings;
+  o.problem_info = KnownProblemInfo(built->input);
+  auto report = bbo::scoring::ComputeReport(built->input, o);
+  if (!report.ok()) {
+    std::fprintf(stderr, "bbo score: %s\n", std::string(report.status().message()).c_str());
     return 1;
   }
   if (json) {
-    nlohmann::json j = bbo::scoring::LeaderboardJson(*board, built->input);
-    j["warnings"] = built->warnings;
-    nlohmann::json bm = nlohmann::json::array();
-    for (size_t m = 0; m < ranks->methods.size(); ++m) {
-      bm.push_back({{"method", ranks->methods[m]},
-                    {"rank_counts", ranks->rank_counts[m]},
-                    {"p_top_k", ranks->p_top_k[m]}});
-    }
-    nlohmann::json tops = nlohmann::json::array();
-    for (const auto& [names, freq] : ranks->top_rankings) {
-      tops.push_back({{"ranking", names}, {"frequency", freq}});
-    }
-    j["bootstrap"] = {{"replicates", ranks->replicates}, {"seed", boot.seed},
-                      {"top_k", boot.top_k}, {"methods", bm}, {"top_rankings", tops}};
-    auto anytime = bbo::scoring::ComputeAnytime(*board, built->input, 200, boot.seed);
-    if (anytime.ok()) {
-      nlohmann::json a = nlohmann::json::object();
-      for (const auto& [method, ecdf] : anytime->ecdf) {
-        a[method] = {{"ecdf_runtime_to_target", ecdf},
-                     {"avg_fractional_rank", anytime->avg_fractional_rank.at(method)}};
-      }
-      j["anytime"] = {{"rank_bootstrap_replicates", 200}, {"methods", a}};
-    }
-    nlohmann::json rows = nlohmann::json::array();
-    for (const auto& r : ranking->rows) {
-      rows.push_back({{"method", r.method}, {"borda", r.borda}, {"firsts", r.firsts},
-                      {"top_three", r.top_three}});
-    }
-    nlohmann::json ballots = nlohmann::json::object();
-    for (const auto& pb : ranking->ballots) {
-      nlohmann::json b = nlohmann::json::array();
-      for (size_t i = 0; i < pb.ballot.methods.size(); ++i) {
-        b.push_back({{"method", pb.ballot.methods[i]}, {"position", pb.ballot.position[i]},
-                     {"borda", pb.ballot.borda[i]}});
-      }
-      ballots[pb.problem] = b;
-    }
-    j["nonparametric"] = {{"familywise_alpha", ranking->familywise_alpha},
-                          {"pairwise_alpha", ranking->pairwise_alpha},
-                          {"rows", rows},
-                          {"ballots", ballots}};
-    std::cout << j.dump(2) << "\n";
+    std::cout << bbo::scoring::ReportJson(*report, built->input).dump(2) << "\n";
     return 0;
   }
+  const bbo::scoring::Leaderboard* board = &report->board;
+  const bbo::scoring::BootstrapResult* ranks = &report->bootstrap;
+  const bbo::scoring::NonparametricRanking* ranking = &report->ranking;
   const int evals = built->input.batch_size * built->input.n_batches;
   std::printf("%d batches of %d, %zu problems; 100 = best value found every time, 0 = one random "
               "guess\n",
@@ -316,6 +309,138 @@ int Export(const std::string& db, const std::string& out_path) {
     return 1;
   }
   return 0;
+}
+
+struct ReportArgs {
+  std::string server;
+  bool server_set = false;
+  std::string results, db, random_search = "random-search";
+  bool generalization = false;
+  std::string phase, format = "html", out = "report";
+  bbo::scoring::BootstrapOptions boot;
+};
+
+int WriteReportFiles(const std::vector<bbo::scoring::ReportFile>& files, const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    std::fprintf(stderr, "bbo report: cannot create %s: %s\n", dir.c_str(), ec.message().c_str());
+    return 1;
+  }
+  for (const auto& f : files) {
+    // Names come from the renderer, but never let one escape the output folder.
+    if (f.name.find('/') != std::string::npos || f.name.empty() || f.name[0] == '.') {
+      std::fprintf(stderr, "bbo report: refusing to write file named \"%s\"\n", f.name.c_str());
+      return 1;
+    }
+    const fs::path path = fs::path(dir) / f.name;
+    const fs::path tmp = fs::path(dir) / ("." + f.name + ".tmp");
+    {
+      std::ofstream o(tmp, std::ios::binary);
+      o << f.content;
+      o.close();
+      if (!o) {
+        std::fprintf(stderr, "bbo report: cannot write %s\n", tmp.c_str());
+        return 1;
+      }
+    }
+    fs::rename(tmp, path, ec);  // atomic: a reader never sees half a report
+    if (ec) {
+      std::fprintf(stderr, "bbo report: cannot write %s: %s\n", path.c_str(), ec.message().c_str());
+      return 1;
+    }
+    std::printf("%s (%zu bytes)\n", path.c_str(), f.content.size());
+  }
+  return 0;
+}
+
+int Report(const ReportArgs& a) {
+  const int sources = !a.results.empty() + !a.db.empty() + a.server_set;
+  if (sources > 1) {
+    std::fprintf(stderr, "bbo report: give one of --server, --results, --db\n");
+    return 2;
+  }
+  if (a.format != "html" && a.format != "json" && a.format != "csv") {
+    std::fprintf(stderr, "bbo report: --format must be html, json or csv\n");
+    return 2;
+  }
+  nlohmann::json report;
+  if (a.results.empty() && a.db.empty()) {
+    // From a running coordinator's scoring service.
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(1 << 30);
+    auto stub = bbo::v1::ScoringService::NewStub(
+        grpc::CreateCustomChannel(a.server, grpc::InsecureChannelCredentials(), args));
+    grpc::ClientContext ctx;
+    Deadline(ctx, 600);
+    bbo::v1::GetReportRequest req;
+    req.set_phase(a.phase);
+    req.set_format(a.format == "html"  ? bbo::v1::REPORT_FORMAT_HTML
+                   : a.format == "csv" ? bbo::v1::REPORT_FORMAT_CSV
+                                       : bbo::v1::REPORT_FORMAT_JSON);
+    req.set_bootstrap_replicates(a.boot.replicates);
+    req.set_seed(a.boot.seed);
+    req.set_top_k(a.boot.top_k);
+    std::fprintf(stderr, "bbo report: asking %s for the %s report (B = %d)...\n",
+                 a.server.c_str(), a.phase.empty() ? "current phase's" : a.phase.c_str(),
+                 a.boot.replicates);
+    bbo::v1::GetReportResponse resp;
+    grpc::Status s = stub->GetReport(&ctx, req, &resp);
+    if (!s.ok()) return Fail("report", s);
+    std::vector<bbo::scoring::ReportFile> files;
+    for (const auto& f : resp.files()) files.push_back({f.name(), f.media_type(), f.content()});
+    return WriteReportFiles(files, a.out);
+  }
+  // Offline: a results CSV, or a coordinator's SQLite file exported to one.
+  std::string csv_path = a.results, random_search = a.random_search, source = a.results;
+  std::string tmp_csv;
+  if (!a.db.empty()) {
+    if (!fs::exists(a.db)) {
+      std::fprintf(stderr, "bbo report: %s does not exist\n", a.db.c_str());
+      return 1;
+    }
+    auto store = bbo::SqliteStore::Open(a.db);
+    if (!store.ok()) {
+      std::fprintf(stderr, "bbo report: %s\n", std::string(store.status().message()).c_str());
+      return 1;
+    }
+    tmp_csv = (fs::temp_directory_path() / ("bbo-report-" + std::to_string(getpid()) + ".csv"));
+    std::ofstream out(tmp_csv);
+    absl::Status st = (*store)->ExportResultsCsv(out);
+    out.close();
+    if (!st.ok()) {
+      std::fprintf(stderr, "bbo report: %s\n", std::string(st.message()).c_str());
+      return 1;
+    }
+    csv_path = tmp_csv;
+    random_search = bbo::CompetitionOptions().baseline_name;
+    source = a.db;
+  }
+  auto built = ReadResults("bbo report", csv_path, random_search, a.generalization);
+  if (!tmp_csv.empty()) fs::remove(tmp_csv);
+  if (!built) return 1;
+  bbo::scoring::ReportOptions o;
+  o.phase = a.phase.empty() ? "practice" : a.phase;
+  o.source = source;
+  o.baseline_row_name = "";
+  o.bootstrap = a.boot;
+  o.warnings = built->warnings;
+  o.problem_info = KnownProblemInfo(built->input);
+  std::fprintf(stderr,
+               "bbo report: scoring %zu methods on %zu problems, bootstrap B = %d...\n",
+               built->input.methods.size(), built->input.problems.size(), a.boot.replicates);
+  auto computed = bbo::scoring::ComputeReport(built->input, o);
+  if (!computed.ok()) {
+    std::fprintf(stderr, "bbo report: %s\n", std::string(computed.status().message()).c_str());
+    return 1;
+  }
+  report = bbo::scoring::ReportJson(*computed, built->input);
+  auto files = bbo::scoring::RenderReportFiles(report, a.format);
+  if (!files.ok()) {
+    std::fprintf(stderr, "bbo report: %s\n", std::string(files.status().message()).c_str());
+    return 1;
+  }
+  return WriteReportFiles(*files, a.out);
 }
 
 int Leaderboard(const std::string& server, bool json) {
@@ -442,6 +567,36 @@ int main(int argc, char** argv) {
   cmd_export->add_option("--db", export_db, "The coordinator's SQLite file")->required();
   cmd_export->add_option("--out", export_out, "Output file (default: stdout)");
 
+  ReportArgs rep;
+  rep.server = server;
+  auto* cmd_report = app.add_subcommand(
+      "report",
+      "Write the full scoring report of a phase (leaderboard, bootstrap ranks, Borda tables, "
+      "plots) as HTML, JSON or CSV: from a bbo-server (default), a results CSV or a SQLite file.");
+  auto* server_opt = cmd_report->add_option("--server", rep.server, "bbo-server address")
+                         ->default_val(server);
+  cmd_report->add_option("--results", rep.results,
+                         "Score this results CSV offline instead (format of `bbo score`)");
+  cmd_report->add_option("--db", rep.db, "Score this coordinator SQLite file offline instead");
+  cmd_report->add_option("--random-search", rep.random_search,
+                         "With --results: the method that is the random-search baseline")
+      ->default_val(rep.random_search);
+  cmd_report->add_flag("--generalization", rep.generalization,
+                       "With --results: score the generalization column");
+  cmd_report->add_option("--phase", rep.phase,
+                         "Competition phase (practice, feedback, final; default: the server's)");
+  cmd_report->add_option("--format", rep.format, "html, json or csv")
+      ->default_val("html")
+      ->check(CLI::IsMember({"html", "json", "csv"}));
+  cmd_report->add_option("--out", rep.out, "Output folder")->default_val("report");
+  cmd_report->add_option("--bootstrap", rep.boot.replicates, "Bootstrap replicates B")
+      ->default_val(10000)
+      ->check(CLI::Range(1, 1000000));
+  cmd_report->add_option("--seed", rep.boot.seed, "Bootstrap seed")->default_val(1);
+  cmd_report->add_option("--top-k", rep.boot.top_k, "k of the bootstrap top-k tables")
+      ->default_val(5)
+      ->check(CLI::Range(1, 1000));
+
   CLI11_PARSE(app, argc, argv);
 
   if (cmd_local->parsed()) {
@@ -467,6 +622,10 @@ int main(int argc, char** argv) {
   if (cmd_board->parsed()) return Leaderboard(server, board_json);
   if (cmd_problems->parsed()) return Problems(server, problems_json);
   if (cmd_export->parsed()) return Export(export_db, export_out);
+  if (cmd_report->parsed()) {
+    rep.server_set = server_opt->count() > 0;
+    return Report(rep);
+  }
   if (cmd_score->parsed()) return Score(score_path, score_rs, score_json, score_gen, score_alpha, score_boot);
   return 0;
 }

@@ -2,7 +2,8 @@
 # The main job: a full local competition on the embedded defaults.
 #   builds everything, starts bbo-server on 127.0.0.1 with a SQLite file, two sandboxed
 #   bbo-workers, submits the three example optimizers, runs the practice suite with several
-#   trials, prints the leaderboard, leaves demo-out/arena.sqlite and demo-out/leaderboard.json,
+#   trials, prints the leaderboard, leaves demo-out/arena.sqlite, demo-out/leaderboard.json and
+#   the HTML scoring report demo-out/report/report.html,
 #   and shuts everything down.
 # Idempotent: every run starts from a fresh demo-out/. Environment: TRIALS (default 5),
 # PORT (default 50051), WORKER_FLAGS (e.g. --insecure-no-sandbox on hosts without user
@@ -71,8 +72,11 @@ echo
 "$BIN/client/bbo" export --db "$OUT/arena.sqlite" --out "$OUT/results.csv"
 "$BIN/client/bbo" score "$OUT/results.csv" --random-search random-search-baseline --json \
   >"$OUT/scores.json" 2>/dev/null
+# The full report from the server's scoring service: HTML with plots, and every number as CSV.
+"$BIN/client/bbo" report --server "$SERVER" --format html --out "$OUT/report" >/dev/null
+"$BIN/client/bbo" report --server "$SERVER" --format csv --out "$OUT/report" >/dev/null
 echo
 echo "== results: $OUT/arena.sqlite (every suggestion, value and timing), $OUT/leaderboard.json,"
 echo "   $OUT/results.csv and $OUT/scores.json (offline re-scoring: error bars, bootstrap ranks,"
-echo "   Mann-Whitney/Borda)"
+echo "   Mann-Whitney/Borda), $OUT/report/report.html (open it in a browser) and its CSV tables"
 echo "== shutting down"

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "scoring/internal/rng.h"
 
 namespace bbo::scoring {
 namespace {
@@ -14,49 +15,8 @@ namespace {
 // The clipped normalized performance at the last batch of each trial: per method, per problem.
 using TrialScores = std::vector<std::vector<std::vector<double>>>;
 
-// xoshiro256+ (Blackman & Vigna): fast, and plenty for resampling indices.
-class Xoshiro {
- public:
-  explicit Xoshiro(uint64_t seed) {
-    for (uint64_t& w : s_) {
-      seed += 0x9e3779b97f4a7c15ULL;
-      uint64_t z = seed;
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-      w = z ^ (z >> 31);
-    }
-  }
-  uint64_t Next() {
-    const uint64_t result = s_[0] + s_[3];
-    const uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = (s_[3] << 45) | (s_[3] >> 19);
-    return result;
-  }
-  // Uniform index in [0, n) by multiply-shift (Lemire); the bias is below n / 2^32.
-  uint32_t Below(uint32_t n) {
-    return static_cast<uint32_t>(((Next() >> 32) * static_cast<uint64_t>(n)) >> 32);
-  }
-  // For std::shuffle.
-  using result_type = uint64_t;
-  static constexpr uint64_t min() { return 0; }
-  static constexpr uint64_t max() { return ~0ULL; }
-  uint64_t operator()() { return Next(); }
-
- private:
-  uint64_t s_[4];
-};
-
-uint64_t SplitMix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+using internal::SplitMix;
+using internal::Xoshiro;
 
 }  // namespace
 
@@ -100,15 +60,44 @@ absl::StatusOr<BootstrapResult> BootstrapRanks(const Leaderboard& board, const S
         for (const auto& trials : scores[m]) {
           const uint32_t n_trials = static_cast<uint32_t>(trials.size());
           const double* x = trials.data();
-          // Two 32-bit indices from each 64-bit draw (multiply-shift; bias below n / 2^32).
           double s = 0;
-          uint32_t n = 0;
-          for (; n + 1 < n_trials; n += 2) {
-            const uint64_t r = rng.Next();
-            s += x[((r & 0xffffffffULL) * n_trials) >> 32];
-            s += x[((r >> 32) * n_trials) >> 32];
+          if (n_trials <= 65536) {
+            // Four 16-bit indices from each 64-bit draw, by Lemire's multiply-shift with
+            // rejection: a lane whose low product bits fall below 2^16 mod n is redrawn, so
+            // every index is exactly equally likely (rejections: n / 2^16 of lanes at most).
+            const uint32_t reject_below = (65536u % n_trials);
+            // Four accumulators: one dependent chain of floating-point adds would be the
+            // bottleneck otherwise.
+            double acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0;
+            uint32_t n = 0;
+            while (n < n_trials) {
+              const uint64_t r = rng.Next();
+              const uint32_t p0 = static_cast<uint32_t>(r & 0xffff) * n_trials;
+              const uint32_t p1 = static_cast<uint32_t>((r >> 16) & 0xffff) * n_trials;
+              const uint32_t p2 = static_cast<uint32_t>((r >> 32) & 0xffff) * n_trials;
+              const uint32_t p3 = static_cast<uint32_t>(r >> 48) * n_trials;
+              if (n + 4 <= n_trials && (p0 & 0xffff) >= reject_below &&
+                  (p1 & 0xffff) >= reject_below && (p2 & 0xffff) >= reject_below &&
+                  (p3 & 0xffff) >= reject_below) {
+                acc0 += x[p0 >> 16];
+                acc1 += x[p1 >> 16];
+                acc2 += x[p2 >> 16];
+                acc3 += x[p3 >> 16];
+                n += 4;
+                continue;
+              }
+              // Near the end, or a rejected lane: take the accepted lanes one by one.
+              for (uint32_t prod : {p0, p1, p2, p3}) {
+                if (n == n_trials) break;
+                if ((prod & 0xffff) < reject_below) continue;
+                acc0 += x[prod >> 16];
+                ++n;
+              }
+            }
+            s = (acc0 + acc1) + (acc2 + acc3);
+          } else {
+            for (uint32_t n = 0; n < n_trials; ++n) s += x[rng.Below(n_trials)];
           }
-          if (n < n_trials) s += x[rng.Below(n_trials)];
           sum += s / static_cast<double>(n_trials);
         }
         score[m] = sum / static_cast<double>(scores[m].size());  // mean-perf: lower is better

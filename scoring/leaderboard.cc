@@ -4,6 +4,9 @@
 #include <atomic>
 #include <thread>
 #include <cmath>
+#include <cstring>
+
+#include "absl/synchronization/mutex.h"
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -145,12 +148,171 @@ std::vector<double> BestSoFar(const TrialCurve& trial) { return CumMinImpl(trial
 
 namespace {
 
+bool SameDoubles(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+bool SameTrials(const std::vector<TrialCurve>& a, const std::vector<TrialCurve>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!SameDoubles(a[i].batch_min, b[i].batch_min) ||
+        !SameDoubles(a[i].visible_min, b[i].visible_min)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) == 0; }
+
+// One method on one problem: eqs. 2-5 per batch, the median with its CI, the Table 2 median.
+absl::StatusOr<ProblemResult> ScoreProblem(const std::string& method, const std::string& problem,
+                                           const MethodProblemData& data,
+                                           const ProblemBaseline& base, const ScoringInput& input) {
+  const int T = input.n_batches;
+  ProblemResult pr;
+  pr.problem = problem;
+  pr.trials = static_cast<int>(data.trials.size());
+  std::vector<std::vector<double>> S;
+  for (const TrialCurve& c : data.trials) {
+    if (static_cast<int>(c.batch_min.size()) != T) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "methods: a trial of \"", method, "\" on \"", problem, "\" has ",
+          c.batch_min.size(), " batches, expected ", T));
+    }
+    S.push_back(BestSoFar(c));
+  }
+  pr.norm_mean_perf.resize(T);
+  pr.norm_med_perf.resize(T);
+  pr.norm_med_ci.resize(T);
+  const double range = base.clip - base.opt;
+  std::vector<double> col(S.size());
+  for (int t = 0; t < T; ++t) {
+    // Eqs. 3-5 as Bayesmark's compute_aggregates computes them: each trial is normalized
+    // and clipped to [-1, 1] (the upper clip is S' = min(S, clip_p); the lower one bounds the
+    // influence of a single run below the estimated optimum), then averaged over trials.
+    double sum = 0;
+    for (size_t n = 0; n < S.size(); ++n) {
+      sum += std::clamp((S[n][t] - base.opt) / range, -1.0, 1.0);
+      col[n] = S[n][t];
+    }
+    pr.norm_mean_perf[t] = sum / static_cast<double>(S.size());
+    // Seed 003 "Median scores": (med_n S - opt) / (rand-med-perf_pt - opt).
+    ASSIGN_OR_RETURN(QuantileWithCI med, QuantileAndCI(col, 0.5, input.alpha));
+    const double denom = base.rand_med_perf[t] - base.opt;
+    pr.norm_med_perf[t] = (med.estimate - base.opt) / denom;
+    pr.norm_med_ci[t] = Interval{(med.ci.lo - base.opt) / denom, (med.ci.hi - base.opt) / denom};
+  }
+  pr.score = 100 * (1 - pr.norm_mean_perf.back());
+  std::vector<double> last;
+  for (const auto& s : S) last.push_back(std::clamp((s.back() - base.opt) / range, -1.0, 1.0));
+  ASSIGN_OR_RETURN(pr.norm_median_clip_last, Quantile(last, 0.5));
+  return pr;
+}
+
+}  // namespace
+
+// Memo entries: the complete input of a computation next to its result, compared bit for bit
+// (no hashing, so a reused result is exactly the one a recomputation would give).
+struct ScoringCache::Impl {
+  struct BaselineEntry {
+    ProblemBaselineInput in;
+    double best_observed = 0;
+    int batch_size = 0, n_batches = 0;
+    ProblemBaseline out;
+    uint64_t used = 0;
+  };
+  struct ResultEntry {
+    std::vector<TrialCurve> trials;
+    ProblemBaseline base;
+    double alpha = 0;
+    int n_batches = 0;
+    ProblemResult out;
+    uint64_t used = 0;
+  };
+  absl::Mutex mu;
+  uint64_t generation = 0;
+  std::map<std::string, BaselineEntry> baselines;
+  std::map<std::pair<std::string, std::string>, ResultEntry> results;
+  std::atomic<int64_t> hits{0}, misses{0};
+};
+
+ScoringCache::ScoringCache() : impl_(std::make_unique<Impl>()) {}
+ScoringCache::~ScoringCache() = default;
+int64_t ScoringCache::hits() const { return impl_->hits.load(); }
+int64_t ScoringCache::misses() const { return impl_->misses.load(); }
+
+namespace {
+
+absl::StatusOr<ProblemBaseline> CachedBaseline(ScoringCache::Impl* cache,
+                                               const std::string& problem,
+                                               const ProblemBaselineInput& in,
+                                               double best_observed, int batch_size, int T) {
+  if (cache != nullptr) {
+    absl::MutexLock l(&cache->mu);
+    auto it = cache->baselines.find(problem);
+    if (it != cache->baselines.end()) {
+      const auto& e = it->second;
+      if (e.batch_size == batch_size && e.n_batches == T &&
+          SameBits(e.best_observed, best_observed) &&
+          SameBits(e.in.all_evals_min, in.all_evals_min) &&
+          e.in.known_optimum.has_value() == in.known_optimum.has_value() &&
+          (!in.known_optimum || SameBits(*e.in.known_optimum, *in.known_optimum)) &&
+          SameDoubles(e.in.random_evals, in.random_evals)) {
+        it->second.used = cache->generation;
+        cache->hits++;
+        return e.out;
+      }
+    }
+  }
+  ASSIGN_OR_RETURN(ProblemBaseline out, ComputeBaseline(in, best_observed, batch_size, T));
+  if (cache != nullptr) {
+    absl::MutexLock l(&cache->mu);
+    cache->misses++;
+    cache->baselines[problem] =
+        ScoringCache::Impl::BaselineEntry{in, best_observed, batch_size, T, out, cache->generation};
+  }
+  return out;
+}
+
+absl::StatusOr<ProblemResult> CachedProblemResult(ScoringCache::Impl* cache,
+                                                  const std::string& method,
+                                                  const std::string& problem,
+                                                  const MethodProblemData& data,
+                                                  const ProblemBaseline& base,
+                                                  const ScoringInput& input) {
+  const auto key = std::make_pair(method, problem);
+  if (cache != nullptr) {
+    absl::MutexLock l(&cache->mu);
+    auto it = cache->results.find(key);
+    if (it != cache->results.end()) {
+      const auto& e = it->second;
+      if (e.n_batches == input.n_batches && SameBits(e.alpha, input.alpha) &&
+          SameBits(e.base.opt, base.opt) && SameBits(e.base.clip, base.clip) &&
+          SameDoubles(e.base.rand_med_perf, base.rand_med_perf) && SameTrials(e.trials, data.trials)) {
+        it->second.used = cache->generation;
+        cache->hits++;
+        return e.out;
+      }
+    }
+  }
+  ASSIGN_OR_RETURN(ProblemResult out, ScoreProblem(method, problem, data, base, input));
+  if (cache != nullptr) {
+    absl::MutexLock l(&cache->mu);
+    cache->misses++;
+    cache->results[key] = ScoringCache::Impl::ResultEntry{data.trials, base, input.alpha,
+                                                          input.n_batches, out, cache->generation};
+  }
+  return out;
+}
+
 // Scores one method on every problem it has results on (eqs. 2-7 and the median summary).
 absl::StatusOr<MethodResult> ScoreMethod(const std::string& method,
                                          const std::map<std::string, MethodProblemData>& per_problem,
-                                         const Leaderboard& board, const ScoringInput& input) {
-  const int T = input.n_batches;
-MethodResult r;
+                                         const Leaderboard& board, const ScoringInput& input,
+                                         ScoringCache::Impl* cache) {
+  MethodResult r;
   r.method = method;
   for (const auto& [problem, data] : per_problem) {
     auto bit = board.baselines.find(problem);
@@ -160,57 +322,25 @@ MethodResult r;
           "\" which has no baseline input"));
     }
     if (data.trials.empty()) continue;
-    const ProblemBaseline& base = bit->second;
-    ProblemResult pr;
-    pr.problem = problem;
-    pr.trials = static_cast<int>(data.trials.size());
-    std::vector<std::vector<double>> S;
-    for (const TrialCurve& c : data.trials) {
-      if (static_cast<int>(c.batch_min.size()) != T) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "methods: a trial of \"", method, "\" on \"", problem, "\" has ",
-            c.batch_min.size(), " batches, expected ", T));
-      }
-      S.push_back(BestSoFar(c));
-    }
-    pr.norm_mean_perf.resize(T);
-    pr.norm_med_perf.resize(T);
-    pr.norm_med_ci.resize(T);
-    const double range = base.clip - base.opt;
-    for (int t = 0; t < T; ++t) {
-      // Eqs. 3-5 as Bayesmark's compute_aggregates computes them: each trial is normalized
-      // and clipped to [-1, 1] (the upper clip is S' = min(S, clip_p); the lower one bounds the
-      // influence of a single run below the estimated optimum), then averaged over trials.
-      double sum = 0;
-      std::vector<double> col;
-      for (const auto& s : S) {
-        double normed = (s[t] - base.opt) / range;
-        sum += std::clamp(normed, -1.0, 1.0);
-        col.push_back(s[t]);
-      }
-      pr.norm_mean_perf[t] = sum / static_cast<double>(S.size());
-      // Seed 003 "Median scores": (med_n S - opt) / (rand-med-perf_pt - opt).
-      ASSIGN_OR_RETURN(QuantileWithCI med, QuantileAndCI(col, 0.5, input.alpha));
-      const double denom = base.rand_med_perf[t] - base.opt;
-      pr.norm_med_perf[t] = (med.estimate - base.opt) / denom;
-      pr.norm_med_ci[t] =
-          Interval{(med.ci.lo - base.opt) / denom, (med.ci.hi - base.opt) / denom};
-    }
-    pr.score = 100 * (1 - pr.norm_mean_perf.back());
-    std::vector<double> last;
-    for (const auto& s : S) last.push_back(std::clamp((s.back() - base.opt) / range, -1.0, 1.0));
-    ASSIGN_OR_RETURN(pr.norm_median_clip_last, Quantile(last, 0.5));
+    ASSIGN_OR_RETURN(ProblemResult pr,
+                     CachedProblemResult(cache, method, problem, data, bit->second, input));
     r.problems.push_back(std::move(pr));
   }
   r.complete = r.problems.size() == input.problems.size();
-  RETURN_IF_ERROR(Aggregate(r, T, input.alpha, board.rand_mean_perf));
+  RETURN_IF_ERROR(Aggregate(r, input.n_batches, input.alpha, board.rand_mean_perf));
   return r;
 }
 
 }  // namespace
 
 absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
-                                               const std::string& baseline_row_name) {
+                                               const std::string& baseline_row_name,
+                                               ScoringCache* scoring_cache) {
+  ScoringCache::Impl* cache = scoring_cache == nullptr ? nullptr : scoring_cache->impl_.get();
+  if (cache != nullptr) {
+    absl::MutexLock l(&cache->mu);
+    cache->generation++;
+  }
   if (input.n_batches < 1) return absl::InvalidArgumentError("n_batches: must be >= 1");
   if (input.batch_size < 1) return absl::InvalidArgumentError("batch_size: must be >= 1");
   const int T = input.n_batches;
@@ -236,7 +366,7 @@ absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
           }
         }
       }
-      bases[i] = ComputeBaseline(base_in, best_observed, input.batch_size, T);
+      bases[i] = CachedBaseline(cache, problem, base_in, best_observed, input.batch_size, T);
     }
   };
   {
@@ -270,7 +400,7 @@ absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i = next++; i < todo.size(); i = next++) {
-      scored[i] = ScoreMethod(todo[i]->first, todo[i]->second, board, input);
+      scored[i] = ScoreMethod(todo[i]->first, todo[i]->second, board, input, cache);
     }
   };
   const unsigned threads =
@@ -320,6 +450,13 @@ absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
     auto& f = curves[names];
     if (f == nullptr) f = std::make_unique<RandomSearchCurve>(input, board.baselines, names);
     RsEquivalent(r, *f, input.batch_size * T);
+  }
+
+  if (cache != nullptr) {
+    // Forget methods and problems that are no longer part of the input.
+    absl::MutexLock l(&cache->mu);
+    std::erase_if(cache->baselines, [&](const auto& e) { return e.second.used != cache->generation; });
+    std::erase_if(cache->results, [&](const auto& e) { return e.second.used != cache->generation; });
   }
 
   std::stable_sort(board.rows.begin(), board.rows.end(),

@@ -5,7 +5,9 @@
 // seed 001 Appendix B eqs. 2-7) computed from per-study batch minima and the pooled random-search
 // baseline evaluations. Pure computation: no I/O, no SQLite. Thread-compatible (no shared state).
 
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -104,6 +106,30 @@ struct Leaderboard {
   std::vector<double> rand_mean_perf;
 };
 
+// Memo of the per-problem work of ComputeLeaderboard across calls, for a server that rescores
+// as studies land: a problem's baseline is recomputed only when its random-search evaluations or
+// its best observed value changed, a method's result on a problem only when its trials or that
+// baseline changed. Reused results are bit-identical to recomputed ones (inputs are compared in
+// full, not hashed). Entries not used by the latest call are dropped. Thread-safe; one cache per
+// stream of related inputs.
+class ScoringCache {
+ public:
+  ScoringCache();
+  ~ScoringCache();
+  ScoringCache(const ScoringCache&) = delete;
+  ScoringCache& operator=(const ScoringCache&) = delete;
+  // Per-problem computations reused / performed so far.
+  int64_t hits() const;
+  int64_t misses() const;
+
+  struct Impl;
+
+ private:
+  friend absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput&,
+                                                        const std::string&, ScoringCache*);
+  std::unique_ptr<Impl> impl_;
+};
+
 // S_t of one trial: the cumulative minimum of its batch minima (seed 001 eq. 2), or with a
 // visible loss the held-out value at its running argmin.
 std::vector<double> BestSoFar(const TrialCurve& trial);
@@ -114,8 +140,10 @@ std::vector<double> BestSoFar(const TrialCurve& trial);
 // InvalidArgument when n_batches/batch_size < 1, a trial's curve length differs from n_batches,
 // or a problem's baseline cannot be computed (see ComputeBaseline). Problems without any method
 // data still get a baseline.
+// `cache` (optional) memoizes per-problem work across calls (see ScoringCache).
 absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
-                                               const std::string& baseline_row_name);
+                                               const std::string& baseline_row_name,
+                                               ScoringCache* cache = nullptr);
 
 }  // namespace bbo::scoring
 

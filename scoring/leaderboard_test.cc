@@ -164,5 +164,57 @@ TEST(LeaderboardSummaryTest, StudentTErrorBarAcrossProblems) {
   EXPECT_NEAR(Row(*board, "both").mean_perf_eb[1], 6.3531026, 1e-6);
 }
 
+// Incremental recomputation: reused per-problem results must equal a full recomputation.
+TEST(ScoringCacheTest, RecomputesOnlyWhatChangedAndMatchesAFullComputation) {
+  ScoringInput in = Base();
+  in.problems["q"] = ProblemBaselineInput{{8, 2, 6, 4}, 0.0};
+  in.methods["A"]["p"].trials = {{{3, 1}}, {{1.5, 2}}};
+  in.methods["A"]["q"].trials = {{{3, 3}}};
+  in.methods["B"]["p"].trials = {{{2, 2}}};
+  in.methods["B"]["q"].trials = {{{5, 1}}};
+  auto same = [](const Leaderboard& a, const Leaderboard& b) {
+    ASSERT_EQ(a.rows.size(), b.rows.size());
+    for (size_t i = 0; i < a.rows.size(); ++i) {
+      EXPECT_EQ(a.rows[i].method, b.rows[i].method);
+      EXPECT_EQ(a.rows[i].score, b.rows[i].score);
+      EXPECT_EQ(a.rows[i].median_score, b.rows[i].median_score);
+      EXPECT_EQ(a.rows[i].mean_perf, b.rows[i].mean_perf);
+      EXPECT_EQ(a.rows[i].rs_equivalent_evals, b.rows[i].rs_equivalent_evals);
+    }
+  };
+  ScoringCache cache;
+  auto first = ComputeLeaderboard(in, "rs", &cache);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(cache.hits(), 0);
+  EXPECT_EQ(cache.misses(), 2 + 4);  // two baselines, four (method, problem) results
+  auto again = ComputeLeaderboard(in, "rs", &cache);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(cache.hits(), 6);
+  EXPECT_EQ(cache.misses(), 6);
+  same(*first, *again);
+
+  // A new trial of B on q that does not change opt_q (1 is still the best value on q): only
+  // (B, q) is recomputed.
+  in.methods["B"]["q"].trials.push_back({{4, 4}});
+  auto third = ComputeLeaderboard(in, "rs", &cache);
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ(cache.misses(), 7);
+  same(*third, *ComputeLeaderboard(in, "rs"));
+
+  // A new best value on p moves opt_p: p's baseline and both results on p are recomputed.
+  in.methods["A"]["p"].trials.push_back({{-1, -1}});  // below the known optimum 0
+  auto fourth = ComputeLeaderboard(in, "rs", &cache);
+  ASSERT_TRUE(fourth.ok());
+  EXPECT_EQ(cache.misses(), 10);
+  same(*fourth, *ComputeLeaderboard(in, "rs"));
+  EXPECT_NE(Row(*fourth, "A").score, Row(*third, "A").score);
+
+  // A removed method is forgotten; the board still matches.
+  in.methods.erase("B");
+  auto fifth = ComputeLeaderboard(in, "rs", &cache);
+  ASSERT_TRUE(fifth.ok());
+  same(*fifth, *ComputeLeaderboard(in, "rs"));
+}
+
 }  // namespace
 }  // namespace bbo::scoring

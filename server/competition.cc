@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "common/archive.h"
 #include "common/status_macros.h"
+#include "scoring/report.h"
 
 namespace bbo {
 namespace {
@@ -161,56 +162,122 @@ absl::StatusOr<std::vector<SubmissionStatus>> Competition::List() {
 absl::StatusOr<LeaderboardReport> Competition::Leaderboard() {
   // One computation at a time; readers of an unchanged board get the cached copy.
   absl::MutexLock l(&cache_mu_);
-  ASSIGN_OR_RETURN(auto version, store_->ScoringVersion());
-  if (cached_ != nullptr && cached_version_ == version) return *cached_;
-  ASSIGN_OR_RETURN(LeaderboardReport report, ComputeLeaderboardNow());
-  cached_ = std::make_shared<const LeaderboardReport>(report);
-  cached_version_ = version;
-  return report;
-}
-
-absl::StatusOr<LeaderboardReport> Competition::ComputeLeaderboardNow() {
+  ASSIGN_OR_RETURN(bool changed, RefreshInput());
+  if (cached_ != nullptr && !changed) return *cached_;
+  RETURN_IF_ERROR(BaselineReady());
   computations_++;
-  ASSIGN_OR_RETURN(ScoringData data, store_->LoadScoringData());
-  scoring::ScoringInput input;
-  input.batch_size = batch_size_;
-  input.n_batches = n_batches_;
-  const size_t needed = static_cast<size_t>(batch_size_) * n_batches_;
-  for (const std::string& name : problems_->names()) {
-    ASSIGN_OR_RETURN(const Problem* problem, problems_->Get(name));
-    scoring::ProblemBaselineInput b;
-    b.random_evals = data.baseline_evals[name];
-    if (options_.use_known_optimum) b.known_optimum = problem->known_optimum();
-    if (b.random_evals.size() < needed) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the random-search baseline on problem ", name, " is not finished yet (",
-          b.random_evals.size(), " of at least ", needed, " evaluations); try again shortly"));
-    }
-    input.problems[name] = std::move(b);
-  }
-  for (auto& [method, per_problem] : data.methods) {
-    for (auto& [problem, curves] : per_problem) {
-      if (!input.problems.count(problem)) continue;  // a problem no longer in this phase
-      scoring::MethodProblemData mp;
-      for (auto& c : curves) {
-        scoring::TrialCurve t;
-        t.batch_min = c.batch_min;
-        // A study cut off or failed early keeps its best so far: missing batches are +inf and
-        // the cumulative minimum carries the best forward.
-        t.batch_min.resize(n_batches_, HUGE_VAL);
-        mp.trials.push_back(std::move(t));
-      }
-      input.methods[method][problem] = std::move(mp);
-    }
-  }
   ASSIGN_OR_RETURN(scoring::Leaderboard board,
-                   scoring::ComputeLeaderboard(input, options_.baseline_name));
+                   scoring::ComputeLeaderboard(input_, options_.baseline_name, &scoring_cache_));
   LeaderboardReport out;
   out.batch_size = batch_size_;
   out.n_batches = n_batches_;
   out.json = LeaderboardToJson(board, batch_size_, n_batches_);
   out.board = std::move(board);
+  cached_ = std::make_shared<const LeaderboardReport>(out);
   return out;
+}
+
+absl::StatusOr<std::shared_ptr<const nlohmann::json>> Competition::Report(
+    const ReportRequest& request) {
+  if (!request.phase.empty() && request.phase != options_.phase) {
+    return absl::NotFoundError(absl::StrCat("this coordinator hosts phase \"", options_.phase,
+                                            "\", not \"", request.phase, "\""));
+  }
+  if (request.bootstrap_replicates < 1 || request.bootstrap_replicates > 1000000) {
+    return absl::InvalidArgumentError("bootstrap_replicates: must be in [1, 10^6]");
+  }
+  if (request.top_k < 1) return absl::InvalidArgumentError("top_k: must be >= 1");
+  absl::MutexLock l(&cache_mu_);
+  ASSIGN_OR_RETURN(bool changed, RefreshInput());
+  const auto key = std::make_tuple(request.bootstrap_replicates, request.seed, request.top_k);
+  if (!changed && report_ != nullptr && report_key_ == key) return report_;
+  RETURN_IF_ERROR(BaselineReady());
+  scoring::ReportOptions o;
+  o.phase = options_.phase;
+  o.source = "bbo-server";
+  o.baseline_row_name = options_.baseline_name;
+  o.bootstrap.replicates = request.bootstrap_replicates;
+  o.bootstrap.seed = request.seed;
+  o.bootstrap.top_k = request.top_k;
+  for (const std::string& name : problems_->names()) {
+    ASSIGN_OR_RETURN(const Problem* problem, problems_->Get(name));
+    o.problem_info[name] = {problem->space().dims(), problem->attributes()};
+  }
+  for (const auto& [method, per_problem] : input_.methods) {
+    if (per_problem.size() < input_.problems.size()) {
+      o.warnings.push_back(absl::StrCat("\"", method, "\" has results on ", per_problem.size(),
+                                        " of ", input_.problems.size(),
+                                        " problems; its score is partial"));
+    }
+  }
+  reports_++;
+  ASSIGN_OR_RETURN(scoring::Report report, scoring::ComputeReport(input_, o, &scoring_cache_));
+  report_ = std::make_shared<const nlohmann::json>(scoring::ReportJson(report, input_));
+  report_key_ = key;
+  return report_;
+}
+
+absl::Status Competition::BaselineReady() const {
+  const size_t needed = static_cast<size_t>(batch_size_) * n_batches_;
+  for (const auto& [name, b] : input_.problems) {
+    if (b.random_evals.size() < needed) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the random-search baseline on problem ", name, " is not finished yet (",
+          b.random_evals.size(), " of at least ", needed, " evaluations); try again shortly"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> Competition::RefreshInput() {
+  ASSIGN_OR_RETURN(ScoringChanges changes, store_->ScoringChangesSince(seq_));
+  if (loaded_ && changes.problems.empty()) return false;
+  std::vector<std::string> reload;
+  if (!loaded_) {
+    // First load: every problem of the phase, even those without results yet.
+    input_ = scoring::ScoringInput{};
+    input_.batch_size = batch_size_;
+    input_.n_batches = n_batches_;
+    for (const std::string& name : problems_->names()) {
+      ASSIGN_OR_RETURN(const Problem* problem, problems_->Get(name));
+      scoring::ProblemBaselineInput b;
+      if (options_.use_known_optimum) b.known_optimum = problem->known_optimum();
+      input_.problems[name] = std::move(b);
+      reload.push_back(name);
+    }
+  } else {
+    for (const std::string& p : changes.problems) {
+      if (input_.problems.count(p)) reload.push_back(p);  // else: no longer in this phase
+    }
+  }
+  ASSIGN_OR_RETURN(ScoringData data, store_->LoadScoringData(reload));
+  for (const std::string& p : reload) {
+    for (auto it = input_.methods.begin(); it != input_.methods.end();) {
+      it->second.erase(p);
+      it = it->second.empty() ? input_.methods.erase(it) : std::next(it);
+    }
+    auto bit = data.baseline_evals.find(p);
+    input_.problems[p].random_evals =
+        bit == data.baseline_evals.end() ? std::vector<double>{} : std::move(bit->second);
+  }
+  for (auto& [method, per_problem] : data.methods) {
+    for (auto& [problem, curves] : per_problem) {
+      if (!input_.problems.count(problem)) continue;
+      scoring::MethodProblemData mp;
+      for (auto& c : curves) {
+        scoring::TrialCurve t;
+        t.batch_min = std::move(c.batch_min);
+        // A study cut off or failed early keeps its best so far: missing batches are +inf and
+        // the cumulative minimum carries the best forward.
+        t.batch_min.resize(n_batches_, HUGE_VAL);
+        mp.trials.push_back(std::move(t));
+      }
+      input_.methods[method][problem] = std::move(mp);
+    }
+  }
+  seq_ = changes.seq;
+  loaded_ = true;
+  return true;
 }
 
 nlohmann::json LeaderboardToJson(const scoring::Leaderboard& board, int batch_size,

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -41,6 +42,8 @@ struct CompetitionOptions {
   // included) has observed on the problem; true -> the lower of that and the problem's best
   // known optimum, so 100 means "the best known optimum every time" (seed 001 §3.3).
   bool use_known_optimum = false;
+  // Name of the competition phase this coordinator runs (reports are labelled with it).
+  std::string phase = "practice";
   // Maximum size of a submission archive, bytes.
   int64_t max_archive_bytes = 64ll << 20;
 };
@@ -67,6 +70,14 @@ struct LeaderboardReport {
   nlohmann::json json;
 };
 
+struct ReportRequest {
+  // Empty = this coordinator's phase; another phase is NotFound.
+  std::string phase;
+  int bootstrap_replicates = 10000;
+  uint64_t seed = 1;
+  int top_k = 5;
+};
+
 class Competition {
  public:
   Competition(Store* store, const ProblemSet* problems, Clock* clock, int batch_size,
@@ -81,11 +92,21 @@ class Competition {
   absl::StatusOr<RegisteredSubmission> Register(const std::string& name,
                                                 const std::string& archive, int trials);
   absl::StatusOr<std::vector<SubmissionStatus>> List();
-  // FailedPrecondition while the baseline has not finished on some problem. Cached: recomputed
-  // only when a study has reached a final state since the last computation.
+  // FailedPrecondition while the baseline has not finished on some problem. Cached, and
+  // recomputed incrementally: only the problems on which a study reached a final state since
+  // the last computation are reloaded from the store and rescored (scoring::ScoringCache).
   absl::StatusOr<LeaderboardReport> Leaderboard();
-  // How many times the leaderboard was actually computed (for tests and metrics).
+  // The full scoring report of the phase (scoring/report.h layout): leaderboard, bootstrap rank
+  // sets, Mann-Whitney/Borda tables by dimension band and attribute, anytime views, attainment.
+  // Cached like Leaderboard() for the same request. NotFound: another phase; InvalidArgument:
+  // bad replicates / top_k; FailedPrecondition: baseline not finished.
+  absl::StatusOr<std::shared_ptr<const nlohmann::json>> Report(const ReportRequest& request);
+  // How many times the leaderboard / report was actually computed (for tests and metrics).
   int leaderboard_computations() const { return computations_.load(); }
+  int report_computations() const { return reports_.load(); }
+  // Per-problem scoring work reused / redone (incremental recomputation).
+  int64_t scoring_cache_hits() const { return scoring_cache_.hits(); }
+  int64_t scoring_cache_misses() const { return scoring_cache_.misses(); }
 
   const CompetitionOptions& options() const { return options_; }
 
@@ -97,11 +118,20 @@ class Competition {
   const int n_batches_;
   const CompetitionOptions options_;
 
-  absl::StatusOr<LeaderboardReport> ComputeLeaderboardNow();
+  // Brings input_ up to date with the store, reloading only changed problems. True when
+  // anything changed since the last call.
+  absl::StatusOr<bool> RefreshInput() ABSL_EXCLUSIVE_LOCKS_REQUIRED(cache_mu_);
+  absl::Status BaselineReady() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(cache_mu_);
   absl::Mutex cache_mu_;
-  std::optional<std::pair<int64_t, int64_t>> cached_version_ ABSL_GUARDED_BY(cache_mu_);
+  bool loaded_ ABSL_GUARDED_BY(cache_mu_) = false;
+  int64_t seq_ ABSL_GUARDED_BY(cache_mu_) = 0;
+  scoring::ScoringInput input_ ABSL_GUARDED_BY(cache_mu_);
+  scoring::ScoringCache scoring_cache_;
   std::shared_ptr<const LeaderboardReport> cached_ ABSL_GUARDED_BY(cache_mu_);
+  std::shared_ptr<const nlohmann::json> report_ ABSL_GUARDED_BY(cache_mu_);
+  std::tuple<int, uint64_t, int> report_key_ ABSL_GUARDED_BY(cache_mu_);
   std::atomic<int> computations_{0};
+  std::atomic<int> reports_{0};
 };
 
 // Detects the kind of an extracted submission folder. InvalidArgument with a clear message when

@@ -186,5 +186,88 @@ TEST_F(CompetitionTest, LeaderboardRanksPerfectOptimizerAboveBaseline) {
   EXPECT_EQ(list->size(), 3u);
 }
 
+
+// Runs every queued job of a submission with points drifting by `drift` (0 = the optimum),
+// optionally only those on `only_problem`.
+void PlayJobs(Store* store, StudyManager* studies, int64_t submission_id, double drift,
+              const std::string& only_problem = "") {
+  (void)store->RegisterWorker("w", "h", 1, 0);  // AlreadyExists on the second call
+  while (true) {
+    auto job = store->LeaseJob("w", 1e12);
+    ASSERT_TRUE(job.ok());
+    if (!job->has_value()) return;
+    ASSERT_EQ((*job)->submission_id, submission_id);
+    auto study = studies->OpenForJob((*job)->id, "w");
+    ASSERT_TRUE(study.ok()) << study.status();
+    for (int b = 0; b < 3; ++b) {
+      std::vector<IncomingPoint> pts;
+      for (int i = 0; i < 4; ++i) {
+        pts.push_back({testing::GoodPoint(1.0 + drift * (1 + (*job)->trial + 0.3 * b + 0.2 * i)),
+                       ""});
+      }
+      ASSERT_TRUE(studies->SubmitBatch(study->study_id, b, pts, 0, 0).ok());
+    }
+    ASSERT_TRUE(store->FinishJob((*job)->id, "w", "", 3).ok());
+    if (!only_problem.empty() && (*job)->problem != only_problem) {
+      FAIL() << "unexpected problem " << (*job)->problem;
+    }
+  }
+}
+
+TEST_F(CompetitionTest, IncrementalRescoringMatchesAFreshComputationAndServesReports) {
+  BaselineRunner runner(store_.get(), problems_.get(), studies_.get(), &clock_);
+  ASSERT_TRUE(runner.RunPending().ok());
+  auto a = competition_->Register("a", Archive("optimizer", true), 2);
+  ASSERT_TRUE(a.ok());
+  PlayJobs(store_.get(), studies_.get(), a->submission_id, 0.5);
+  auto first = competition_->Leaderboard();
+  ASSERT_TRUE(first.ok()) << first.status();
+  const int64_t misses = competition_->scoring_cache_misses();
+  EXPECT_EQ(misses, 2 + 2);  // two baselines, a on two problems
+
+  // A new submission lands on both problems: every (problem) is rescored, but a's results are
+  // reused where opt_p did not move.
+  auto b = competition_->Register("b", Archive("optimizer", true), 1);
+  ASSERT_TRUE(b.ok());
+  PlayJobs(store_.get(), studies_.get(), b->submission_id, 2.0);
+  auto second = competition_->Leaderboard();
+  ASSERT_TRUE(second.ok());
+  EXPECT_GT(competition_->scoring_cache_hits(), 0);
+  EXPECT_EQ(competition_->leaderboard_computations(), 2);
+
+  // The incremental board equals one computed from scratch over the same database.
+  Competition fresh(store_.get(), problems_.get(), &clock_, 4, 3, CompetitionOptions{});
+  auto full = fresh.Leaderboard();
+  ASSERT_TRUE(full.ok());
+  ASSERT_EQ(full->board.rows.size(), second->board.rows.size());
+  for (size_t i = 0; i < full->board.rows.size(); ++i) {
+    EXPECT_EQ(full->board.rows[i].method, second->board.rows[i].method);
+    EXPECT_EQ(full->board.rows[i].score, second->board.rows[i].score);
+    EXPECT_EQ(full->board.rows[i].median_score, second->board.rows[i].median_score);
+  }
+
+  // The full report: cached per request, labelled with the phase, other phases NotFound.
+  ReportRequest r;
+  r.bootstrap_replicates = 200;
+  auto report = competition_->Report(r);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ((**report)["schema"], "bbo-arena/report/1");
+  EXPECT_EQ((**report)["phase"], "practice");
+  EXPECT_EQ((**report)["bootstrap"]["replicates"], 200);
+  EXPECT_EQ((**report)["problems"].size(), 2u);
+  EXPECT_EQ((**report)["problems"][0]["dimension"], problems_->Get("mixed_a").value()->space().dims());
+  EXPECT_EQ((**report)["nonparametric"]["ballots"].size(), 2u);
+  ASSERT_TRUE(competition_->Report(r).ok());
+  EXPECT_EQ(competition_->report_computations(), 1);
+  r.seed = 2;
+  ASSERT_TRUE(competition_->Report(r).ok());
+  EXPECT_EQ(competition_->report_computations(), 2);
+  r.phase = "final";
+  EXPECT_EQ(competition_->Report(r).status().code(), absl::StatusCode::kNotFound);
+  r.phase = "";
+  r.bootstrap_replicates = 0;
+  EXPECT_EQ(competition_->Report(r).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace bbo

@@ -35,6 +35,9 @@ ABSL_FLAG(std::string, problems, "",
 ABSL_FLAG(bool, use_known_optimum, false,
           "Normalize with the best known optimum of each problem when it is lower than the best "
           "value any method found (default: Bayesmark's estimator, the best value found).");
+ABSL_FLAG(std::string, phase, "practice",
+          "Name of the competition phase this coordinator runs (practice, feedback, final); "
+          "reports and `bbo report --phase` use it.");
 ABSL_FLAG(std::string, port_file, "", "If set, write the bound port here once serving.");
 
 int main(int argc, char** argv) {
@@ -53,6 +56,7 @@ int main(int argc, char** argv) {
   opts.competition.baseline_trials = absl::GetFlag(FLAGS_baseline_trials);
   opts.competition.seed = absl::GetFlag(FLAGS_seed);
   opts.competition.use_known_optimum = absl::GetFlag(FLAGS_use_known_optimum);
+  opts.competition.phase = absl::GetFlag(FLAGS_phase);
   opts.queue.lease_ttl_s = absl::GetFlag(FLAGS_lease_ttl_s);
   opts.queue.heartbeat_interval_s = std::max(0.2, opts.queue.lease_ttl_s / 6);
   opts.eval_threads = absl::GetFlag(FLAGS_eval_threads);

@@ -101,6 +101,13 @@ CREATE INDEX study_errors_by_study ON study_errors (study_id);
       R"sql(
 ALTER TABLE evaluations ADD COLUMN suggested_json TEXT;
 )sql",
+      // 3: the order in which studies reached a scored final state, so the scoring service
+      // can find what changed since its last computation (incremental rescoring).
+      R"sql(
+ALTER TABLE studies ADD COLUMN final_seq INTEGER;
+UPDATE studies SET final_seq = id WHERE state IN ('completed', 'cut_off', 'failed');
+CREATE INDEX studies_by_final_seq ON studies (final_seq);
+)sql",
   };
   return *kMigrations;
 }

@@ -506,8 +506,12 @@ absl::StatusOr<StudyState> SqliteStore::EndStudy(int64_t study_id, StudyState st
   StudyState current = ParseStudyState(q->Text(0));
   q->Reset();
   if (current != StudyState::kRunning) return current;
-  ASSIGN_OR_RETURN(auto* u, Stmt("UPDATE studies SET state = ?, end_reason = ?, ended_at = ?,"
-                                 " optimizer_time_s = MAX(optimizer_time_s, ?) WHERE id = ?"));
+  ASSIGN_OR_RETURN(auto* u, Stmt(R"sql(
+UPDATE studies SET state = ?1, end_reason = ?2, ended_at = ?3,
+  optimizer_time_s = MAX(optimizer_time_s, ?4),
+  final_seq = CASE WHEN ?1 IN ('completed', 'cut_off', 'failed')
+                   THEN (SELECT COALESCE(MAX(final_seq), 0) + 1 FROM studies) END
+WHERE id = ?5)sql"));
   u->Bind(1, StudyStateName(state)).Bind(2, reason).Bind(3, ended_at).Bind(4, optimizer_time_s);
   u->Bind(5, study_id);
   RETURN_IF_ERROR(u->Run());
@@ -565,9 +569,18 @@ absl::StatusOr<std::vector<std::vector<double>>> SqliteStore::StudyValues(int64_
   return out;
 }
 
-absl::StatusOr<ScoringData> SqliteStore::LoadScoringData() {
+absl::StatusOr<ScoringData> SqliteStore::LoadScoringData(
+    const std::vector<std::string>& problems) {
   absl::MutexLock l(&mu_);
   ScoringData data;
+  // With a filter, the same statements run once per problem (?1 = the problem; unfiltered,
+  // ?1 IS NULL matches everything).
+  std::vector<std::optional<std::string>> filters;
+  if (problems.empty()) {
+    filters.push_back(std::nullopt);
+  } else {
+    for (const std::string& p : problems) filters.push_back(p);
+  }
   // Batch minima of the latest finished study of every job of non-baseline submissions.
   ASSIGN_OR_RETURN(auto* q, Stmt(R"sql(
 SELECT sub.name, s.problem, s.id, s.trial, e.batch, MIN(e.value)
@@ -575,65 +588,74 @@ FROM studies s
 JOIN submissions sub ON sub.id = s.submission_id
 LEFT JOIN evaluations e ON e.study_id = s.id
 WHERE sub.is_baseline = 0
+  AND (?1 IS NULL OR s.problem = ?1)
   AND s.state IN ('completed', 'cut_off', 'failed')
   AND s.id = (SELECT MAX(s2.id) FROM studies s2
               WHERE s2.job_id = s.job_id AND s2.state IN ('completed', 'cut_off', 'failed'))
 GROUP BY s.id, e.batch
 ORDER BY sub.name, s.problem, s.id, e.batch)sql"));
-  std::map<int64_t, StudyCurve*> by_study;
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, q->Step());
-    if (!row) break;
-    std::string name = q->Text(0), problem = q->Text(1);
-    int64_t study_id = q->Int(2);
-    StudyCurve*& curve = by_study[study_id];
-    if (curve == nullptr) {
-      auto& v = data.methods[name][problem];
-      v.push_back(StudyCurve{study_id, static_cast<int>(q->Int(3)), {}});
-      curve = &v.back();
-      // Pointers into a vector are invalidated by push_back; rebuild the index below.
-    }
-    if (!q->IsNull(4)) {
-      size_t b = static_cast<size_t>(q->Int(4));
-      if (curve->batch_min.size() <= b) curve->batch_min.resize(b + 1, kInf);
-      curve->batch_min[b] = q->IsNull(5) ? kInf : q->Double(5);
-    }
-    // Re-point every curve of this (method, problem) after a possible reallocation.
-    for (auto& c : data.methods[name][problem]) by_study[c.study_id] = &c;
-  }
-  q->Reset();
   ASSIGN_OR_RETURN(auto* b, Stmt(R"sql(
 SELECT s.problem, e.value FROM evaluations e
 JOIN studies s ON s.id = e.study_id
 JOIN submissions sub ON sub.id = s.submission_id
-WHERE sub.is_baseline = 1 AND s.state = 'completed')sql"));
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, b->Step());
-    if (!row) break;
-    data.baseline_evals[b->Text(0)].push_back(b->IsNull(1) ? kInf : b->Double(1));
+WHERE sub.is_baseline = 1 AND s.state = 'completed' AND (?1 IS NULL OR s.problem = ?1))sql"));
+  for (const auto& filter : filters) {
+    if (filter) {
+      q->Bind(1, *filter);
+      b->Bind(1, *filter);
+    } else {
+      q->BindNull(1);
+      b->BindNull(1);
+    }
+    std::map<int64_t, StudyCurve*> by_study;
+    while (true) {
+      ASSIGN_OR_RETURN(bool row, q->Step());
+      if (!row) break;
+      std::string name = q->Text(0), problem = q->Text(1);
+      int64_t study_id = q->Int(2);
+      StudyCurve*& curve = by_study[study_id];
+      if (curve == nullptr) {
+        auto& v = data.methods[name][problem];
+        v.push_back(StudyCurve{study_id, static_cast<int>(q->Int(3)), {}});
+        curve = &v.back();
+      }
+      if (!q->IsNull(4)) {
+        size_t bt = static_cast<size_t>(q->Int(4));
+        if (curve->batch_min.size() <= bt) curve->batch_min.resize(bt + 1, kInf);
+        curve->batch_min[bt] = q->IsNull(5) ? kInf : q->Double(5);
+      }
+      // Re-point every curve of this (method, problem) after a possible reallocation.
+      for (auto& c : data.methods[name][problem]) by_study[c.study_id] = &c;
+    }
+    q->Reset();
+    while (true) {
+      ASSIGN_OR_RETURN(bool row, b->Step());
+      if (!row) break;
+      data.baseline_evals[b->Text(0)].push_back(b->IsNull(1) ? kInf : b->Double(1));
+    }
+    b->Reset();
   }
-  b->Reset();
-  ASSIGN_OR_RETURN(auto* m, Stmt(R"sql(
-SELECT s.problem, MIN(e.value) FROM evaluations e JOIN studies s ON s.id = e.study_id
-WHERE s.state != 'abandoned' GROUP BY s.problem)sql"));
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, m->Step());
-    if (!row) break;
-    data.best_observed[m->Text(0)] = m->IsNull(1) ? kInf : m->Double(1);
-  }
-  m->Reset();
   return data;
 }
 
-absl::StatusOr<std::pair<int64_t, int64_t>> SqliteStore::ScoringVersion() {
+absl::StatusOr<ScoringChanges> SqliteStore::ScoringChangesSince(int64_t after_seq) {
   absl::MutexLock l(&mu_);
-  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM studies WHERE"
-                                 " state != 'running'"));
-  ASSIGN_OR_RETURN(bool row, q->Step());
-  std::pair<int64_t, int64_t> v = row ? std::make_pair(q->Int(0), q->Int(1))
-                                      : std::make_pair(int64_t{0}, int64_t{0});
+  ScoringChanges out;
+  ASSIGN_OR_RETURN(auto* m, Stmt("SELECT COALESCE(MAX(final_seq), 0) FROM studies"));
+  ASSIGN_OR_RETURN(bool row, m->Step());
+  out.seq = row ? m->Int(0) : 0;
+  m->Reset();
+  if (out.seq <= after_seq) return out;
+  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT DISTINCT problem FROM studies WHERE final_seq > ?"
+                                 " ORDER BY problem"));
+  q->Bind(1, after_seq);
+  while (true) {
+    ASSIGN_OR_RETURN(bool r, q->Step());
+    if (!r) break;
+    out.problems.push_back(q->Text(0));
+  }
   q->Reset();
-  return v;
+  return out;
 }
 
 absl::Status SqliteStore::ExportResultsCsv(std::ostream& out) {

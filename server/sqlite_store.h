@@ -53,8 +53,9 @@ class SqliteStore : public Store {
   absl::StatusOr<std::vector<std::pair<std::string, StudyErrorRecord>>> ListSubmissionErrors(
       int64_t submission_id, int limit) override;
   absl::StatusOr<std::vector<std::vector<double>>> StudyValues(int64_t study_id) override;
-  absl::StatusOr<ScoringData> LoadScoringData() override;
-  absl::StatusOr<std::pair<int64_t, int64_t>> ScoringVersion() override;
+  using Store::LoadScoringData;
+  absl::StatusOr<ScoringData> LoadScoringData(const std::vector<std::string>& problems) override;
+  absl::StatusOr<ScoringChanges> ScoringChangesSince(int64_t after_seq) override;
   absl::Status ExportResultsCsv(std::ostream& out) override;
 
   // The schema version after migrations (for tests and `bbo-server --version`).

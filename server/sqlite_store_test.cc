@@ -129,6 +129,9 @@ TEST(SqliteStoreTest, RecordsBatchesWithInfAndLoadsScoringData) {
 
   // Running studies are not scored.
   EXPECT_TRUE(store->LoadScoringData()->methods.empty());
+  auto before = store->ScoringChangesSince(0);
+  ASSERT_TRUE(before.ok());
+  EXPECT_TRUE(before->problems.empty());
   ASSERT_EQ(store->EndStudy(study, StudyState::kCutOff, "budget", 2, 1).value(),
             StudyState::kCutOff);
   // Ending again leaves the first final state.
@@ -139,7 +142,15 @@ TEST(SqliteStoreTest, RecordsBatchesWithInfAndLoadsScoringData) {
   const auto& curves = data->methods.at("opt").at("p");
   ASSERT_EQ(curves.size(), 1u);
   EXPECT_THAT(curves[0].batch_min, ElementsAre(3.0, 2.0));
-  EXPECT_EQ(data->best_observed.at("p"), 2.0);
+  // The cut-off study is the first scored final state, on problem p.
+  auto changes = store->ScoringChangesSince(before->seq);
+  ASSERT_TRUE(changes.ok());
+  EXPECT_EQ(changes->seq, before->seq + 1);
+  EXPECT_THAT(changes->problems, ElementsAre("p"));
+  EXPECT_TRUE(store->ScoringChangesSince(changes->seq)->problems.empty());
+  // Filtering by problem.
+  EXPECT_EQ(store->LoadScoringData({"p"})->methods.at("opt").at("p").size(), 1u);
+  EXPECT_TRUE(store->LoadScoringData({"other"})->methods.empty());
 }
 
 TEST(SqliteStoreTest, UnknownWorkerHeartbeatIsNotFound) {

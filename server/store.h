@@ -116,8 +116,11 @@ struct ScoringData {
   std::map<std::string, std::map<std::string, std::vector<StudyCurve>>> methods;
   // problem -> every evaluation of the baseline's finished studies.
   std::map<std::string, std::vector<double>> baseline_evals;
-  // problem -> min over every evaluation of every study (all submissions, baseline included).
-  std::map<std::string, double> best_observed;
+};
+
+struct ScoringChanges {
+  int64_t seq = 0;
+  std::vector<std::string> problems;
 };
 
 struct StudyErrorRecord {
@@ -189,10 +192,14 @@ class Store {
   virtual absl::StatusOr<std::vector<std::vector<double>>> StudyValues(int64_t study_id) = 0;
 
   // --- scoring
-  virtual absl::StatusOr<ScoringData> LoadScoringData() = 0;
-  // Changes whenever the data LoadScoringData returns may have changed (a study reached a
-  // final state): the number of final studies and the largest final study id.
-  virtual absl::StatusOr<std::pair<int64_t, int64_t>> ScoringVersion() = 0;
+  // The scored data of `problems`, or of every problem when `problems` is empty.
+  virtual absl::StatusOr<ScoringData> LoadScoringData(
+      const std::vector<std::string>& problems) = 0;
+  absl::StatusOr<ScoringData> LoadScoringData() { return LoadScoringData({}); }
+  // Studies reach a scored final state (completed, cut off, failed) in a sequence 1, 2, ...
+  // Returns the latest sequence number and the problems of the studies finalized after
+  // `after_seq` (sorted, distinct). Only these problems' scoring data can have changed.
+  virtual absl::StatusOr<ScoringChanges> ScoringChangesSince(int64_t after_seq) = 0;
   // Writes the evaluations that LoadScoringData scores (plus the baseline's) as a results CSV,
   // problem,method,trial,batch,suggestion,value (the format of `bbo score`). A finished study
   // without any evaluation is written as one `inf` row so that its trial still counts.

@@ -11,16 +11,20 @@
 
 #include <chrono>
 #include <filesystem>
+#include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include "bbo/v1/competition_service.grpc.pb.h"
+#include "bbo/v1/scoring_service.grpc.pb.h"
 #include "bbo/v1/study_service.grpc.pb.h"
 #include "common/archive.h"
 #include "gmock/gmock.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/generic/generic_stub.h"
+#include "nlohmann/json.hpp"
 #include "gtest/gtest.h"
 
 extern char** environ;
@@ -395,6 +399,53 @@ TEST_F(E2eTest, RemoteClientRunsAPracticeStudyOverTheStudyService) {
 
 // Server reflection (what grpcurl and other generic clients use), spoken with a generic stub and
 // hand-encoded messages: ServerReflectionRequest{list_services: ""} is field 7 -> bytes 3a 00.
+TEST_F(E2eTest, ScoringServiceServesTheReportAndBboReportWritesIt) {
+  StartServer({"--phase=feedback"});
+  StartWorker();
+  int64_t id = Submit("raises", 2);
+  ASSERT_TRUE(WaitFinished(id, 60)) << Logs();
+  const std::string target = "127.0.0.1:" + std::to_string(port_);
+  auto scoring = bbo::v1::ScoringService::NewStub(
+      grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
+  bbo::v1::GetReportRequest req;
+  req.set_bootstrap_replicates(100);
+  bbo::v1::GetReportResponse resp;
+  grpc::Status s;
+  // The coordinator's baseline studies may still be running: FAILED_PRECONDITION until done.
+  for (int i = 0; i < 300; ++i) {
+    grpc::ClientContext ctx;
+    resp.Clear();
+    s = scoring->GetReport(&ctx, req, &resp);
+    if (s.error_code() != grpc::StatusCode::FAILED_PRECONDITION) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(s.ok()) << s.error_message() << Logs();
+  EXPECT_EQ(resp.phase(), "feedback");
+  ASSERT_EQ(resp.files_size(), 1);
+  EXPECT_EQ(resp.files(0).name(), "report.json");
+  auto report = nlohmann::json::parse(resp.files(0).content());
+  EXPECT_EQ(report["schema"], "bbo-arena/report/1");
+  EXPECT_EQ(report["bootstrap"]["replicates"], 100);
+  std::set<std::string> methods;
+  for (const auto& m : report["methods"]) methods.insert(m["method"].get<std::string>());
+  EXPECT_TRUE(methods.count("raises"));
+  EXPECT_TRUE(methods.count("random-search-baseline"));
+  {
+    grpc::ClientContext ctx;
+    req.set_phase("final");
+    EXPECT_EQ(scoring->GetReport(&ctx, req, &resp).error_code(), grpc::StatusCode::NOT_FOUND);
+  }
+  // The CLI writes the HTML and CSV files.
+  const fs::path out = root_ / "report";
+  const std::string cli = std::string(BBO_CLI_BIN) + " report --server " + target +
+                          " --bootstrap 100 --out " + out.string();
+  ASSERT_EQ(std::system((cli + " --format html >/dev/null 2>&1").c_str()), 0);
+  ASSERT_EQ(std::system((cli + " --format csv >/dev/null 2>&1").c_str()), 0);
+  EXPECT_THAT(ReadFile(out / "report.html"), HasSubstr("raises"));
+  EXPECT_THAT(ReadFile(out / "leaderboard.csv"), HasSubstr(",raises,"));
+  EXPECT_NE(std::system((cli + " --phase final >/dev/null 2>&1").c_str()), 0);
+}
+
 TEST_F(E2eTest, ServerReflectionListsTheServices) {
   StartServer();
   auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(port_),
@@ -428,6 +479,7 @@ TEST_F(E2eTest, ServerReflectionListsTheServices) {
   EXPECT_THAT(bytes, HasSubstr("bbo.v1.StudyService"));
   EXPECT_THAT(bytes, HasSubstr("bbo.v1.WorkerService"));
   EXPECT_THAT(bytes, HasSubstr("bbo.v1.CompetitionService"));
+  EXPECT_THAT(bytes, HasSubstr("bbo.v1.ScoringService"));
   call->WritesDone(reinterpret_cast<void*>(4));
   next();
   grpc::Status status;
@@ -439,7 +491,8 @@ TEST_F(E2eTest, ServerShutsDownCleanlyOnSigterm) {
   StartServer();
   EXPECT_EQ(server_->Terminate(), 0) << Logs();
   // The file is a valid database with every table.
-  EXPECT_EQ(Q("SELECT MAX(version) FROM schema_version"), "2");
+  EXPECT_EQ(Q("SELECT MAX(version) FROM schema_version"),
+            std::to_string(3));  // server/migrations.cc: the latest migration
 }
 
 }  // namespace

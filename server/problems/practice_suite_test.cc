@@ -134,6 +134,15 @@ TEST(PracticeSuiteTest, ConcurrentEvaluationMatchesSerial) {
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(parallel[t], serial) << "thread " << t;
 }
 
+TEST(PracticeSuiteTest, EveryProblemIsTaggedWithAttributes) {
+  for (const auto& p : MakePracticeSuite()) {
+    EXPECT_FALSE(p->attributes().empty()) << p->name();
+  }
+  auto mixed = MakeProblem("mixed_sphere");
+  ASSERT_TRUE(mixed.ok());
+  EXPECT_THAT((*mixed)->attributes(), ::testing::Contains("mixed integer"));
+}
+
 TEST(MakeProblemTest, ReturnsTheNamedProblem) {
   for (const std::string& name : PracticeProblemNames()) {
     absl::StatusOr<std::unique_ptr<Problem>> problem = MakeProblem(name);

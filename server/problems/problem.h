@@ -13,6 +13,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/search_space.h"
 #include "nlohmann/json.hpp"
@@ -32,6 +33,10 @@ class Problem {
   virtual std::optional<double> known_optimum() const = 0;
   // One human-readable line.
   virtual std::string description() const = 0;
+  // What makes the problem hard, as seed 000 §3 tags test functions ("unimodal", "multimodal",
+  // "noisy", "oscillatory", "boundary optimum", "mixed integer", "discrete valued", "nonsmooth",
+  // ...); reports break rankings down by these tags.
+  virtual std::vector<std::string> attributes() const { return {}; }
   // The objective to MINIMIZE at `canonical_point`, which the caller has validated and
   // canonicalized with space().Canonicalize() (ints are int64_t, bools bool, cats std::string,
   // reals double). May throw or return NaN; callers map either to +inf.

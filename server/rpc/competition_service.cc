@@ -1,3 +1,4 @@
+#include "scoring/report_files.h"
 #include "server/rpc/convert.h"
 #include "server/rpc/services.h"
 
@@ -60,6 +61,37 @@ grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext*,
   resp->set_batch_size(report->batch_size);
   resp->set_n_batches(report->n_batches);
   resp->set_report_json(report->json.dump());
+  return grpc::Status::OK;
+}
+
+grpc::Status ScoringServiceImpl::GetReport(grpc::ServerContext*, const v1::GetReportRequest* req,
+                                           v1::GetReportResponse* resp) {
+  ReportRequest r;
+  r.phase = req->phase();
+  if (req->bootstrap_replicates() != 0) r.bootstrap_replicates = req->bootstrap_replicates();
+  if (req->seed() != 0) r.seed = req->seed();
+  if (req->top_k() != 0) r.top_k = req->top_k();
+  absl::StatusOr<std::shared_ptr<const nlohmann::json>> report = competition_->Report(r);
+  if (!report.ok()) return ToGrpcStatus(report.status());
+  const char* format = "json";
+  switch (req->format()) {
+    case v1::REPORT_FORMAT_HTML: format = "html"; break;
+    case v1::REPORT_FORMAT_CSV: format = "csv"; break;
+    case v1::REPORT_FORMAT_JSON:
+    case v1::REPORT_FORMAT_UNSPECIFIED: format = "json"; break;
+    default:
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "format: unknown report format");
+  }
+  absl::StatusOr<std::vector<scoring::ReportFile>> files =
+      scoring::RenderReportFiles(**report, format);
+  if (!files.ok()) return ToGrpcStatus(files.status());
+  resp->set_phase((**report).value("phase", ""));
+  for (auto& f : *files) {
+    v1::ReportFile* o = resp->add_files();
+    o->set_name(f.name);
+    o->set_media_type(f.media_type);
+    o->set_content(std::move(f.content));
+  }
   return grpc::Status::OK;
 }
 

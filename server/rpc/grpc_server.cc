@@ -14,11 +14,13 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coord
   s->study_ = std::make_unique<StudyServiceImpl>(&coordinator->studies());
   s->worker_ = std::make_unique<WorkerServiceImpl>(&coordinator->queue());
   s->competition_ = std::make_unique<CompetitionServiceImpl>(&coordinator->competition());
+  s->scoring_ = std::make_unique<ScoringServiceImpl>(&coordinator->competition());
   grpc::ServerBuilder builder;
   builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &s->port_);
   builder.RegisterService(s->study_.get());
   builder.RegisterService(s->worker_.get());
   builder.RegisterService(s->competition_.get());
+  builder.RegisterService(s->scoring_.get());
   // Submissions travel as archives; allow them (the Competition enforces its own limit).
   builder.SetMaxReceiveMessageSize(256 << 20);
   builder.SetMaxSendMessageSize(256 << 20);

@@ -5,6 +5,7 @@
 // the Coordinator's objects and translates the result; no SQL, no business rule here.
 
 #include "bbo/v1/competition_service.grpc.pb.h"
+#include "bbo/v1/scoring_service.grpc.pb.h"
 #include "bbo/v1/study_service.grpc.pb.h"
 #include "bbo/v1/worker_service.grpc.pb.h"
 #include "server/coordinator.h"
@@ -57,6 +58,16 @@ class CompetitionServiceImpl final : public v1::CompetitionService::Service {
                                v1::ListSubmissionsResponse* resp) override;
   grpc::Status GetLeaderboard(grpc::ServerContext*, const v1::GetLeaderboardRequest* req,
                               v1::GetLeaderboardResponse* resp) override;
+
+ private:
+  Competition* competition_;
+};
+
+class ScoringServiceImpl final : public v1::ScoringService::Service {
+ public:
+  explicit ScoringServiceImpl(Competition* competition) : competition_(competition) {}
+  grpc::Status GetReport(grpc::ServerContext*, const v1::GetReportRequest* req,
+                         v1::GetReportResponse* resp) override;
 
  private:
   Competition* competition_;
