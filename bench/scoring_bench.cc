@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 
 #include "nlohmann/json.hpp"
 #include "scoring/anytime.h"
@@ -135,7 +136,9 @@ int main(int argc, char** argv) {
   auto html = bbo::scoring::RenderReportFiles(j, "html");
   auto r3 = Clock::now();
   const double total = Seconds(r0, r3);
-  const double naive_s = NaiveBootstrapSeconds(*board, in, B);
+  // `scoring_bench B M P N skip-naive` leaves out the slow reference (for profiling).
+  const bool skip_naive = argc > 5 && std::string(argv[5]) == "skip-naive";
+  const double naive_s = skip_naive ? NAN : NaiveBootstrapSeconds(*board, in, B);
   std::printf("leaderboard (error bars, CIs, RS-equivalents): %8.3f s\n", Seconds(t0, t1));
   std::printf("bootstrap ranks, B = %d (all cores)        : %8.3f s\n", B, Seconds(t1, t2));
   std::printf("Mann-Whitney / Borda                          : %8.3f s\n", Seconds(t2, t3));

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "scoring/internal/resample.h"
 #include "scoring/internal/rng.h"
 
 namespace bbo::scoring {
@@ -17,6 +18,13 @@ using TrialScores = std::vector<std::vector<std::vector<double>>>;
 
 using internal::SplitMix;
 using internal::Xoshiro;
+
+// More trials than 16-bit indices can address (not a realistic competition; kept correct).
+double LargeResampledSum(Xoshiro& rng, const double* x, uint32_t n) {
+  double s = 0;
+  for (uint32_t k = 0; k < n; ++k) s += x[rng.Below(n)];
+  return s;
+}
 
 }  // namespace
 
@@ -50,64 +58,53 @@ absl::StatusOr<BootstrapResult> BootstrapRanks(const Leaderboard& board, const S
 
   // ranks[i * M + m] = rank (0-based) of method m in replicate i.
   std::vector<int> ranks(static_cast<size_t>(B) * M);
+  // Replicates are processed in blocks: for each (method, problem) the block's replicates draw
+  // one after the other while that method's trial scores sit in L1 (all of them together do not
+  // fit in L2). Every replicate keeps its own generators and draws in the same (method, problem)
+  // order as if it ran alone, so the result does not depend on the blocking or on threads.
+  constexpr int kBlock = 64;
   auto run = [&](int begin, int end) {
-    std::vector<double> score(M);
+    std::vector<double> score(static_cast<size_t>(kBlock) * M);
     std::vector<int> order(M);
-    for (int i = begin; i < end; ++i) {
-      Xoshiro rng(SplitMix(options.seed ^ SplitMix(static_cast<uint64_t>(i))));
+    std::vector<internal::Xoshiro4> draws;
+    std::vector<Xoshiro> tie_breaks;
+    for (int first = begin; first < end; first += kBlock) {
+      const int R = std::min(kBlock, end - first);
+      draws.clear();
+      tie_breaks.clear();
+      for (int r = 0; r < R; ++r) {
+        // Replicate i's own streams: one for the resampling, one for breaking ties.
+        const uint64_t replicate_seed =
+            SplitMix(options.seed ^ SplitMix(static_cast<uint64_t>(first + r)));
+        draws.emplace_back(replicate_seed);
+        tie_breaks.emplace_back(replicate_seed ^ 0x5851f42d4c957f2dULL);
+      }
+      std::fill(score.begin(), score.end(), 0.0);
       for (int m = 0; m < M; ++m) {
-        double sum = 0;
         for (const auto& trials : scores[m]) {
           const uint32_t n_trials = static_cast<uint32_t>(trials.size());
-          const double* x = trials.data();
-          double s = 0;
-          if (n_trials <= 65536) {
-            // Four 16-bit indices from each 64-bit draw, by Lemire's multiply-shift with
-            // rejection: a lane whose low product bits fall below 2^16 mod n is redrawn, so
-            // every index is exactly equally likely (rejections: n / 2^16 of lanes at most).
-            const uint32_t reject_below = (65536u % n_trials);
-            // Four accumulators: one dependent chain of floating-point adds would be the
-            // bottleneck otherwise.
-            double acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0;
-            uint32_t n = 0;
-            while (n < n_trials) {
-              const uint64_t r = rng.Next();
-              const uint32_t p0 = static_cast<uint32_t>(r & 0xffff) * n_trials;
-              const uint32_t p1 = static_cast<uint32_t>((r >> 16) & 0xffff) * n_trials;
-              const uint32_t p2 = static_cast<uint32_t>((r >> 32) & 0xffff) * n_trials;
-              const uint32_t p3 = static_cast<uint32_t>(r >> 48) * n_trials;
-              if (n + 4 <= n_trials && (p0 & 0xffff) >= reject_below &&
-                  (p1 & 0xffff) >= reject_below && (p2 & 0xffff) >= reject_below &&
-                  (p3 & 0xffff) >= reject_below) {
-                acc0 += x[p0 >> 16];
-                acc1 += x[p1 >> 16];
-                acc2 += x[p2 >> 16];
-                acc3 += x[p3 >> 16];
-                n += 4;
-                continue;
-              }
-              // Near the end, or a rejected lane: take the accepted lanes one by one.
-              for (uint32_t prod : {p0, p1, p2, p3}) {
-                if (n == n_trials) break;
-                if ((prod & 0xffff) < reject_below) continue;
-                acc0 += x[prod >> 16];
-                ++n;
-              }
-            }
-            s = (acc0 + acc1) + (acc2 + acc3);
-          } else {
-            for (uint32_t n = 0; n < n_trials; ++n) s += x[rng.Below(n_trials)];
+          for (int r = 0; r < R; ++r) {
+            const double s = n_trials <= 65535
+                                 ? internal::ResampledSum(draws[r], trials.data(), n_trials)
+                                 : LargeResampledSum(tie_breaks[r], trials.data(), n_trials);
+            score[static_cast<size_t>(r) * M + m] += s / static_cast<double>(n_trials);
           }
-          sum += s / static_cast<double>(n_trials);
         }
-        score[m] = sum / static_cast<double>(scores[m].size());  // mean-perf: lower is better
       }
-      // Ties (frequent with few trials) are broken at random, not in favour of the first method.
-      std::iota(order.begin(), order.end(), 0);
-      std::shuffle(order.begin(), order.end(), rng);
-      std::stable_sort(order.begin(), order.end(),
-                       [&](int a, int b) { return score[a] < score[b]; });
-      for (int r = 0; r < M; ++r) ranks[static_cast<size_t>(i) * M + order[r]] = r;
+      for (int r = 0; r < R; ++r) {
+        double* sc = score.data() + static_cast<size_t>(r) * M;
+        for (int m = 0; m < M; ++m) {
+          sc[m] /= static_cast<double>(scores[m].size());  // mean-perf: lower is better
+        }
+        // Ties (frequent with few trials) are broken at random, not in favour of the first
+        // method.
+        std::iota(order.begin(), order.end(), 0);
+        std::shuffle(order.begin(), order.end(), tie_breaks[r]);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int a, int b) { return sc[a] < sc[b]; });
+        const size_t i = static_cast<size_t>(first + r);
+        for (int k = 0; k < M; ++k) ranks[i * M + order[k]] = k;
+      }
     }
   };
   int threads = options.threads > 0 ? options.threads

@@ -149,13 +149,17 @@ absl::StatusOr<double> ExpectedMin(const std::vector<double>& X, int m) {
 
 double ExpectedMinSortedDesc(const std::vector<double>& desc, int m) {
   // Weights w_k = C(k-1, m-1) / C(n, m), k = m..n (1-based), built from the largest one (k = n,
-  // set to 1) down through w_{k-1} / w_k = (k - m) / (k - 1) < 1: no overflow, and once a weight
-  // underflows to 0 all smaller ones are 0 too (0 * inf never appears). Normalized at the end.
+  // set to 1) down through w_{k-1} / w_k = (k - m) / (k - 1) < 1: no overflow. Normalized at the
+  // end. The weights only decrease, so once w times the number of weights left is below 2^-64
+  // of their sum so far, the rest cannot move the result by more than 2^-64 of the values'
+  // range: the loop stops there (for m in the hundreds that skips most of a large sample).
   const int n = static_cast<int>(desc.size());
+  constexpr double kNegligible = 0x1p-64;
   double w = 1, z = 0, e = 0;
   for (int k = n; k >= m && w > 0; --k) {
     z += w;
     e += w * desc[k - 1];
+    if (w * static_cast<double>(k - m) < kNegligible * z) break;
     if (k > m) w *= static_cast<double>(k - m) / (k - 1);
   }
   return e / z;

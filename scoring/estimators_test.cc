@@ -1,6 +1,9 @@
 #include "scoring/estimators.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <vector>
 #include <limits>
 
 #include "gtest/gtest.h"
@@ -56,6 +59,36 @@ TEST(ExpectedMinTest, LargeSampleMatchesClosedForm) {
   std::vector<double> x;
   for (int i = 1; i <= 5000; ++i) x.push_back(i);
   EXPECT_NEAR(*ExpectedMin(x, 128), 5001.0 / 129.0, 1e-8);
+}
+
+TEST(ExpectedMinTest, StoppingAtNegligibleWeightsKeepsFullPrecision) {
+  // Against the full sum with log-space weights in long double: w_k ∝ Γ(k) / Γ(k - m + 1) on the
+  // ascending order statistics of the negated sample (the definition), for a pooled sample of
+  // the size a competition produces.
+  std::vector<double> x;
+  uint64_t state = 12345;
+  for (int i = 0; i < 12800; ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    x.push_back(std::exp(static_cast<double>(state >> 11) * 0x1p-53 * 6.0 - 3.0));
+  }
+  std::vector<double> asc = x;
+  std::sort(asc.begin(), asc.end());
+  const double range = asc.back() - asc.front();
+  for (int m : {1, 2, 8, 128, 1000, 6000, 12800}) {
+    // E_min(x) = -E_max(-x); -x ascending is x descending, so y_(k) = -asc[n - k].
+    const int n = static_cast<int>(asc.size());
+    long double z = 0, e = 0;
+    for (int k = m; k <= n; ++k) {
+      const long double w = std::exp(std::lgamma(static_cast<long double>(k)) -
+                                     std::lgamma(static_cast<long double>(k - m + 1)) -
+                                     (std::lgamma(static_cast<long double>(n)) -
+                                      std::lgamma(static_cast<long double>(n - m + 1))));
+      z += w;
+      e += w * -static_cast<long double>(asc[n - k]);
+    }
+    const double reference = static_cast<double>(-(e / z));
+    EXPECT_NEAR(*ExpectedMin(x, m), reference, 1e-12 * range) << "m " << m;
+  }
 }
 
 TEST(ExpectedMinTest, RejectsTooFewSamplesAndNan) {

@@ -1,0 +1,140 @@
+#include "scoring/internal/resample.h"
+
+#include "scoring/internal/rng.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace bbo::scoring::internal {
+
+Xoshiro4::Xoshiro4(uint64_t seed) {
+  for (int l = 0; l < 4; ++l) {
+    uint64_t z = SplitMix(seed + 0x632be59bd9b4e019ULL * static_cast<uint64_t>(l + 1));
+    for (int w = 0; w < 4; ++w) {
+      z = SplitMix(z);
+      s[w][l] = z;
+    }
+  }
+}
+
+void Xoshiro4::Next(uint64_t out[4]) {
+  for (int l = 0; l < 4; ++l) {
+    out[l] = s[0][l] + s[3][l];
+    const uint64_t t = s[1][l] << 17;
+    s[2][l] ^= s[0][l];
+    s[3][l] ^= s[1][l];
+    s[1][l] ^= s[2][l];
+    s[0][l] ^= s[3][l];
+    s[2][l] ^= t;
+    s[3][l] = (s[3][l] << 45) | (s[3][l] >> 19);
+  }
+}
+
+// The fixed order in which the eight accumulators are summed.
+static double Combine(const double a[8]) {
+  const double b0 = a[0] + a[4], b1 = a[1] + a[5], b2 = a[2] + a[6], b3 = a[3] + a[7];
+  return (b0 + b1) + (b2 + b3);
+}
+
+double ResampledSumPortable(Xoshiro4& rng, const double* x, uint32_t n) {
+  const uint32_t reject_below = 65536u % n;
+  double a[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  uint32_t taken = 0;
+  uint64_t r[4];
+  while (taken < n) {
+    rng.Next(r);
+    for (int k = 0; k < 16 && taken < n; ++k) {
+      const uint32_t c = static_cast<uint32_t>(r[k >> 2] >> (16 * (k & 3))) & 0xffff;
+      const uint32_t prod = c * n;
+      if ((prod & 0xffff) < reject_below) continue;
+      a[k & 7] += x[prod >> 16];
+      ++taken;
+    }
+  }
+  return Combine(a);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) static double ResampledSumAvx2(Xoshiro4& rng, const double* x,
+                                                                uint32_t n) {
+  const uint32_t reject_below = 65536u % n;
+  __m256i s0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(rng.s[0]));
+  __m256i s1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(rng.s[1]));
+  __m256i s2 = _mm256_load_si256(reinterpret_cast<const __m256i*>(rng.s[2]));
+  __m256i s3 = _mm256_load_si256(reinterpret_cast<const __m256i*>(rng.s[3]));
+  const __m256i nv = _mm256_set1_epi16(static_cast<short>(n));
+  const __m256i flip = _mm256_set1_epi16(static_cast<short>(0x8000));
+  // Unsigned lo < reject_below as a signed comparison of both sides with the top bit flipped.
+  const __m256i threshold = _mm256_set1_epi16(static_cast<short>(reject_below ^ 0x8000));
+  alignas(32) uint16_t idx[16];
+  // Accumulators k mod 8: lanes 0-3 of acc_a are accumulators 0-3, of acc_b 4-7.
+  __m256d acc_a = _mm256_setzero_pd(), acc_b = _mm256_setzero_pd();
+  uint32_t taken = 0;
+  while (taken < n) {
+    const __m256i out = _mm256_add_epi64(s0, s3);
+    const __m256i t = _mm256_slli_epi64(s1, 17);
+    s2 = _mm256_xor_si256(s2, s0);
+    s3 = _mm256_xor_si256(s3, s1);
+    s1 = _mm256_xor_si256(s1, s2);
+    s0 = _mm256_xor_si256(s0, s3);
+    s2 = _mm256_xor_si256(s2, t);
+    s3 = _mm256_or_si256(_mm256_slli_epi64(s3, 45), _mm256_srli_epi64(s3, 19));
+    const __m256i lo = _mm256_mullo_epi16(out, nv);
+    const __m256i hi = _mm256_mulhi_epu16(out, nv);
+    const __m256i rejected = _mm256_cmpgt_epi16(threshold, _mm256_xor_si256(lo, flip));
+    const uint32_t mask = static_cast<uint32_t>(_mm256_movemask_epi8(rejected));
+    if (mask == 0 && taken + 16 <= n) {
+      // All 16 accepted: candidates 4g..4g+3 into lanes 0-3 (scalar loads beat the gather
+      // instruction here).
+      _mm256_store_si256(reinterpret_cast<__m256i*>(idx), hi);
+      const __m256d g0 = _mm256_setr_pd(x[idx[0]], x[idx[1]], x[idx[2]], x[idx[3]]);
+      const __m256d g1 = _mm256_setr_pd(x[idx[4]], x[idx[5]], x[idx[6]], x[idx[7]]);
+      const __m256d g2 = _mm256_setr_pd(x[idx[8]], x[idx[9]], x[idx[10]], x[idx[11]]);
+      const __m256d g3 = _mm256_setr_pd(x[idx[12]], x[idx[13]], x[idx[14]], x[idx[15]]);
+      acc_a = _mm256_add_pd(_mm256_add_pd(acc_a, g0), g2);
+      acc_b = _mm256_add_pd(_mm256_add_pd(acc_b, g1), g3);
+      taken += 16;
+      continue;
+    }
+    // A rejected candidate, or the last step: candidate by candidate, as the portable code.
+    _mm256_store_si256(reinterpret_cast<__m256i*>(idx), hi);
+    alignas(32) double a[8];
+    _mm256_store_pd(a, acc_a);
+    _mm256_store_pd(a + 4, acc_b);
+    for (int k = 0; k < 16 && taken < n; ++k) {
+      if ((mask >> (2 * k)) & 1) continue;
+      a[k & 7] += x[idx[k]];
+      ++taken;
+    }
+    acc_a = _mm256_load_pd(a);
+    acc_b = _mm256_load_pd(a + 4);
+  }
+  _mm256_store_si256(reinterpret_cast<__m256i*>(rng.s[0]), s0);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(rng.s[1]), s1);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(rng.s[2]), s2);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(rng.s[3]), s3);
+  alignas(32) double a[8];
+  _mm256_store_pd(a, acc_a);
+  _mm256_store_pd(a + 4, acc_b);
+  return Combine(a);
+}
+#endif
+
+bool ResampleUsesAvx2() {
+#if defined(__x86_64__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return avx2;
+#else
+  return false;
+#endif
+}
+
+double ResampledSum(Xoshiro4& rng, const double* x, uint32_t n) {
+#if defined(__x86_64__)
+  if (ResampleUsesAvx2()) return ResampledSumAvx2(rng, x, n);
+#endif
+  return ResampledSumPortable(rng, x, n);
+}
+
+}  // namespace bbo::scoring::internal
