@@ -5,6 +5,7 @@
 #include <atomic>
 #include <thread>
 
+#include "scoring/internal/resample.h"
 #include "scoring/internal/rng.h"
 
 namespace bbo::scoring {
@@ -16,61 +17,53 @@ absl::StatusOr<AnytimeResult> ComputeAnytime(const Leaderboard& board, const Sco
   }
   const int T = input.n_batches;
   AnytimeResult out;
-  // S curves and clipped normalized curves per method, problem, trial.
-  std::map<std::string, std::map<std::string, std::vector<std::vector<double>>>> S, normed;
-  for (const auto& [method, per_problem] : input.methods) {
-    for (const auto& [problem, data] : per_problem) {
-      const ProblemBaseline& b = board.baselines.at(problem);
-      for (const TrialCurve& c : data.trials) {
-        std::vector<double> s = BestSoFar(c), n(s.size());
-        for (size_t t = 0; t < s.size(); ++t) {
-          n[t] = std::clamp((s[t] - b.opt) / (b.clip - b.opt), -1.0, 1.0);
-        }
-        S[method][problem].push_back(std::move(s));
-        normed[method][problem].push_back(std::move(n));
-      }
-    }
-  }
-  // ECDF of runtime-to-target.
-  for (const auto& [method, per_problem] : S) {
-    std::vector<double> reached(T, 0);
-    double total = 0;
-    for (const auto& [problem, trials] : per_problem) {
-      const std::vector<double>& targets = board.baselines.at(problem).rand_mean_perf;
-      for (const auto& s : trials) {
-        for (double target : targets) {
-          total += 1;
-          for (int t = 0; t < T; ++t) {
-            if (s[t] <= target) {
-              for (int u = t; u < T; ++u) reached[u] += 1;
-              break;
-            }
-          }
-        }
-      }
-    }
-    for (double& r : reached) r = total > 0 ? r / total : 0;
-    out.ecdf[method] = reached;
-  }
-  // Bootstrap average fractional rank. Per problem, the methods with trials there and their
-  // clipped normalized curves as one flat [trial][batch] array each.
+  const int stride = (T + 3) / 4 * 4;
+  // One pass over the trials: the ECDF counts, and each (problem, method)'s clipped normalized
+  // best-so-far curves as one flat [trial][stride] array (rows padded to whole SIMD vectors).
   std::vector<std::string> methods;
-  for (const auto& [m, unused] : normed) methods.push_back(m);
+  for (const auto& [m, unused] : input.methods) methods.push_back(m);
   struct Entry {
     int method;
     uint32_t trials;
-    std::vector<double> flat;  // trials x T
+    std::vector<double> flat;  // trials x stride
   };
-  std::vector<std::vector<Entry>> by_problem;
-  for (const auto& [problem, unused] : input.problems) {
-    std::vector<Entry> entries;
-    for (size_t m = 0; m < methods.size(); ++m) {
-      auto it = normed[methods[m]].find(problem);
-      if (it == normed[methods[m]].end() || it->second.empty()) continue;
-      Entry e{static_cast<int>(m), static_cast<uint32_t>(it->second.size()), {}};
-      for (const auto& curve : it->second) e.flat.insert(e.flat.end(), curve.begin(), curve.end());
-      entries.push_back(std::move(e));
+  std::map<std::string, std::vector<Entry>> entries_of;
+  for (size_t m = 0; m < methods.size(); ++m) {
+    // first_reached[t]: (problem, target, trial) triples first reached at batch t.
+    std::vector<double> first_reached(T + 1, 0);
+    double total = 0;
+    for (const auto& [problem, data] : input.methods.at(methods[m])) {
+      if (data.trials.empty()) continue;
+      const ProblemBaseline& b = board.baselines.at(problem);
+      Entry e{static_cast<int>(m), static_cast<uint32_t>(data.trials.size()), {}};
+      e.flat.reserve(data.trials.size() * stride);
+      for (const TrialCurve& c : data.trials) {
+        const std::vector<double> s = BestSoFar(c);
+        for (size_t t = 0; t < s.size(); ++t) {
+          e.flat.push_back(std::clamp((s[t] - b.opt) / (b.clip - b.opt), -1.0, 1.0));
+        }
+        e.flat.resize(e.flat.size() + (stride - s.size()), 0.0);
+        // S is nonincreasing: the first batch at or below a target by binary search.
+        for (double target : b.rand_mean_perf) {
+          total += 1;
+          const auto it = std::partition_point(s.begin(), s.end(),
+                                               [&](double v) { return !(v <= target); });
+          first_reached[it - s.begin()] += 1;
+        }
+      }
+      entries_of[problem].push_back(std::move(e));
     }
+    std::vector<double> reached(T, 0);
+    double cum = 0;
+    for (int t = 0; t < T; ++t) {
+      cum += first_reached[t];
+      reached[t] = total > 0 ? cum / total : 0;
+    }
+    out.ecdf[methods[m]] = reached;
+  }
+  // Bootstrap average fractional rank, over the problems with at least two methods.
+  std::vector<std::vector<Entry>> by_problem;
+  for (auto& [problem, entries] : entries_of) {
     if (entries.size() >= 2) by_problem.push_back(std::move(entries));
   }
   const size_t M = methods.size(), P = by_problem.size();
@@ -84,13 +77,15 @@ absl::StatusOr<AnytimeResult> ComputeAnytime(const Leaderboard& board, const Sco
   std::atomic<size_t> next_problem{0};
   auto run = [&] {
     std::vector<uint32_t> picks;
-    std::vector<std::vector<double>> means;
-    std::vector<std::pair<double, int>> order;
+    std::vector<double> sums(stride);
+    std::vector<double> means;  // [entry][batch]
+    std::vector<std::vector<int>> orders(T);  // per batch, the last sorted order
     for (size_t p = next_problem++; p < P; p = next_problem++) {
       internal::Xoshiro rng = internal::Xoshiro::ForReplicate(seed, p);
+      for (auto& o : orders) o.clear();
       for (int rep = 0; rep < bootstrap_replicates; ++rep) {
         const std::vector<Entry>& entries = by_problem[p];
-        means.assign(entries.size(), std::vector<double>(T));
+        means.resize(entries.size() * T);
         for (size_t e = 0; e < entries.size(); ++e) {
           const Entry& en = entries[e];
           picks.resize(en.trials);
@@ -102,47 +97,31 @@ absl::StatusOr<AnytimeResult> ComputeAnytime(const Leaderboard& board, const Sco
           } else {
             for (uint32_t& i : picks) i = rng.Below(en.trials);
           }
-          // Sum the picked curves eight batches at a time in local accumulators (kept in
-          // registers: no store-to-load chain through memory per pick).
-          const double* flat = en.flat.data();
-          for (int t0 = 0; t0 < T; t0 += 8) {
-            double a[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-            if (T - t0 >= 8) {
-              // Named locals: GCC keeps these in registers, an array it leaves on the stack.
-              double a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
-              for (uint32_t i : picks) {
-                const double* row = flat + static_cast<size_t>(i) * T + t0;
-                a0 += row[0];
-                a1 += row[1];
-                a2 += row[2];
-                a3 += row[3];
-                a4 += row[4];
-                a5 += row[5];
-                a6 += row[6];
-                a7 += row[7];
-              }
-              a[0] = a0, a[1] = a1, a[2] = a2, a[3] = a3, a[4] = a4, a[5] = a5, a[6] = a6,
-              a[7] = a7;
-            } else {
-              for (uint32_t i : picks) {
-                const double* row = flat + static_cast<size_t>(i) * T + t0;
-                for (int j = 0; j < T - t0; ++j) a[j] += row[j];
-              }
-            }
-            for (int j = 0; j < 8 && t0 + j < T; ++j) means[e][t0 + j] = a[j] / en.trials;
-          }
+          internal::SumPickedRows(en.flat.data(), stride, picks.data(), en.trials, sums.data());
+          for (int t = 0; t < T; ++t) means[e * T + t] = sums[t] / en.trials;
         }
         for (int t = 0; t < T; ++t) {
-          order.clear();
-          for (size_t e = 0; e < entries.size(); ++e) order.push_back({means[e][t], static_cast<int>(e)});
-          std::sort(order.begin(), order.end());
+          // Insertion sort from the order of the previous replicate at this batch: resamples
+          // barely reorder the methods, so this is close to linear.
+          std::vector<int>& order = orders[t];
+          if (order.size() != entries.size()) {
+            order.resize(entries.size());
+            for (size_t e = 0; e < entries.size(); ++e) order[e] = static_cast<int>(e);
+          }
+          auto value = [&](int e) { return means[static_cast<size_t>(e) * T + t]; };
+          for (size_t i = 1; i < order.size(); ++i) {
+            const int e = order[i];
+            const double v = value(e);
+            size_t j = i;
+            for (; j > 0 && value(order[j - 1]) > v; --j) order[j] = order[j - 1];
+            order[j] = e;
+          }
           // Ties share the average rank: positions i..j-1 (0-based) get 2 (rank - 1) = i + j - 1.
           for (size_t i = 0; i < order.size();) {
             size_t j = i;
-            while (j < order.size() && order[j].first == order[i].first) ++j;
+            while (j < order.size() && value(order[j]) == value(order[i])) ++j;
             for (size_t x = i; x < j; ++x) {
-              twice_rank[index(p, entries[order[x].second].method, t)] +=
-                  static_cast<int64_t>(i + j - 1);
+              twice_rank[index(p, entries[order[x]].method, t)] += static_cast<int64_t>(i + j - 1);
             }
             i = j;
           }

@@ -121,6 +121,50 @@ __attribute__((target("avx2"))) static double ResampledSumAvx2(Xoshiro4& rng, co
 }
 #endif
 
+void SumPickedRowsPortable(const double* rows, int stride, const uint32_t* picks,
+                           uint32_t count, double* out) {
+  for (int t = 0; t < stride; ++t) out[t] = 0;
+  for (uint32_t j = 0; j < count; ++j) {
+    const double* row = rows + static_cast<size_t>(picks[j]) * stride;
+    for (int t = 0; t < stride; ++t) out[t] += row[t];
+  }
+}
+
+#if defined(__x86_64__)
+template <int V>
+__attribute__((target("avx2"))) static void SumPickedRowsAvx2(const double* rows,
+                                                               const uint32_t* picks,
+                                                               uint32_t count, double* out) {
+  __m256d acc[V];
+  for (int v = 0; v < V; ++v) acc[v] = _mm256_setzero_pd();
+  for (uint32_t j = 0; j < count; ++j) {
+    const double* row = rows + static_cast<size_t>(picks[j]) * (4 * V);
+    for (int v = 0; v < V; ++v) acc[v] = _mm256_add_pd(acc[v], _mm256_loadu_pd(row + 4 * v));
+  }
+  for (int v = 0; v < V; ++v) _mm256_storeu_pd(out + 4 * v, acc[v]);
+}
+#endif
+
+void SumPickedRows(const double* rows, int stride, const uint32_t* picks, uint32_t count,
+                   double* out) {
+#if defined(__x86_64__)
+  if (ResampleUsesAvx2()) {
+    switch (stride / 4) {
+      case 1: return SumPickedRowsAvx2<1>(rows, picks, count, out);
+      case 2: return SumPickedRowsAvx2<2>(rows, picks, count, out);
+      case 3: return SumPickedRowsAvx2<3>(rows, picks, count, out);
+      case 4: return SumPickedRowsAvx2<4>(rows, picks, count, out);
+      case 5: return SumPickedRowsAvx2<5>(rows, picks, count, out);
+      case 6: return SumPickedRowsAvx2<6>(rows, picks, count, out);
+      case 7: return SumPickedRowsAvx2<7>(rows, picks, count, out);
+      case 8: return SumPickedRowsAvx2<8>(rows, picks, count, out);
+      default: break;
+    }
+  }
+#endif
+  SumPickedRowsPortable(rows, stride, picks, count, out);
+}
+
 bool ResampleUsesAvx2() {
 #if defined(__x86_64__)
   static const bool avx2 = __builtin_cpu_supports("avx2");

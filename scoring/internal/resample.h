@@ -28,6 +28,12 @@ struct Xoshiro4 {
 // n in [1, 65535].
 double ResampledSum(Xoshiro4& rng, const double* x, uint32_t n);
 double ResampledSumPortable(Xoshiro4& rng, const double* x, uint32_t n);
+// out[t] = sum over j of rows[picks[j] * stride + t], t < stride, summed in j order for each t
+// (so every implementation gives the same bits). stride is a multiple of 4, at most 64.
+void SumPickedRows(const double* rows, int stride, const uint32_t* picks, uint32_t count,
+                   double* out);
+void SumPickedRowsPortable(const double* rows, int stride, const uint32_t* picks,
+                           uint32_t count, double* out);
 // Whether ResampledSum uses AVX2 on this machine.
 bool ResampleUsesAvx2();
 

@@ -1,5 +1,6 @@
 #include "scoring/internal/resample.h"
 
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -23,6 +24,23 @@ TEST(ResampleTest, Avx2AndPortableAgreeBitForBit) {
       ASSERT_EQ(std::memcmp(&fast, &portable, sizeof(double)), 0) << "n " << n << " rep " << rep;
     }
     ASSERT_EQ(std::memcmp(a.s, b.s, sizeof(a.s)), 0) << "generator state differs, n " << n;
+  }
+}
+
+TEST(ResampleTest, SumPickedRowsMatchesPortableBitForBit) {
+  for (int stride : {4, 8, 16, 32, 36}) {
+    std::vector<double> rows(50 * stride);
+    for (size_t i = 0; i < rows.size(); ++i) rows[i] = std::sin(static_cast<double>(i)) * 1e3;
+    std::vector<uint32_t> picks;
+    for (uint32_t j = 0; j < 97; ++j) picks.push_back((j * 31) % 50);
+    std::vector<double> fast(stride), portable(stride);
+    SumPickedRows(rows.data(), stride, picks.data(), picks.size(), fast.data());
+    SumPickedRowsPortable(rows.data(), stride, picks.data(), picks.size(), portable.data());
+    ASSERT_EQ(std::memcmp(fast.data(), portable.data(), stride * sizeof(double)), 0) << stride;
+    // Column 0 by hand.
+    double col0 = 0;
+    for (uint32_t p : picks) col0 += rows[p * stride];
+    EXPECT_EQ(fast[0], col0);
   }
 }
 
