@@ -196,7 +196,7 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
 
 std::string FormatLocalReport(const nlohmann::json& r) {
   std::string out;
-  absl::StrAppend(&out, "\nPer-problem scores (100 = best known optimum every time, 0 = one "
+  absl::StrAppend(&out, "\nPer-problem scores (100 = the best value found on each problem every time, 0 = one "
                         "random guess):\n");
   absl::StrAppendFormat(&out, "  %-22s %12s %14s\n", "problem", r.value("submission", "").c_str(),
                         "random-search");

@@ -454,7 +454,7 @@ int Leaderboard(const std::string& server, bool json) {
     std::cout << nlohmann::json::parse(resp.report_json()).dump(2) << "\n";
     return 0;
   }
-  std::printf("Leaderboard (%d batches of %d; 100 = best known optimum every time, 0 = one "
+  std::printf("Leaderboard (%d batches of %d; 100 = the best value found on each problem every time, 0 = one "
               "random guess)\n",
               resp.n_batches(), resp.batch_size());
   std::printf("%-5s %-32s %10s %10s\n", "rank", "name", "score", "median");
