@@ -1,5 +1,7 @@
 #include "server/coordinator.h"
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "server/problems/practice_suite.h"
@@ -31,8 +33,33 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Create(
                                                   options.study.n_batches, options.competition);
   c->baseline_ = std::make_unique<BaselineRunner>(c->store_.get(), c->problems_.get(),
                                                   c->studies_.get(), c->clock_.get());
+  RETURN_IF_ERROR(c->CheckProblemSignatures());
   RETURN_IF_ERROR(c->competition_->EnsureBaseline());
   return c;
+}
+
+absl::Status Coordinator::CheckProblemSignatures() {
+  ASSIGN_OR_RETURN(auto stored, store_->ProblemSignatures());
+  std::vector<std::string> changed;
+  for (const auto& [name, signature] : stored) {
+    absl::StatusOr<const Problem*> problem = problems_->Get(name);
+    if (!problem.ok()) continue;  // not in this phase
+    const std::string now = studies_->SignatureOf(*problem);
+    if (now != signature) {
+      changed.push_back(absl::StrCat(name, " (recorded ", signature, ", now ", now, ")"));
+    }
+  }
+  if (changed.empty()) return absl::OkStatus();
+  const std::string what = absl::StrCat(
+      "problem definitions changed since their studies in ", options_.db_path,
+      " were recorded: ", absl::StrJoin(changed, "; "));
+  if (options_.allow_changed_problems) {
+    spdlog::warn("event=problems_changed {}", what);
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      what, ". Their old and new results are not comparable: use a new database, or start with "
+            "--allow_changed_problems to mix them anyway."));
 }
 
 Coordinator::~Coordinator() { Stop(); }

@@ -37,6 +37,9 @@ struct CoordinatorOptions {
   double sweep_interval_s = 1.0;
   // Run the baseline studies in the background (tests may drive them by hand).
   bool run_baseline = true;
+  // Start even when a problem's signature differs from the one recorded with its earlier
+  // studies (its results would then mix two different problems).
+  bool allow_changed_problems = false;
 };
 
 class Coordinator {
@@ -66,6 +69,8 @@ class Coordinator {
 
  private:
   Coordinator() = default;
+  // FailedPrecondition when a problem's signature differs from its recorded studies'.
+  absl::Status CheckProblemSignatures();
   void SweepLoop();
   void BaselineLoop();
 

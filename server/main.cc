@@ -38,6 +38,12 @@ ABSL_FLAG(bool, use_known_optimum, false,
 ABSL_FLAG(std::string, phase, "practice",
           "Name of the competition phase this coordinator runs (practice, feedback, final); "
           "reports and `bbo report --phase` use it.");
+ABSL_FLAG(bool, anonymize, false,
+          "Hidden phases: optimizers see opaque parameter names p0, p1, ... (shuffled per "
+          "problem with --seed); results are stored under the real names.");
+ABSL_FLAG(bool, allow_changed_problems, false,
+          "Start even if a problem's signature (values at fixed probe points) differs from the "
+          "one recorded with its earlier studies in --db.");
 ABSL_FLAG(std::string, port_file, "", "If set, write the bound port here once serving.");
 
 int main(int argc, char** argv) {
@@ -57,6 +63,9 @@ int main(int argc, char** argv) {
   opts.competition.seed = absl::GetFlag(FLAGS_seed);
   opts.competition.use_known_optimum = absl::GetFlag(FLAGS_use_known_optimum);
   opts.competition.phase = absl::GetFlag(FLAGS_phase);
+  opts.study.anonymize = absl::GetFlag(FLAGS_anonymize);
+  opts.study.anonymize_seed = static_cast<uint64_t>(absl::GetFlag(FLAGS_seed));
+  opts.allow_changed_problems = absl::GetFlag(FLAGS_allow_changed_problems);
   opts.queue.lease_ttl_s = absl::GetFlag(FLAGS_lease_ttl_s);
   opts.queue.heartbeat_interval_s = std::max(0.2, opts.queue.lease_ttl_s / 6);
   opts.eval_threads = absl::GetFlag(FLAGS_eval_threads);

@@ -108,6 +108,11 @@ ALTER TABLE studies ADD COLUMN final_seq INTEGER;
 UPDATE studies SET final_seq = id WHERE state IN ('completed', 'cut_off', 'failed');
 CREATE INDEX studies_by_final_seq ON studies (final_seq);
 )sql",
+      // 4: the problem's signature (values at fixed probe points) at the time of each study,
+      // to detect a problem that changed between runs.
+      R"sql(
+ALTER TABLE studies ADD COLUMN problem_signature TEXT;
+)sql",
   };
   return *kMigrations;
 }

@@ -405,8 +405,8 @@ absl::StatusOr<int64_t> SqliteStore::CreateStudy(const StudyRecord& s) {
   absl::MutexLock l(&mu_);
   ASSIGN_OR_RETURN(auto* u, Stmt("INSERT INTO studies (job_id, submission_id, problem, trial,"
                                  " state, batch_size, n_batches, suggest_budget_s,"
-                                 " study_budget_s, started_at) VALUES (?, ?, ?, ?, 'running',"
-                                 " ?, ?, ?, ?, ?)"));
+                                 " study_budget_s, started_at, problem_signature) VALUES (?, ?,"
+                                 " ?, ?, 'running', ?, ?, ?, ?, ?, ?)"));
   if (s.job_id) {
     u->Bind(1, *s.job_id);
   } else {
@@ -415,6 +415,11 @@ absl::StatusOr<int64_t> SqliteStore::CreateStudy(const StudyRecord& s) {
   u->Bind(2, s.submission_id).Bind(3, s.problem).Bind(4, s.trial).Bind(5, s.batch_size);
   u->Bind(6, s.n_batches).Bind(7, s.suggest_budget_s).Bind(8, s.study_budget_s);
   u->Bind(9, s.started_at);
+  if (s.problem_signature.empty()) {
+    u->BindNull(10);
+  } else {
+    u->Bind(10, s.problem_signature);
+  }
   RETURN_IF_ERROR(u->Run());
   return db_->LastInsertId();
 }
@@ -423,7 +428,7 @@ absl::StatusOr<StudyRecord> SqliteStore::GetStudy(int64_t study_id) {
   absl::MutexLock l(&mu_);
   ASSIGN_OR_RETURN(auto* q, Stmt("SELECT id, job_id, submission_id, problem, trial, state,"
                                  " batch_size, n_batches, suggest_budget_s, study_budget_s,"
-                                 " started_at FROM studies WHERE id = ?"));
+                                 " started_at, problem_signature FROM studies WHERE id = ?"));
   q->Bind(1, study_id);
   ASSIGN_OR_RETURN(bool row, q->Step());
   if (!row) return absl::NotFoundError(absl::StrCat("no study with id ", study_id));
@@ -439,6 +444,7 @@ absl::StatusOr<StudyRecord> SqliteStore::GetStudy(int64_t study_id) {
   s.suggest_budget_s = q->Double(8);
   s.study_budget_s = q->Double(9);
   s.started_at = q->Double(10);
+  if (!q->IsNull(11)) s.problem_signature = q->Text(11);
   q->Reset();
   return s;
 }
@@ -636,6 +642,42 @@ WHERE sub.is_baseline = 1 AND s.state = 'completed' AND (?1 IS NULL OR s.problem
     b->Reset();
   }
   return data;
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>>
+SqliteStore::ProblemSignatures() {
+  absl::MutexLock l(&mu_);
+  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT DISTINCT problem, problem_signature FROM studies"
+                                 " WHERE problem_signature IS NOT NULL ORDER BY problem"));
+  std::vector<std::pair<std::string, std::string>> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) break;
+    out.push_back({q->Text(0), q->Text(1)});
+  }
+  q->Reset();
+  return out;
+}
+
+absl::StatusOr<std::vector<std::pair<int, EvaluationRecord>>> SqliteStore::StudyEvaluations(
+    int64_t study_id) {
+  absl::MutexLock l(&mu_);
+  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT batch, params_json, value, replaced, eval_time_s"
+                                 " FROM evaluations WHERE study_id = ? ORDER BY batch, idx"));
+  q->Bind(1, study_id);
+  std::vector<std::pair<int, EvaluationRecord>> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) break;
+    EvaluationRecord e;
+    e.params_json = q->Text(1);
+    e.value = q->IsNull(2) ? kInf : q->Double(2);
+    e.replaced = q->Int(3) != 0;
+    e.eval_time_s = q->Double(4);
+    out.push_back({static_cast<int>(q->Int(0)), std::move(e)});
+  }
+  q->Reset();
+  return out;
 }
 
 absl::StatusOr<ScoringChanges> SqliteStore::ScoringChangesSince(int64_t after_seq) {

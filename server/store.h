@@ -68,6 +68,8 @@ struct StudyRecord {
   double suggest_budget_s = 40;
   double study_budget_s = 640;
   double started_at = 0;
+  // ProblemSignature() of the problem when the study was opened ("" = not recorded).
+  std::string problem_signature;
 };
 
 // Where the points of a batch came from.
@@ -190,6 +192,13 @@ class Store {
   ListSubmissionErrors(int64_t submission_id, int limit) = 0;
   // The values of one study, batch by batch.
   virtual absl::StatusOr<std::vector<std::vector<double>>> StudyValues(int64_t study_id) = 0;
+
+  // Distinct (problem, signature) pairs of the recorded studies (signature recorded).
+  virtual absl::StatusOr<std::vector<std::pair<std::string, std::string>>>
+  ProblemSignatures() = 0;
+  // Every evaluation of a study, in batch and index order.
+  virtual absl::StatusOr<std::vector<std::pair<int, EvaluationRecord>>> StudyEvaluations(
+      int64_t study_id) = 0;
 
   // --- scoring
   // The scored data of `problems`, or of every problem when `problems` is empty.

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
+#include "server/problems/signature.h"
 
 namespace bbo {
 namespace {
@@ -67,10 +68,18 @@ absl::StatusOr<OpenedStudy> StudyManager::Open(StudyRecord rec, const Problem* p
   rec.study_budget_s = options_.study_budget_s;
   rec.started_at = clock_->NowSeconds();
   rec.state = StudyState::kRunning;
+  rec.problem_signature = SignatureOf(problem);
+  std::shared_ptr<const Anonymization> anonymization;
+  if (options_.anonymize) {
+    ASSIGN_OR_RETURN(Anonymization a,
+                     Anonymize(problem->space(), problem->name(), options_.anonymize_seed));
+    anonymization = std::make_shared<const Anonymization>(std::move(a));
+  }
   ASSIGN_OR_RETURN(rec.id, store_->CreateStudy(rec));
   auto live = std::make_shared<Live>();
   live->record = rec;
   live->problem = problem;
+  live->anonymization = anonymization;
   // The random-search fill of a study is reproducible from its job's seed.
   live->rng.seed(seed ^ 0x9e3779b97f4a7c15ULL);
   live->best = kInf;
@@ -81,13 +90,27 @@ absl::StatusOr<OpenedStudy> StudyManager::Open(StudyRecord rec, const Problem* p
   }
   OpenedStudy out;
   out.study_id = rec.id;
-  out.api_config_json = problem->space().api_config().dump();
+  out.api_config_json = anonymization ? anonymization->space->api_config().dump()
+                                      : problem->space().api_config().dump();
   out.batch_size = rec.batch_size;
   out.n_batches = rec.n_batches;
   out.suggest_budget_s = rec.suggest_budget_s;
   out.study_budget_s = rec.study_budget_s;
   out.remaining_s = rec.study_budget_s;
   return out;
+}
+
+std::string StudyManager::SignatureOf(const Problem* problem) {
+  {
+    absl::MutexLock l(&signatures_mu_);
+    auto it = signatures_.find(problem);
+    if (it != signatures_.end()) return it->second;
+  }
+  // Evaluated outside the lock: a slow problem does not hold up other problems' studies.
+  std::string s = ProblemSignature(*problem);
+  absl::MutexLock l(&signatures_mu_);
+  signatures_.emplace(problem, s);
+  return s;
 }
 
 absl::StatusOr<std::shared_ptr<StudyManager::Live>> StudyManager::Claim(int64_t study_id,
@@ -184,9 +207,14 @@ absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
         continue;
       }
       const IncomingPoint& in = suggestions[i];
-      absl::StatusOr<Point> canonical = in.decode_error.empty()
-                                            ? space.Canonicalize(in.point)
-                                            : absl::InvalidArgumentError(in.decode_error);
+      // An anonymized study validates against the opaque space (so no error message names a
+      // real parameter) and evaluates the point under the real names.
+      const Anonymization* anon = live->anonymization.get();
+      absl::StatusOr<Point> canonical =
+          !in.decode_error.empty() ? absl::InvalidArgumentError(in.decode_error)
+          : anon != nullptr        ? anon->space->Canonicalize(in.point)
+                                   : space.Canonicalize(in.point);
+      if (canonical.ok() && anon != nullptr) canonical = RenameKeys(*canonical, anon->to_real);
       if (canonical.ok()) {
         points.push_back(*std::move(canonical));
         replaced.push_back(false);
@@ -277,6 +305,9 @@ absl::StatusOr<BatchOutcome> StudyManager::Evaluate(Live& live, std::vector<Poin
   live.used_s += turn_s;
   live.best = best;
   live.next_batch++;
+  if (live.anonymization != nullptr) {
+    for (Point& p : points) p = RenameKeys(p, live.anonymization->to_opaque);
+  }
   out.evaluated = std::move(points);
   out.errors = std::move(errors);
   if (live.next_batch >= live.record.n_batches) {

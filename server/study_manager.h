@@ -32,6 +32,7 @@
 #include "server/clock.h"
 #include "server/evaluator.h"
 #include "server/problem_set.h"
+#include "server/anonymize.h"
 #include "server/store.h"
 
 namespace bbo {
@@ -48,6 +49,10 @@ struct StudyOptions {
   // Practice studies (remote clients) whose turn has run this much past the budget are cut off
   // by Sweep(), seconds.
   double sweep_grace_s = 5;
+  // Hidden phases: optimizers see opaque parameter names (server/anonymize.h), shuffled with
+  // this seed. Points are stored and evaluated under the real names.
+  bool anonymize = false;
+  uint64_t anonymize_seed = 0;
 };
 
 // What a study looks like to its optimizer.
@@ -125,6 +130,10 @@ class StudyManager {
 
   const StudyOptions& options() const { return options_; }
 
+  // ProblemSignature() of a problem of the set, computed once and remembered; recorded with
+  // every study.
+  std::string SignatureOf(const Problem* problem);
+
  private:
   struct Live {
     StudyRecord record;
@@ -135,7 +144,11 @@ class StudyManager {
     double used_s = 0;  // optimizer time of completed turns
     double best = 0;
     bool busy = false;
+    // Set when the study is anonymized: what the optimizer sees.
+    std::shared_ptr<const Anonymization> anonymization;
   };
+  absl::Mutex signatures_mu_;
+  std::map<const Problem*, std::string> signatures_ ABSL_GUARDED_BY(signatures_mu_);
 
   absl::StatusOr<OpenedStudy> Open(StudyRecord record, const Problem* problem, uint64_t seed);
   // Claims a study for one call; checks state and batch index. Marks it busy.

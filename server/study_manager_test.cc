@@ -298,5 +298,63 @@ TEST_F(StudyManagerTest, EndStudyEarlyMarksFailedAndIsIdempotent) {
   EXPECT_EQ(*again, StudyState::kFailed);
 }
 
+TEST_F(StudyManagerTest, AnonymizedStudyHidesNamesAndEvaluatesUnderRealOnes) {
+  StudyOptions opts = manager_->options();
+  opts.anonymize = true;
+  opts.anonymize_seed = 7;
+  StudyManager anon(store_.get(), problems_.get(), evaluator_.get(), &clock_, opts);
+  auto study = anon.OpenPractice("mixed");
+  ASSERT_TRUE(study.ok()) << study.status();
+  auto config = nlohmann::json::parse(study->api_config_json);
+  for (const char* real : {"x", "n", "kernel", "flag"}) {
+    EXPECT_THAT(study->api_config_json, ::testing::Not(HasSubstr(std::string("\"") + real + "\"")))
+        << real;
+  }
+  // The opaque names are p0..p3, and the same problem gets the same names again.
+  std::map<std::string, std::string> type_of;
+  for (const auto& [name, spec] : config.items()) type_of[name] = spec["type"];
+  EXPECT_EQ(type_of.size(), 4u);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(type_of.count("p" + std::to_string(i)), 1u);
+  auto again = anon.OpenPractice("mixed");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->api_config_json, study->api_config_json);
+  // Build the optimum under the opaque names from the types.
+  Point opt;
+  for (const auto& [name, type] : type_of) {
+    if (type == "real") opt[name] = 1.0;
+    if (type == "int") opt[name] = int64_t{3};
+    if (type == "cat") opt[name] = std::string("rbf");
+    if (type == "bool") opt[name] = true;
+  }
+  // The fourth suggestion puts the real parameter out of its range [-5, 5].
+  Point bad = opt;
+  std::string real_param;
+  for (const auto& [name, type] : type_of) {
+    if (type == "real") {
+      bad[name] = 99.0;
+      real_param = name;
+    }
+  }
+  std::vector<IncomingPoint> batch = {{opt, ""}, {opt, ""}, {opt, ""}, {bad, ""}};
+  auto out = anon.SubmitBatch(study->study_id, 0, batch, 0, 0);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->values[0], 0.0);  // evaluated at the real optimum
+  EXPECT_TRUE(std::isfinite(out->values[3]));
+  // The error names the parameter as the optimizer knows it, never by its real name.
+  ASSERT_EQ(out->errors.size(), 1u);
+  EXPECT_THAT(out->errors[0], HasSubstr("suggestion 3"));
+  EXPECT_THAT(out->errors[0], HasSubstr("\"" + real_param + "\""));
+  EXPECT_THAT(out->errors[0], ::testing::Not(HasSubstr("\"x\"")));
+  // Points come back under the opaque names; the database keeps the real ones.
+  EXPECT_EQ(out->evaluated[0].count("kernel"), 0u);
+  EXPECT_EQ(out->evaluated[0].size(), 4u);
+  auto stored = store_->StudyEvaluations(study->study_id);
+  ASSERT_TRUE(stored.ok());
+  EXPECT_THAT((*stored)[0].second.params_json, HasSubstr("\"kernel\""));
+  // The study records the problem's signature.
+  EXPECT_EQ(store_->GetStudy(study->study_id)->problem_signature,
+            anon.SignatureOf(*problems_->Get("mixed")));
+}
+
 }  // namespace
 }  // namespace bbo

@@ -37,6 +37,9 @@ class Problem {
   // "noisy", "oscillatory", "boundary optimum", "mixed integer", "discrete valued", "nonsmooth",
   // ...); reports break rankings down by these tags.
   virtual std::vector<std::string> attributes() const { return {}; }
+  // Where the problem comes from, for listings and reports: "classic", "mixed", "bbob",
+  // "synthetic", "ml", "sklearn", "external", "generated", ...
+  virtual std::string family() const { return "builtin"; }
   // The objective to MINIMIZE at `canonical_point`, which the caller has validated and
   // canonicalized with space().Canonicalize() (ints are int64_t, bools bool, cats std::string,
   // reals double). May throw or return NaN; callers map either to +inf.
