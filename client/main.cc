@@ -7,6 +7,7 @@
 //   bbo problems [--server H:P] [--json]               practice problems for remote studies
 //   bbo score RESULTS.csv [--random-search NAME] [--json]   offline Bayesmark scoring
 //   bbo export --db FILE [--out results.csv]           a coordinator's results as CSV
+//   bbo replay --db FILE (--study ID ... | --all)       re-evaluate recorded studies
 //   bbo report [--server H:P | --results CSV | --db FILE] [--phase P] [--format html|json|csv]
 //              [--out DIR]                             the full scoring report of a phase
 
@@ -39,6 +40,7 @@
 #include "scoring/results_csv.h"
 #include "server/competition.h"
 #include "server/problems/practice_suite.h"
+#include "server/replay.h"
 #include "server/sqlite_store.h"
 #include "common/archive.h"
 #include "grpcpp/create_channel.h"
@@ -443,6 +445,70 @@ int Report(const ReportArgs& a) {
   return WriteReportFiles(*files, a.out);
 }
 
+// Re-evaluates recorded studies and compares the values bit for bit.
+int Replay(const std::string& db, const std::vector<int64_t>& study_ids, bool all) {
+  if (!fs::exists(db)) {
+    std::fprintf(stderr, "bbo replay: %s does not exist\n", db.c_str());
+    return 1;
+  }
+  auto store = bbo::SqliteStore::Open(db);
+  if (!store.ok()) {
+    std::fprintf(stderr, "bbo replay: %s\n", std::string(store.status().message()).c_str());
+    return 1;
+  }
+  std::vector<int64_t> ids = study_ids;
+  if (all) {
+    auto every = (*store)->ListStudyIds();
+    if (!every.ok()) {
+      std::fprintf(stderr, "bbo replay: %s\n", std::string(every.status().message()).c_str());
+      return 1;
+    }
+    ids = *every;
+  }
+  if (ids.empty()) {
+    std::fprintf(stderr, "bbo replay: give --study ID (repeatable) or --all\n");
+    return 2;
+  }
+  std::map<std::string, std::unique_ptr<bbo::Problem>> problems;
+  int failed = 0, evaluations = 0;
+  for (int64_t id : ids) {
+    auto study = (*store)->GetStudy(id);
+    if (!study.ok()) {
+      std::fprintf(stderr, "bbo replay: %s\n", std::string(study.status().message()).c_str());
+      return 1;
+    }
+    auto& problem = problems[study->problem];
+    if (problem == nullptr) {
+      auto made = bbo::MakeProblem(study->problem);
+      if (!made.ok()) {
+        std::printf("study %lld: problem %s is not built in here; skipped\n",
+                    static_cast<long long>(id), study->problem.c_str());
+        continue;
+      }
+      problem = *std::move(made);
+    }
+    auto r = bbo::ReplayStudy(store->get(), *problem, id);
+    if (!r.ok()) {
+      std::fprintf(stderr, "bbo replay: study %lld: %s\n", static_cast<long long>(id),
+                   std::string(r.status().message()).c_str());
+      return 1;
+    }
+    evaluations += r->evaluations;
+    const bool signature_ok =
+        r->recorded_signature.empty() || r->recorded_signature == r->signature_now;
+    if (!r->ok() || !signature_ok) ++failed;
+    if (!all || !r->ok() || !signature_ok) {
+      std::printf("study %lld (%s): %d of %d values reproduced%s\n", static_cast<long long>(id),
+                  r->problem.c_str(), r->reproduced, r->evaluations,
+                  signature_ok ? "" : "; the problem's signature changed");
+      for (const auto& d : r->differences) std::printf("  %s\n", d.c_str());
+    }
+  }
+  std::printf("%zu studies, %d evaluations replayed; %d not reproduced\n", ids.size(),
+              evaluations, failed);
+  return failed == 0 ? 0 : 1;
+}
+
 int Leaderboard(const std::string& server, bool json) {
   auto stub = Connect(server);
   grpc::ClientContext ctx;
@@ -597,6 +663,16 @@ int main(int argc, char** argv) {
       ->default_val(5)
       ->check(CLI::Range(1, 1000));
 
+  std::string replay_db;
+  std::vector<int64_t> replay_ids;
+  bool replay_all = false;
+  auto* cmd_replay = app.add_subcommand(
+      "replay", "Re-evaluate recorded studies from a coordinator's SQLite file and check that "
+                "every value is reproduced bit for bit (organizers).");
+  cmd_replay->add_option("--db", replay_db, "The coordinator's SQLite file")->required();
+  cmd_replay->add_option("--study", replay_ids, "Study id (repeatable)");
+  cmd_replay->add_flag("--all", replay_all, "Every study in the file");
+
   CLI11_PARSE(app, argc, argv);
 
   if (cmd_local->parsed()) {
@@ -622,6 +698,7 @@ int main(int argc, char** argv) {
   if (cmd_board->parsed()) return Leaderboard(server, board_json);
   if (cmd_problems->parsed()) return Problems(server, problems_json);
   if (cmd_export->parsed()) return Export(export_db, export_out);
+  if (cmd_replay->parsed()) return Replay(replay_db, replay_ids, replay_all);
   if (cmd_report->parsed()) {
     rep.server_set = server_opt->count() > 0;
     return Report(rep);

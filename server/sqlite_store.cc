@@ -659,6 +659,19 @@ SqliteStore::ProblemSignatures() {
   return out;
 }
 
+absl::StatusOr<std::vector<int64_t>> SqliteStore::ListStudyIds() {
+  absl::MutexLock l(&mu_);
+  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT id FROM studies ORDER BY id"));
+  std::vector<int64_t> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) break;
+    out.push_back(q->Int(0));
+  }
+  q->Reset();
+  return out;
+}
+
 absl::StatusOr<std::vector<std::pair<int, EvaluationRecord>>> SqliteStore::StudyEvaluations(
     int64_t study_id) {
   absl::MutexLock l(&mu_);

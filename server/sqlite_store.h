@@ -56,6 +56,7 @@ class SqliteStore : public Store {
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ProblemSignatures() override;
   absl::StatusOr<std::vector<std::pair<int, EvaluationRecord>>> StudyEvaluations(
       int64_t study_id) override;
+  absl::StatusOr<std::vector<int64_t>> ListStudyIds() override;
   using Store::LoadScoringData;
   absl::StatusOr<ScoringData> LoadScoringData(const std::vector<std::string>& problems) override;
   absl::StatusOr<ScoringChanges> ScoringChangesSince(int64_t after_seq) override;

@@ -196,6 +196,8 @@ class Store {
   // Distinct (problem, signature) pairs of the recorded studies (signature recorded).
   virtual absl::StatusOr<std::vector<std::pair<std::string, std::string>>>
   ProblemSignatures() = 0;
+  // Ids of every study, ascending.
+  virtual absl::StatusOr<std::vector<int64_t>> ListStudyIds() = 0;
   // Every evaluation of a study, in batch and index order.
   virtual absl::StatusOr<std::vector<std::pair<int, EvaluationRecord>>> StudyEvaluations(
       int64_t study_id) = 0;
