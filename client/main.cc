@@ -61,8 +61,14 @@ std::unique_ptr<bbo::v1::CompetitionService::Stub> Connect(const std::string& se
       grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), args));
 }
 
-void Deadline(grpc::ClientContext& ctx, int seconds) {
+// The organizer token for hidden phases: `bbo --token T ...` or the BBO_TOKEN environment
+// variable (preferred: it does not show in the process list).
+std::string g_token;
+
+// Sets a call's deadline and, when a token is configured, its authorization metadata.
+void Prepare(grpc::ClientContext& ctx, int seconds) {
   ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(seconds));
+  if (!g_token.empty()) ctx.AddMetadata("authorization", "Bearer " + g_token);
 }
 
 int Fail(const std::string& what, const grpc::Status& s) {
@@ -111,7 +117,7 @@ int Submit(const std::string& server, const std::string& path, std::string name,
   }
   auto stub = Connect(server);
   grpc::ClientContext ctx;
-  Deadline(ctx, 120);
+  Prepare(ctx, 120);
   bbo::v1::RegisterSubmissionRequest req;
   req.set_name(name);
   req.set_archive(archive);
@@ -127,7 +133,7 @@ int Submit(const std::string& server, const std::string& path, std::string name,
 int Status(const std::string& server, bool json) {
   auto stub = Connect(server);
   grpc::ClientContext ctx;
-  Deadline(ctx, 30);
+  Prepare(ctx, 30);
   bbo::v1::ListSubmissionsResponse resp;
   grpc::Status s = stub->ListSubmissions(&ctx, bbo::v1::ListSubmissionsRequest(), &resp);
   if (!s.ok()) return Fail("status", s);
@@ -165,7 +171,7 @@ int Problems(const std::string& server, bool json) {
   auto stub = bbo::v1::StudyService::NewStub(
       grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), args));
   grpc::ClientContext ctx;
-  Deadline(ctx, 30);
+  Prepare(ctx, 30);
   bbo::v1::ListProblemsResponse resp;
   grpc::Status s = stub->ListProblems(&ctx, bbo::v1::ListProblemsRequest(), &resp);
   if (!s.ok()) return Fail("problems", s);
@@ -374,7 +380,7 @@ int Report(const ReportArgs& a) {
     auto stub = bbo::v1::ScoringService::NewStub(
         grpc::CreateCustomChannel(a.server, grpc::InsecureChannelCredentials(), args));
     grpc::ClientContext ctx;
-    Deadline(ctx, 600);
+    Prepare(ctx, 600);
     bbo::v1::GetReportRequest req;
     req.set_phase(a.phase);
     req.set_format(a.format == "html"  ? bbo::v1::REPORT_FORMAT_HTML
@@ -512,7 +518,7 @@ int Replay(const std::string& db, const std::vector<int64_t>& study_ids, bool al
 int Leaderboard(const std::string& server, bool json) {
   auto stub = Connect(server);
   grpc::ClientContext ctx;
-  Deadline(ctx, 120);
+  Prepare(ctx, 120);
   bbo::v1::GetLeaderboardResponse resp;
   grpc::Status s = stub->GetLeaderboard(&ctx, bbo::v1::GetLeaderboardRequest(), &resp);
   if (!s.ok()) return Fail("leaderboard", s);
@@ -537,6 +543,9 @@ int Leaderboard(const std::string& server, bool json) {
 int main(int argc, char** argv) {
   CLI::App app{"bbo: the bbo-arena command line (black-box optimization competitions)"};
   app.require_subcommand(1);
+  if (const char* env = std::getenv("BBO_TOKEN")) g_token = env;
+  app.add_option("--token", g_token,
+                 "Organizer token for hidden phases (default: $BBO_TOKEN)");
   std::string server = "127.0.0.1:50051";
 
   bbo::LocalRunOptions local;

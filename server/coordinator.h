@@ -40,6 +40,10 @@ struct CoordinatorOptions {
   // Start even when a problem's signature differs from the one recorded with its earlier
   // studies (its results would then mix two different problems).
   bool allow_changed_problems = false;
+  // A hidden phase (feedback, final): problems, per-problem results and the full report are
+  // served to organizers only (server/rpc/access.h), identified by this token.
+  bool hidden_phase = false;
+  std::string organizer_token;
 };
 
 class Coordinator {

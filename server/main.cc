@@ -6,6 +6,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <fstream>
 
 #include "absl/flags/flag.h"
 #include "common/binary_main.h"
@@ -44,6 +45,12 @@ ABSL_FLAG(bool, anonymize, false,
 ABSL_FLAG(bool, allow_changed_problems, false,
           "Start even if a problem's signature (values at fixed probe points) differs from the "
           "one recorded with its earlier studies in --db.");
+ABSL_FLAG(bool, hidden, false,
+          "A hidden phase: problems, per-problem results and scoring reports are served only to "
+          "callers with the organizer token (see --organizer_token_file).");
+ABSL_FLAG(std::string, organizer_token_file, "",
+          "File holding the organizer token (first line). Clients send it as `authorization: "
+          "Bearer <token>` (bbo --token or BBO_TOKEN).");
 ABSL_FLAG(std::string, port_file, "", "If set, write the bound port here once serving.");
 
 int main(int argc, char** argv) {
@@ -66,6 +73,20 @@ int main(int argc, char** argv) {
   opts.study.anonymize = absl::GetFlag(FLAGS_anonymize);
   opts.study.anonymize_seed = static_cast<uint64_t>(absl::GetFlag(FLAGS_seed));
   opts.allow_changed_problems = absl::GetFlag(FLAGS_allow_changed_problems);
+  opts.hidden_phase = absl::GetFlag(FLAGS_hidden);
+  if (!absl::GetFlag(FLAGS_organizer_token_file).empty()) {
+    std::ifstream in(absl::GetFlag(FLAGS_organizer_token_file));
+    std::getline(in, opts.organizer_token);
+    if (!in && opts.organizer_token.empty()) {
+      std::fprintf(stderr, "bbo-server: cannot read --organizer_token_file %s\n",
+                   absl::GetFlag(FLAGS_organizer_token_file).c_str());
+      return 2;
+    }
+    if (opts.organizer_token.size() < 16) {
+      std::fprintf(stderr, "bbo-server: the organizer token must have at least 16 characters\n");
+      return 2;
+    }
+  }
   opts.queue.lease_ttl_s = absl::GetFlag(FLAGS_lease_ttl_s);
   opts.queue.heartbeat_interval_s = std::max(0.2, opts.queue.lease_ttl_s / 6);
   opts.eval_threads = absl::GetFlag(FLAGS_eval_threads);

@@ -446,6 +446,84 @@ TEST_F(E2eTest, ScoringServiceServesTheReportAndBboReportWritesIt) {
   EXPECT_NE(std::system((cli + " --phase final >/dev/null 2>&1").c_str()), 0);
 }
 
+TEST_F(E2eTest, HiddenAnonymizedPhaseServesOrganizersOnlyAndHidesNames) {
+  const fs::path token_file = root_ / "organizer.token";
+  const std::string token = "organizer-secret-0123456789";
+  std::ofstream(token_file) << token << "\n";
+  StartServer({"--phase=final", "--hidden", "--anonymize",
+               "--organizer_token_file=" + token_file.string()});
+  StartWorker();
+  // The optimizer raises (and its study fails) if it ever sees a real parameter name.
+  int64_t id = Submit("anon_check", 2);
+  ASSERT_TRUE(WaitFinished(id, 60)) << Logs();
+  const std::string sid = std::to_string(id);
+  EXPECT_EQ(Q("SELECT COUNT(*) FROM studies WHERE submission_id = " + sid +
+              " AND state = 'completed'"),
+            "2")
+      << Logs();
+  EXPECT_EQ(Q("SELECT COUNT(*) FROM study_errors e JOIN studies s ON s.id = e.study_id WHERE "
+              "s.submission_id = " + sid),
+            "0");
+  // The database keeps the real names (x0 of the test problem).
+  EXPECT_THAT(Q("SELECT params_json FROM evaluations e JOIN studies s ON s.id = e.study_id "
+                "WHERE s.submission_id = " + sid + " LIMIT 1"),
+              HasSubstr("\"x0\""));
+
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(port_),
+                                     grpc::InsecureChannelCredentials());
+  auto studies = bbo::v1::StudyService::NewStub(channel);
+  auto scoring = bbo::v1::ScoringService::NewStub(channel);
+  auto as = [&](grpc::ClientContext& ctx, const std::string& t) {
+    if (!t.empty()) ctx.AddMetadata("authorization", "Bearer " + t);
+  };
+  for (const std::string& who : {std::string(), std::string("wrong-token-0123456789"), token}) {
+    const bool organizer = who == token;
+    {
+      grpc::ClientContext ctx;
+      as(ctx, who);
+      bbo::v1::ListProblemsResponse resp;
+      grpc::Status st = studies->ListProblems(&ctx, bbo::v1::ListProblemsRequest(), &resp);
+      EXPECT_EQ(st.error_code(),
+                organizer ? grpc::StatusCode::OK : grpc::StatusCode::PERMISSION_DENIED);
+      EXPECT_EQ(resp.problems_size(), organizer ? 1 : 0);
+    }
+    {
+      grpc::ClientContext ctx;
+      as(ctx, who);
+      bbo::v1::OpenStudyRequest req;
+      req.set_problem("test_crashing");
+      bbo::v1::OpenStudyResponse resp;
+      EXPECT_EQ(studies->OpenStudy(&ctx, req, &resp).error_code(),
+                organizer ? grpc::StatusCode::OK : grpc::StatusCode::PERMISSION_DENIED);
+    }
+    {
+      grpc::StatusCode code = grpc::StatusCode::FAILED_PRECONDITION;
+      for (int i = 0; i < 300 && code == grpc::StatusCode::FAILED_PRECONDITION; ++i) {
+        grpc::ClientContext ctx;
+        as(ctx, who);
+        bbo::v1::GetReportRequest req;
+        req.set_bootstrap_replicates(50);
+        bbo::v1::GetReportResponse resp;
+        code = scoring->GetReport(&ctx, req, &resp).error_code();
+        if (code == grpc::StatusCode::FAILED_PRECONDITION) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+      }
+      EXPECT_EQ(code, organizer ? grpc::StatusCode::OK : grpc::StatusCode::PERMISSION_DENIED);
+    }
+    {
+      grpc::ClientContext ctx;
+      as(ctx, who);
+      bbo::v1::GetLeaderboardResponse board;
+      ASSERT_TRUE(stub_->GetLeaderboard(&ctx, bbo::v1::GetLeaderboardRequest(), &board).ok());
+      ASSERT_GT(board.rows_size(), 0);
+      // Participants get the overall scores without any problem name.
+      EXPECT_EQ(board.rows(0).problems_size() > 0, organizer);
+      EXPECT_EQ(board.report_json().empty(), !organizer);
+    }
+  }
+}
+
 TEST_F(E2eTest, ServerReflectionListsTheServices) {
   StartServer();
   auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(port_),

@@ -51,11 +51,18 @@ std::string Quote(absl::string_view text, size_t max = 200) {
   return text.size() > max ? absl::StrCat(q, "...") : q;
 }
 
+// `v` as compact JSON, cut after 80 bytes.
+std::string ShortDump(const json& v) {
+  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  return s.size() > 80 ? s.substr(0, 80) + "..." : s;
+}
+
 std::string DescribeCommand(const std::vector<std::string>& argv) {
-  return absl::StrCat("[", absl::StrJoin(argv, ", ", [](std::string* out, const std::string& a) {
-                        out->append(Quote(a, 1000));
-                      }),
-                      "]");
+  return absl::StrCat(
+      "[",
+      absl::StrJoin(argv, ", ",
+                    [](std::string* out, const std::string& a) { out->append(Quote(a, 1000)); }),
+      "]");
 }
 
 std::string WaitStatusText(int status) {
@@ -91,9 +98,8 @@ absl::StatusOr<std::string> ResolveProgram(const std::string& argv0,
     std::string candidate = absl::StrCat(dir, "/", argv0);
     if (access(candidate.c_str(), X_OK) == 0) return candidate;
   }
-  return absl::InvalidArgumentError(absl::StrCat("argv[0] ", Quote(argv0),
-                                                 " was not found on the child's PATH ",
-                                                 Quote(path_var)));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "argv[0] ", Quote(argv0), " was not found on the child's PATH ", Quote(path_var)));
 }
 
 // Decodes one entry of "values"/"generalization": a JSON number, "inf" or "nan".
@@ -123,8 +129,7 @@ absl::StatusOr<json> ParseReplyObject(const std::string& line) {
     if (absl::StrContains(line, "NaN") || absl::StrContains(line, "Infinity")) {
       hint = " (bare NaN/Infinity are not JSON: send the strings \"nan\"/\"inf\")";
     }
-    return absl::InvalidArgumentError(
-        absl::StrCat("reply is not JSON", hint, ": ", Quote(line)));
+    return absl::InvalidArgumentError(absl::StrCat("reply is not JSON", hint, ": ", Quote(line)));
   }
   if (!reply.is_object()) {
     return absl::InvalidArgumentError(absl::StrCat("reply is not a JSON object: ", Quote(line)));
@@ -151,21 +156,19 @@ bool ValidProblemName(const std::string& name) {
 
 absl::StatusOr<DescribeInfo> ParseDescribe(const json& reply) {
   auto field_error = [](absl::string_view field, absl::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("describe reply: field \"", field, "\" ", why));
+    return absl::InvalidArgumentError(absl::StrCat("describe reply: field \"", field, "\" ", why));
   };
   if (reply.contains("error")) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the problem answered describe with an error: ",
-        reply["error"].is_string() ? Quote(reply["error"].get<std::string>(), 2000)
-                                   : reply["error"].dump()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the problem answered describe with an error: ",
+                     reply["error"].is_string() ? Quote(reply["error"].get<std::string>(), 2000)
+                                                : ShortDump(reply["error"])));
   }
   if (!reply.contains("protocol")) return field_error("protocol", "is missing");
   if (reply["protocol"] != kProtocol) {
-    return absl::InvalidArgumentError(absl::StrCat("describe reply: unsupported protocol ",
-                                                   reply["protocol"].dump(),
-                                                   " (this coordinator speaks \"", kProtocol,
-                                                   "\")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("describe reply: unsupported protocol ", ShortDump(reply["protocol"]),
+                     " (this coordinator speaks \"", kProtocol, "\")"));
   }
   DescribeInfo info;
   if (!reply.contains("name") || !reply["name"].is_string()) {
@@ -173,14 +176,15 @@ absl::StatusOr<DescribeInfo> ParseDescribe(const json& reply) {
   }
   info.name = reply["name"].get<std::string>();
   if (!ValidProblemName(info.name)) {
-    return field_error("name", absl::StrCat(Quote(info.name),
-                                            " must be 1-64 characters of A-Z a-z 0-9 . _ -"));
+    return field_error(
+        "name", absl::StrCat(Quote(info.name), " must be 1-64 characters of A-Z a-z 0-9 . _ -"));
   }
   if (!reply.contains("api_config") || !reply["api_config"].is_object()) {
     return field_error("api_config", "is missing or not an object");
   }
   absl::StatusOr<SearchSpace> space = SearchSpace::FromJson(reply["api_config"]);
-  if (!space.ok()) return field_error("api_config", absl::StrCat("is invalid: ", space.status().message()));
+  if (!space.ok())
+    return field_error("api_config", absl::StrCat("is invalid: ", space.status().message()));
   info.space = *std::move(space);
   if (reply.contains("description")) {
     if (!reply["description"].is_string()) return field_error("description", "is not a string");
@@ -218,11 +222,11 @@ absl::StatusOr<std::vector<ExternalEvaluation>> ParseEvaluateReply(const std::st
   const json& reply = *parsed;
   if (reply.contains("id") && reply["id"] != id) {
     return absl::InvalidArgumentError(
-        absl::StrCat("reply \"id\" is ", reply["id"].dump(), ", expected ", id));
+        absl::StrCat("reply \"id\" is ", ShortDump(reply["id"]), ", expected ", id));
   }
   if (reply.contains("error")) {
     return absl::FailedPreconditionError(
-        reply["error"].is_string() ? reply["error"].get<std::string>() : reply["error"].dump());
+        reply["error"].is_string() ? reply["error"].get<std::string>() : ShortDump(reply["error"]));
   }
   std::vector<ExternalEvaluation> out(n);
   for (const char* field : {"values", "generalization"}) {
@@ -236,15 +240,15 @@ absl::StatusOr<std::vector<ExternalEvaluation>> ParseEvaluateReply(const std::st
       return absl::InvalidArgumentError(absl::StrCat("reply \"", field, "\" is not an array"));
     }
     if (arr.size() != n) {
-      return absl::InvalidArgumentError(absl::StrCat("reply \"", field, "\" has ", arr.size(),
-                                                     " entries for ", n, " points"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("reply \"", field, "\" has ", arr.size(), " entries for ", n, " points"));
     }
     for (size_t i = 0; i < n; ++i) {
       double v;
       if (!DecodeValue(arr[i], &v)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("reply \"", field, "\"[", i, "] is ", Quote(arr[i].dump(), 80),
-                         "; expected a number, \"inf\" or \"nan\""));
+        return absl::InvalidArgumentError(absl::StrCat("reply \"", field, "\"[", i, "] is ",
+                                                       ShortDump(arr[i]),
+                                                       "; expected a number, \"inf\" or \"nan\""));
       }
       if (primary) {
         out[i].value = v;
@@ -595,7 +599,8 @@ absl::StatusOr<std::unique_ptr<ExternalProblem>> ExternalProblem::Start(
   }
   absl::StatusOr<std::string> program =
       ResolveProgram(options.argv[0], options.env, options.working_dir);
-  if (!program.ok()) return absl::Status(program.status().code(), who + std::string(program.status().message()));
+  if (!program.ok())
+    return absl::Status(program.status().code(), who + std::string(program.status().message()));
   auto log = std::make_shared<StderrLog>(options.stderr_log_path, options.stderr_log_limit_bytes);
   std::unique_ptr<ExternalProblem> problem(
       new ExternalProblem(std::move(options), *std::move(program), std::move(log)));
@@ -637,7 +642,7 @@ ExternalProblem::~ExternalProblem() {
 }
 
 absl::StatusOr<ExternalProblem::ProcessPtr> ExternalProblem::Launch(const json* expected,
-                                                                     json* describe) const {
+                                                                    json* describe) const {
   absl::StatusOr<ProcessPtr> process = ProblemProcess::Spawn(program_, options_, log_);
   if (!process.ok()) return process.status();
   ProblemProcess& p = **process;
@@ -647,13 +652,12 @@ absl::StatusOr<ExternalProblem::ProcessPtr> ExternalProblem::Launch(const json* 
   absl::StatusOr<std::string> line = written.ok() ? p.ReadLine(deadline) : written;
   if (!line.ok()) {
     if (absl::IsDeadlineExceeded(line.status())) {
-      return absl::DeadlineExceededError(
-          absl::StrCat("no describe reply within ", absl::FormatDuration(options_.startup_time_limit),
-                       " (startup_time_limit); killed the process group"));
+      return absl::DeadlineExceededError(absl::StrCat(
+          "no describe reply within ", absl::FormatDuration(options_.startup_time_limit),
+          " (startup_time_limit); killed the process group"));
     }
     if (absl::IsUnavailable(line.status())) {
-      return absl::UnavailableError(
-          absl::StrCat("no describe reply: ", line.status().message()));
+      return absl::UnavailableError(absl::StrCat("no describe reply: ", line.status().message()));
     }
     return absl::InvalidArgumentError(absl::StrCat("describe reply: ", line.status().message()));
   }
@@ -667,9 +671,9 @@ absl::StatusOr<ExternalProblem::ProcessPtr> ExternalProblem::Launch(const json* 
   if (describe != nullptr) *describe = *reply;
   if (expected != nullptr && identity != *expected) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "the restarted process describes a different problem: name ",
-        identity["name"].dump(), ", api_config ", Quote(identity["api_config"].dump(), 300),
-        " (first process: name ", (*expected)["name"].dump(), ")"));
+        "the restarted process describes a different problem: name ", ShortDump(identity["name"]),
+        ", api_config ", ShortDump(identity["api_config"]), " (first process: name ",
+        ShortDump((*expected)["name"]), ")"));
   }
   return process;
 }
@@ -701,13 +705,13 @@ ExternalProblem::ProcessPtr ExternalProblem::Acquire() const {
     } else {
       --live_;
       ++consecutive_start_failures_;
-      messages.push_back(absl::StrCat("starting a new process failed: ",
-                                      started.status().message(), "; the request scores +inf"));
+      messages.push_back(absl::StrCat("starting a new process failed: ", started.status().message(),
+                                      "; the request scores +inf"));
       if (consecutive_start_failures_ >= options_.max_consecutive_start_failures) {
         broken_ = true;
-        messages.push_back(absl::StrCat(
-            "giving up after ", consecutive_start_failures_,
-            " failed starts in a row: every further evaluation scores +inf"));
+        messages.push_back(
+            absl::StrCat("giving up after ", consecutive_start_failures_,
+                         " failed starts in a row: every further evaluation scores +inf"));
       }
     }
   }
@@ -735,9 +739,9 @@ void ExternalProblem::RecordError(const std::string& message) const {
   ++error_count_;
   errors_.push_back(std::move(full));
   if (errors_.size() > options_.max_recorded_errors) {
-    errors_.erase(errors_.begin(),
-                  errors_.begin() + static_cast<ptrdiff_t>(errors_.size() -
-                                                           options_.max_recorded_errors));
+    errors_.erase(
+        errors_.begin(),
+        errors_.begin() + static_cast<ptrdiff_t>(errors_.size() - options_.max_recorded_errors));
   }
 }
 

@@ -138,8 +138,7 @@ class ExternalProblem : public Problem {
   // Launches a process and checks its describe reply. `expected` (if set) is the name and
   // api_config of the first process, which a restart must repeat; `describe` (if set) receives
   // the whole reply.
-  absl::StatusOr<ProcessPtr> Launch(const nlohmann::json* expected,
-                                    nlohmann::json* describe) const;
+  absl::StatusOr<ProcessPtr> Launch(const nlohmann::json* expected, nlohmann::json* describe) const;
   // Takes an idle process, or starts one (nullptr + error recorded when that fails, or when the
   // problem is broken).
   ProcessPtr Acquire() const;

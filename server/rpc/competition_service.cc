@@ -37,11 +37,14 @@ grpc::Status CompetitionServiceImpl::ListSubmissions(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext*,
+grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext* context,
                                                     const v1::GetLeaderboardRequest*,
                                                     v1::GetLeaderboardResponse* resp) {
   absl::StatusOr<LeaderboardReport> report = competition_->Leaderboard();
   if (!report.ok()) return ToGrpcStatus(report.status());
+  // In a hidden phase participants see the overall scores only: no problem names, no
+  // per-problem results, no report JSON.
+  const bool per_problem = !access_->hidden() || access_->IsOrganizer(context);
   int rank = 0;
   for (const auto& r : report->board.rows) {
     v1::LeaderboardRow* row = resp->add_rows();
@@ -52,6 +55,7 @@ grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext*,
     row->set_baseline(r.is_baseline);
     row->set_complete(r.complete);
     for (const auto& p : r.problems) {
+      if (!per_problem) break;
       v1::ProblemScore* ps = row->add_problems();
       ps->set_problem(p.problem);
       ps->set_score(p.score);
@@ -60,12 +64,15 @@ grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext*,
   }
   resp->set_batch_size(report->batch_size);
   resp->set_n_batches(report->n_batches);
-  resp->set_report_json(report->json.dump());
+  if (per_problem) resp->set_report_json(report->json.dump());
   return grpc::Status::OK;
 }
 
-grpc::Status ScoringServiceImpl::GetReport(grpc::ServerContext*, const v1::GetReportRequest* req,
+grpc::Status ScoringServiceImpl::GetReport(grpc::ServerContext* context,
+                                           const v1::GetReportRequest* req,
                                            v1::GetReportResponse* resp) {
+  grpc::Status allowed = access_->RequireOrganizerIfHidden(context, "the scoring reports");
+  if (!allowed.ok()) return allowed;
   ReportRequest r;
   r.phase = req->phase();
   if (req->bootstrap_replicates() != 0) r.bootstrap_replicates = req->bootstrap_replicates();

@@ -9,12 +9,14 @@
 #include "bbo/v1/study_service.grpc.pb.h"
 #include "bbo/v1/worker_service.grpc.pb.h"
 #include "server/coordinator.h"
+#include "server/rpc/access.h"
 
 namespace bbo::rpc {
 
 class StudyServiceImpl final : public v1::StudyService::Service {
  public:
-  explicit StudyServiceImpl(StudyManager* studies) : studies_(studies) {}
+  StudyServiceImpl(StudyManager* studies, const AccessPolicy* access)
+      : studies_(studies), access_(access) {}
   grpc::Status OpenStudy(grpc::ServerContext*, const v1::OpenStudyRequest* req,
                          v1::OpenStudyResponse* resp) override;
   grpc::Status SubmitBatch(grpc::ServerContext*, const v1::SubmitBatchRequest* req,
@@ -29,6 +31,7 @@ class StudyServiceImpl final : public v1::StudyService::Service {
 
  private:
   StudyManager* studies_;
+  const AccessPolicy* access_;
 };
 
 class WorkerServiceImpl final : public v1::WorkerService::Service {
@@ -51,7 +54,8 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
 
 class CompetitionServiceImpl final : public v1::CompetitionService::Service {
  public:
-  explicit CompetitionServiceImpl(Competition* competition) : competition_(competition) {}
+  CompetitionServiceImpl(Competition* competition, const AccessPolicy* access)
+      : competition_(competition), access_(access) {}
   grpc::Status RegisterSubmission(grpc::ServerContext*, const v1::RegisterSubmissionRequest* req,
                                   v1::RegisterSubmissionResponse* resp) override;
   grpc::Status ListSubmissions(grpc::ServerContext*, const v1::ListSubmissionsRequest* req,
@@ -61,16 +65,19 @@ class CompetitionServiceImpl final : public v1::CompetitionService::Service {
 
  private:
   Competition* competition_;
+  const AccessPolicy* access_;
 };
 
 class ScoringServiceImpl final : public v1::ScoringService::Service {
  public:
-  explicit ScoringServiceImpl(Competition* competition) : competition_(competition) {}
+  ScoringServiceImpl(Competition* competition, const AccessPolicy* access)
+      : competition_(competition), access_(access) {}
   grpc::Status GetReport(grpc::ServerContext*, const v1::GetReportRequest* req,
                          v1::GetReportResponse* resp) override;
 
  private:
   Competition* competition_;
+  const AccessPolicy* access_;
 };
 
 }  // namespace bbo::rpc

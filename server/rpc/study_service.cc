@@ -15,8 +15,13 @@ void OutcomeToProto(const BatchOutcome& out, Resp* resp) {
 
 }  // namespace
 
-grpc::Status StudyServiceImpl::OpenStudy(grpc::ServerContext*, const v1::OpenStudyRequest* req,
+grpc::Status StudyServiceImpl::OpenStudy(grpc::ServerContext* context,
+                                         const v1::OpenStudyRequest* req,
                                          v1::OpenStudyResponse* resp) {
+  if (req->target_case() == v1::OpenStudyRequest::kProblem) {
+    grpc::Status allowed = access_->RequireOrganizerIfHidden(context, "practice studies");
+    if (!allowed.ok()) return allowed;
+  }
   absl::StatusOr<OpenedStudy> s;
   switch (req->target_case()) {
     case v1::OpenStudyRequest::kJobId:
@@ -77,9 +82,11 @@ grpc::Status StudyServiceImpl::EndStudy(grpc::ServerContext*, const v1::EndStudy
   return grpc::Status::OK;
 }
 
-grpc::Status StudyServiceImpl::ListProblems(grpc::ServerContext*,
+grpc::Status StudyServiceImpl::ListProblems(grpc::ServerContext* context,
                                             const v1::ListProblemsRequest*,
                                             v1::ListProblemsResponse* resp) {
+  grpc::Status allowed = access_->RequireOrganizerIfHidden(context, "the problems");
+  if (!allowed.ok()) return allowed;
   for (const ProblemInfo& p : studies_->ListProblems()) {
     v1::ProblemInfo* o = resp->add_problems();
     o->set_name(p.name);

@@ -17,13 +17,6 @@ namespace {
 constexpr double kPi = std::numbers::pi;
 constexpr int kMaxDim = 1000;
 
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 uint64_t InstanceSeed(int function_id, int dim, int instance) {
   uint64_t h = SplitMix64(0x62626f62ULL /* "bbob" */ ^ static_cast<uint64_t>(function_id));
   h = SplitMix64(h ^ static_cast<uint64_t>(instance));
@@ -130,6 +123,13 @@ double SchaffersCore(const std::vector<double>& z) {
 double RosenbrockScale(int d) { return std::max(1.0, std::sqrt(static_cast<double>(d)) / 8.0); }
 
 }  // namespace
+
+uint64_t SplitMix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
 
 double UniformDouble(std::mt19937_64& rng) {
   return static_cast<double>(rng() >> 11) * 0x1.0p-53;

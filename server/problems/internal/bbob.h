@@ -46,6 +46,8 @@ inline constexpr int kBbobNumFunctions = 24;
 double UniformDouble(std::mt19937_64& rng);
 double StandardNormal(std::mt19937_64& rng);
 int UniformIndex(std::mt19937_64& rng, int n);
+// The SplitMix64 finalizer (Steele, Lea & Flood 2014), for deriving independent seeds.
+uint64_t SplitMix64(uint64_t x);
 
 // A random orthogonal dim x dim matrix, row-major: the Q factor of the QR decomposition of a
 // matrix of standard normal variates, with column signs fixed so that R's diagonal is positive
