@@ -39,16 +39,6 @@ namespace bbo::problems_internal {
 
 inline constexpr int kBbobNumFunctions = 24;
 
-// Portable random variates. The <random> distributions are implementation-defined, so instances
-// drawn with them would differ between standard libraries; these depend only on the mt19937_64
-// stream. UniformDouble is in [0, 1) with 53 random bits; StandardNormal uses Box-Muller;
-// UniformIndex is in [0, n) (n >= 1).
-double UniformDouble(std::mt19937_64& rng);
-double StandardNormal(std::mt19937_64& rng);
-int UniformIndex(std::mt19937_64& rng, int n);
-// The SplitMix64 finalizer (Steele, Lea & Flood 2014), for deriving independent seeds.
-uint64_t SplitMix64(uint64_t x);
-
 // A random orthogonal dim x dim matrix, row-major: the Q factor of the QR decomposition of a
 // matrix of standard normal variates, with column signs fixed so that R's diagonal is positive
 // (which makes the result Haar-distributed). Precondition: dim >= 1.
