@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "common/status_macros.h"
 #include "server/coordinator.h"
 #include "server/problems/practice_suite.h"
+#include "server/problems/registry.h"
 #include "server/rpc/grpc_server.h"
 #include "worker/worker.h"
 
@@ -47,12 +49,29 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
         absl::StrCat("SUBMISSION_DIR: ", o.submission_dir, " is not a directory"));
   }
   std::vector<std::unique_ptr<Problem>> problems;
-  if (o.problems.empty()) {
-    problems = MakePracticeSuite();
+  if (o.suite == "practice") {
+    if (o.problems.empty()) {
+      problems = MakePracticeSuite();
+    } else {
+      for (const std::string& name : o.problems) {
+        ASSIGN_OR_RETURN(std::unique_ptr<Problem> p, MakeProblem(name));
+        problems.push_back(std::move(p));
+      }
+    }
   } else {
-    for (const std::string& name : o.problems) {
-      ASSIGN_OR_RETURN(std::unique_ptr<Problem> p, MakeProblem(name));
-      problems.push_back(std::move(p));
+    SuiteOptions so;
+    so.seed = o.suite_seed;
+    so.sklearn_problems = o.problems;
+    ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Problem>> suite, MakeSuite(o.suite, so));
+    for (auto& p : suite) {
+      if (o.problems.empty() ||
+          std::find(o.problems.begin(), o.problems.end(), p->name()) != o.problems.end()) {
+        problems.push_back(std::move(p));
+      }
+    }
+    if (problems.size() < std::max<size_t>(1, o.problems.size())) {
+      return absl::NotFoundError(absl::StrCat("--problems: not every name is in suite ",
+                                              o.suite));
     }
   }
   const size_t n_problems = problems.size();
@@ -92,7 +111,7 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
                    coordinator->competition().Register(name, archive, o.trials));
   if (o.progress) {
     std::fprintf(stderr,
-                 "bbo local: %s (%s) on %zu practice problems x %d trials = %d studies of %d x %d "
+                 "bbo local: %s (%s) on %zu problems x %d trials = %d studies of %d x %d "
                  "evaluations\n",
                  name.c_str(), reg.kind == SubmissionKind::kPython ? "python" : "executable",
                  n_problems, o.trials, reg.jobs, o.n_batches, o.batch_size);

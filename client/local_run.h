@@ -25,8 +25,12 @@ struct LocalRunOptions {
   int n_batches = 16;
   double suggest_budget_s = 40;
   double study_budget_s = 640;
-  // Only these practice problems (empty = all).
+  // Only these problems of the suite (empty = all).
   std::vector<std::string> problems;
+  // The suite (registry.h): "practice" by default; a visible suite for local scoring, e.g.
+  // "sklearn" with --problems DT_iris_nll.
+  std::string suite = "practice";
+  uint64_t suite_seed = 0;
   // SQLite file to keep (empty = a temporary file, removed afterwards).
   std::string db_path;
   bool insecure_no_sandbox = false;

@@ -26,6 +26,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "bbo/v1/competition_service.grpc.pb.h"
 #include "bbo/v1/scoring_service.grpc.pb.h"
@@ -40,6 +41,7 @@
 #include "scoring/results_csv.h"
 #include "server/competition.h"
 #include "server/problems/practice_suite.h"
+#include "server/problems/registry.h"
 #include "server/replay.h"
 #include "server/sqlite_store.h"
 #include "common/archive.h"
@@ -452,7 +454,8 @@ int Report(const ReportArgs& a) {
 }
 
 // Re-evaluates recorded studies and compares the values bit for bit.
-int Replay(const std::string& db, const std::vector<int64_t>& study_ids, bool all) {
+int Replay(const std::string& db, const std::vector<int64_t>& study_ids, bool all,
+           const std::string& suite, const std::string& suite_file, uint64_t seed) {
   if (!fs::exists(db)) {
     std::fprintf(stderr, "bbo replay: %s does not exist\n", db.c_str());
     return 1;
@@ -475,7 +478,20 @@ int Replay(const std::string& db, const std::vector<int64_t>& study_ids, bool al
     std::fprintf(stderr, "bbo replay: give --study ID (repeatable) or --all\n");
     return 2;
   }
+  // The problems: the practice suite, plus the suite the studies ran on.
   std::map<std::string, std::unique_ptr<bbo::Problem>> problems;
+  for (auto& p : bbo::MakePracticeSuite()) problems[p->name()] = std::move(p);
+  if (!suite.empty() || !suite_file.empty()) {
+    bbo::SuiteOptions so;
+    so.seed = seed;
+    auto made = suite_file.empty() ? bbo::MakeSuite(suite, so)
+                                   : bbo::MakeSuiteFromFile(suite_file, so);
+    if (!made.ok()) {
+      std::fprintf(stderr, "bbo replay: %s\n", std::string(made.status().message()).c_str());
+      return 1;
+    }
+    for (auto& p : *made) problems[p->name()] = std::move(p);
+  }
   int failed = 0, evaluations = 0;
   for (int64_t id : ids) {
     auto study = (*store)->GetStudy(id);
@@ -485,13 +501,9 @@ int Replay(const std::string& db, const std::vector<int64_t>& study_ids, bool al
     }
     auto& problem = problems[study->problem];
     if (problem == nullptr) {
-      auto made = bbo::MakeProblem(study->problem);
-      if (!made.ok()) {
-        std::printf("study %lld: problem %s is not built in here; skipped\n",
-                    static_cast<long long>(id), study->problem.c_str());
-        continue;
-      }
-      problem = *std::move(made);
+      std::printf("study %lld: problem %s is not in the practice suite or --suite; skipped\n",
+                  static_cast<long long>(id), study->problem.c_str());
+      continue;
     }
     auto r = bbo::ReplayStudy(store->get(), *problem, id);
     if (!r.ok()) {
@@ -513,6 +525,80 @@ int Replay(const std::string& db, const std::vector<int64_t>& study_ids, bool al
   std::printf("%zu studies, %d evaluations replayed; %d not reproduced\n", ids.size(),
               evaluations, failed);
   return failed == 0 ? 0 : 1;
+}
+
+// "real x3, int x1, cat x1" from a search space.
+std::string ParamTypes(const bbo::SearchSpace& space) {
+  std::map<std::string, int> counts;
+  for (const auto& [name, spec] : space.api_config().items()) {
+    counts[spec.value("type", std::string("?"))]++;
+  }
+  std::vector<std::string> parts;
+  for (const char* t : {"real", "int", "bool", "cat"}) {
+    if (counts.count(t)) parts.push_back(absl::StrFormat("%s x%d", t, counts[t]));
+  }
+  return absl::StrJoin(parts, ", ");
+}
+
+// Lists a suite on this machine (organizers: hidden suites are built from local definitions).
+int ProblemsList(const std::string& suite, const std::string& suite_file, uint64_t seed,
+                 bool show_optimum, bool json, bool counts_only) {
+  bbo::SuiteOptions so;
+  so.seed = seed;
+  auto problems = suite_file.empty() ? bbo::MakeSuite(suite, so)
+                                     : bbo::MakeSuiteFromFile(suite_file, so);
+  if (!problems.ok()) {
+    std::fprintf(stderr, "bbo problems list: %s\n",
+                 std::string(problems.status().message()).c_str());
+    return 1;
+  }
+  std::map<std::string, int> per_family;
+  std::map<std::string, int> per_attribute;
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : *problems) {
+    per_family[p->family()]++;
+    for (const auto& a : p->attributes()) per_attribute[a]++;
+    nlohmann::json row = {{"name", p->name()},
+                          {"family", p->family()},
+                          {"dimension", p->space().dims()},
+                          {"parameter_types", ParamTypes(p->space())},
+                          {"attributes", p->attributes()},
+                          {"description", p->description()}};
+    if (show_optimum) {
+      row["optimum"] = p->known_optimum() ? nlohmann::json(*p->known_optimum()) : nullptr;
+    }
+    out.push_back(row);
+  }
+  if (json) {
+    std::cout << nlohmann::json{{"suite", suite_file.empty() ? suite : suite_file},
+                                {"seed", seed},
+                                {"problems", out},
+                                {"per_family", per_family},
+                                {"per_attribute", per_attribute}}
+                     .dump(2)
+              << "\n";
+    return 0;
+  }
+  if (!counts_only) {
+    std::printf("%-28s %-10s %4s %-26s %s%s\n", "name", "family", "dim", "parameters",
+                "attributes", show_optimum ? "  [optimum]" : "");
+    for (const auto& row : out) {
+      std::vector<std::string> attrs = row["attributes"].get<std::vector<std::string>>();
+      std::string opt;
+      if (show_optimum) {
+        opt = row["optimum"].is_null() ? "  [unknown]"
+                                       : absl::StrFormat("  [%.10g]", row["optimum"].get<double>());
+      }
+      std::printf("%-28s %-10s %4d %-26s %s%s\n", row["name"].get<std::string>().c_str(),
+                  row["family"].get<std::string>().c_str(), row["dimension"].get<int>(),
+                  row["parameter_types"].get<std::string>().c_str(),
+                  absl::StrJoin(attrs, ", ").c_str(), opt.c_str());
+    }
+  }
+  std::printf("%zu problems;", problems->size());
+  for (const auto& [family, n] : per_family) std::printf(" %s %d", family.c_str(), n);
+  std::printf("\n");
+  return 0;
 }
 
 int Leaderboard(const std::string& server, bool json) {
@@ -562,7 +648,13 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100));
   cmd_local->add_flag("--json", local_json, "Print the report as JSON on stdout");
   cmd_local->add_option("--problems", local_problems,
-                        "Comma-separated practice problems (default: all)");
+                        "Comma-separated problems of the suite (default: all)");
+  cmd_local->add_option("--suite", local.suite,
+                        "practice (default), synthetic, bbob, ml, sklearn (with --problems), "
+                        "generated")
+      ->default_val(local.suite);
+  cmd_local->add_option("--suite-seed", local.suite_seed, "Instance seed of the suite")
+      ->default_val(0);
   cmd_local->add_option("--workers", local.workers, "Optimizers run in parallel")
       ->default_val(1)
       ->check(CLI::Range(1, 64));
@@ -608,6 +700,21 @@ int main(int argc, char** argv) {
       "problems", "List the practice problems a remote client can open studies on.");
   cmd_problems->add_option("--server", server, "bbo-server address")->default_val(server);
   cmd_problems->add_flag("--json", problems_json, "JSON output (with each api_config)");
+  std::string list_suite = "practice", list_suite_file;
+  uint64_t list_seed = 0;
+  bool list_optimum = false, list_json = false, list_counts = false;
+  auto* cmd_problems_list = cmd_problems->add_subcommand(
+      "list", "List a problem suite on this machine: name, family, dimension, parameter types, "
+              "attributes (organizers: --show-optimum).");
+  cmd_problems_list->add_option("--suite", list_suite,
+                                "practice, synthetic, bbob, ml, sklearn, generated")
+      ->default_val(list_suite);
+  cmd_problems_list->add_option("--suite-file", list_suite_file, "A suite file (JSON)");
+  cmd_problems_list->add_option("--seed", list_seed, "Instance seed")->default_val(0);
+  cmd_problems_list->add_flag("--show-optimum", list_optimum,
+                              "Show each problem's known optimum (organizers only)");
+  cmd_problems_list->add_flag("--json", list_json, "JSON output");
+  cmd_problems_list->add_flag("--counts", list_counts, "Only the counts per family");
 
   std::string score_path, score_rs = "random-search";
   bool score_json = false, score_gen = false;
@@ -681,6 +788,11 @@ int main(int argc, char** argv) {
   cmd_replay->add_option("--db", replay_db, "The coordinator's SQLite file")->required();
   cmd_replay->add_option("--study", replay_ids, "Study id (repeatable)");
   cmd_replay->add_flag("--all", replay_all, "Every study in the file");
+  std::string replay_suite, replay_suite_file;
+  uint64_t replay_seed = 0;
+  cmd_replay->add_option("--suite", replay_suite, "The suite the studies ran on");
+  cmd_replay->add_option("--suite-file", replay_suite_file, "Or the suite file");
+  cmd_replay->add_option("--seed", replay_seed, "The suite's instance seed")->default_val(0);
 
   CLI11_PARSE(app, argc, argv);
 
@@ -705,9 +817,16 @@ int main(int argc, char** argv) {
   if (cmd_submit->parsed()) return Submit(server, submit_path, submit_name, submit_trials);
   if (cmd_status->parsed()) return Status(server, status_json);
   if (cmd_board->parsed()) return Leaderboard(server, board_json);
+  if (cmd_problems_list->parsed()) {
+    return ProblemsList(list_suite, list_suite_file, list_seed, list_optimum, list_json,
+                        list_counts);
+  }
   if (cmd_problems->parsed()) return Problems(server, problems_json);
   if (cmd_export->parsed()) return Export(export_db, export_out);
-  if (cmd_replay->parsed()) return Replay(replay_db, replay_ids, replay_all);
+  if (cmd_replay->parsed()) {
+    return Replay(replay_db, replay_ids, replay_all, replay_suite, replay_suite_file,
+                  replay_seed);
+  }
   if (cmd_report->parsed()) {
     rep.server_set = server_opt->count() > 0;
     return Report(rep);

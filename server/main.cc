@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "server/coordinator.h"
 #include "server/problems/practice_suite.h"
+#include "server/problems/registry.h"
 #include "server/problems/test_problems.h"
 #include "server/rpc/grpc_server.h"
 #include "spdlog/spdlog.h"
@@ -32,7 +34,14 @@ ABSL_FLAG(std::string, problem_set, "practice",
           "Problems to run: \"practice\" (the built-in practice suite) or \"test\" (one 1-d "
           "quadratic that crashes for x0 > 0.9; for the project's own end-to-end tests).");
 ABSL_FLAG(std::string, problems, "",
-          "Comma-separated subset of the practice suite (default: all of it).");
+          "Comma-separated subset of the suite's problems (default: all of them).");
+ABSL_FLAG(std::string, suite, "",
+          "Problem suite of this phase instead of --problem_set: practice, synthetic, bbob, ml, "
+          "sklearn (needs --problems), generated (see `bbo problems list --suite S`).");
+ABSL_FLAG(std::string, suite_file, "",
+          "A suite file (JSON: {\"problems\": [{\"suite\", \"problem\", \"seed\"}]}) "
+          "instead of --suite; readable by organizers only.");
+ABSL_FLAG(uint64_t, suite_seed, 0, "Instance seed of --suite (shifts, rotations, splits).");
 ABSL_FLAG(bool, use_known_optimum, false,
           "Normalize with the best known optimum of each problem when it is lower than the best "
           "value any method found (default: Bayesmark's estimator, the best value found).");
@@ -96,7 +105,29 @@ int main(int argc, char** argv) {
   }
 
   std::vector<std::unique_ptr<bbo::Problem>> problems;
-  if (absl::GetFlag(FLAGS_problem_set) == "test") {
+  const std::vector<std::string> subset =
+      absl::StrSplit(absl::GetFlag(FLAGS_problems), ',', absl::SkipEmpty());
+  if (!absl::GetFlag(FLAGS_suite).empty() || !absl::GetFlag(FLAGS_suite_file).empty()) {
+    bbo::SuiteOptions so;
+    so.seed = absl::GetFlag(FLAGS_suite_seed);
+    so.sklearn_problems = subset;
+    auto suite = absl::GetFlag(FLAGS_suite_file).empty()
+                     ? bbo::MakeSuite(absl::GetFlag(FLAGS_suite), so)
+                     : bbo::MakeSuiteFromFile(absl::GetFlag(FLAGS_suite_file), so);
+    if (!suite.ok()) {
+      std::fprintf(stderr, "bbo-server: %s\n", std::string(suite.status().message()).c_str());
+      return 2;
+    }
+    for (auto& p : *suite) {
+      if (subset.empty() || std::find(subset.begin(), subset.end(), p->name()) != subset.end()) {
+        problems.push_back(std::move(p));
+      }
+    }
+    if (problems.size() < std::max<size_t>(1, subset.size())) {
+      std::fprintf(stderr, "bbo-server: --problems names a problem that is not in the suite\n");
+      return 2;
+    }
+  } else if (absl::GetFlag(FLAGS_problem_set) == "test") {
     problems.push_back(bbo::MakeCrashingProblem(0.1));
   } else if (absl::GetFlag(FLAGS_problem_set) != "practice") {
     std::fprintf(stderr, "bbo-server: --problem_set must be practice or test\n");

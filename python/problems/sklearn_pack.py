@@ -148,13 +148,14 @@ METRIC_TEXT = {"nll": "negative log-likelihood (log loss)", "acc": "-accuracy",
 
 class CenterAndL2Scale(TransformerMixin, BaseEstimator):
     """What normalize=True did in Lasso/Ridge before scikit-learn 1.2: subtract each column's
-    mean and divide by the L2 norm of the centred column (1 where that norm is 0)."""
+    mean and divide by the L2 norm of the centred column (sqrt(n * variance); 1 where that is
+    below 10 machine epsilons)."""
 
     def fit(self, X, y=None):
         X = np.asarray(X, dtype=np.float64)
         self.mean_ = X.mean(axis=0)
         scale = np.sqrt(((X - self.mean_) ** 2).sum(axis=0))
-        scale[scale == 0.0] = 1.0
+        scale[scale < 10 * np.finfo(np.float64).eps] = 1.0
         self.scale_ = scale
         return self
 

@@ -14,18 +14,21 @@ namespace {
 // Adds seed 000 §3 attribute tags to a problem without touching its implementation.
 class TaggedProblem : public Problem {
  public:
-  TaggedProblem(std::unique_ptr<Problem> inner, std::vector<std::string> attributes)
-      : inner_(std::move(inner)), attributes_(std::move(attributes)) {}
+  TaggedProblem(std::unique_ptr<Problem> inner, std::vector<std::string> attributes,
+                std::string family)
+      : inner_(std::move(inner)), attributes_(std::move(attributes)), family_(std::move(family)) {}
   const std::string& name() const override { return inner_->name(); }
   const SearchSpace& space() const override { return inner_->space(); }
   std::optional<double> known_optimum() const override { return inner_->known_optimum(); }
   std::string description() const override { return inner_->description(); }
   std::vector<std::string> attributes() const override { return attributes_; }
+  std::string family() const override { return family_; }
   double Evaluate(const Point& p) const override { return inner_->Evaluate(p); }
 
  private:
   std::unique_ptr<Problem> inner_;
   std::vector<std::string> attributes_;
+  std::string family_;
 };
 
 // The tags of the practice problems, from the functions' known landscapes.
@@ -58,7 +61,11 @@ std::vector<std::unique_ptr<Problem>> MakePracticeSuite() {
   for (auto& problem : suite) {
     auto it = PracticeAttributes().find(problem->name());
     if (it != PracticeAttributes().end()) {
-      problem = std::make_unique<TaggedProblem>(std::move(problem), it->second);
+      const bool mixed = problem->space().api_config().dump().find("\"cat\"") !=
+                             std::string::npos ||
+                         problem->name() == "discrete_quadratic";
+      problem = std::make_unique<TaggedProblem>(std::move(problem), it->second,
+                                                mixed ? "mixed" : "classic");
     }
   }
   return suite;

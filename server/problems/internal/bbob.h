@@ -14,6 +14,7 @@
 // function definitions and f(x_opt) = f_opt are the same.
 //
 // Where the minimizer is not x_opt by construction the definitions are still followed:
+//   f4  the skewed coordinates x_1, x_3, ... (1-based) of x_opt are made positive, as in COCO.
 //   f5  linear slope: x_opt = 5 * (+-1)^d, a corner of the domain ("boundary optimum").
 //   f8  x_opt is uniform in [-3, 3]^d (COCO scales it so that the optimum of the scaled
 //       Rosenbrock stays inside the domain); f9 and f19 have no shift, x_opt = R^T 1 / (2 s).
@@ -38,6 +39,16 @@
 namespace bbo::problems_internal {
 
 inline constexpr int kBbobNumFunctions = 24;
+
+// Portable random variates. The <random> distributions are implementation-defined, so instances
+// drawn with them would differ between standard libraries; these depend only on the mt19937_64
+// stream. UniformDouble is in [0, 1) with 53 random bits; StandardNormal uses Box-Muller;
+// UniformIndex is in [0, n) (n >= 1).
+double UniformDouble(std::mt19937_64& rng);
+double StandardNormal(std::mt19937_64& rng);
+int UniformIndex(std::mt19937_64& rng, int n);
+// The SplitMix64 finalizer (Steele, Lea & Flood 2014), for deriving independent seeds.
+uint64_t SplitMix64(uint64_t x);
 
 // A random orthogonal dim x dim matrix, row-major: the Q factor of the QR decomposition of a
 // matrix of standard normal variates, with column signs fixed so that R's diagonal is positive
