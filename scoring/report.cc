@@ -14,14 +14,6 @@
 namespace bbo::scoring {
 namespace {
 
-nlohmann::json Num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
-
-nlohmann::json Nums(const std::vector<double>& v) {
-  nlohmann::json a = nlohmann::json::array();
-  for (double x : v) a.push_back(Num(x));
-  return a;
-}
-
 nlohmann::json BordaRowsJson(const std::vector<BordaRow>& rows) {
   nlohmann::json out = nlohmann::json::array();
   for (const BordaRow& r : rows) {
@@ -232,10 +224,10 @@ nlohmann::json ReportJson(const Report& report, const ScoringInput& input) {
     problems.push_back({{"problem", name},
                         {"dimension", info.dimension},
                         {"attributes", info.attributes},
-                        {"opt", Num(b.opt)},
-                        {"clip", Num(b.clip)},
-                        {"rand_mean_perf", Nums(b.rand_mean_perf)},
-                        {"rand_med_perf", Nums(b.rand_med_perf)}});
+                        {"opt", JsonNumber(b.opt)},
+                        {"clip", JsonNumber(b.clip)},
+                        {"rand_mean_perf", JsonNumbers(b.rand_mean_perf)},
+                        {"rand_med_perf", JsonNumbers(b.rand_med_perf)}});
   }
   j["problems"] = problems;
 
@@ -284,17 +276,17 @@ nlohmann::json ReportJson(const Report& report, const ScoringInput& input) {
   nlohmann::json any = nlohmann::json::object();
   for (const auto& [method, ecdf] : report.anytime.ecdf) {
     auto it = report.anytime.avg_fractional_rank.find(method);
-    any[method] = {{"ecdf_runtime_to_target", Nums(ecdf)},
+    any[method] = {{"ecdf_runtime_to_target", JsonNumbers(ecdf)},
                    {"avg_fractional_rank",
                     it == report.anytime.avg_fractional_rank.end() ? nlohmann::json::array()
-                                                                    : Nums(it->second)}};
+                                                                    : JsonNumbers(it->second)}};
   }
   j["anytime"] = {{"rank_bootstrap_replicates", o.anytime_replicates}, {"methods", any}};
 
   nlohmann::json att = nlohmann::json::object();
   for (const auto& [method, levels] : report.attainment.curves) {
     nlohmann::json l = nlohmann::json::array();
-    for (const auto& curve : levels) l.push_back(Nums(curve));
+    for (const auto& curve : levels) l.push_back(JsonNumbers(curve));
     att[method] = l;
   }
   j["attainment"] = {{"levels", report.attainment.levels}, {"methods", att}};

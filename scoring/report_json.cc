@@ -3,15 +3,17 @@
 #include <cmath>
 
 namespace bbo::scoring {
-namespace {
+nlohmann::json JsonNumber(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
 
-nlohmann::json Num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
-
-nlohmann::json Nums(const std::vector<double>& v) {
+nlohmann::json JsonNumbers(const std::vector<double>& v) {
   nlohmann::json a = nlohmann::json::array();
-  for (double x : v) a.push_back(Num(x));
+  for (double x : v) a.push_back(JsonNumber(x));
   return a;
 }
+
+namespace {
 
 const char* BoundName(MethodResult::Bound b) {
   switch (b) {
@@ -36,36 +38,36 @@ nlohmann::json LeaderboardJson(const Leaderboard& board, const ScoringInput& inp
       }
       problems.push_back({{"problem", p.problem},
                           {"trials", p.trials},
-                          {"score", Num(p.score)},
-                          {"normalized_mean", Nums(p.norm_mean_perf)},
-                          {"normalized_median", Nums(p.norm_med_perf)},
-                          {"normalized_median_lb", Nums(lb)},
-                          {"normalized_median_ub", Nums(ub)}});
+                          {"score", JsonNumber(p.score)},
+                          {"normalized_mean", JsonNumbers(p.norm_mean_perf)},
+                          {"normalized_median", JsonNumbers(p.norm_med_perf)},
+                          {"normalized_median_lb", JsonNumbers(lb)},
+                          {"normalized_median_ub", JsonNumbers(ub)}});
     }
     methods.push_back({{"method", r.method},
-                       {"leaderboard_score", Num(r.score)},
-                       {"median_score", Num(r.median_score)},
-                       {"table2_median_score", Num(r.table2_median_score)},
-                       {"mean_perf", Nums(r.mean_perf)},
-                       {"mean_perf_error_bar", Nums(r.mean_perf_eb)},
-                       {"normalized_mean_perf", Nums(r.normalized_mean_perf)},
-                       {"median_perf", Nums(r.med_perf)},
-                       {"rs_equivalent_evals", Num(r.rs_equivalent_evals)},
+                       {"leaderboard_score", JsonNumber(r.score)},
+                       {"median_score", JsonNumber(r.median_score)},
+                       {"table2_median_score", JsonNumber(r.table2_median_score)},
+                       {"mean_perf", JsonNumbers(r.mean_perf)},
+                       {"mean_perf_error_bar", JsonNumbers(r.mean_perf_eb)},
+                       {"normalized_mean_perf", JsonNumbers(r.normalized_mean_perf)},
+                       {"median_perf", JsonNumbers(r.med_perf)},
+                       {"rs_equivalent_evals", JsonNumber(r.rs_equivalent_evals)},
                        {"rs_equivalent_bound", BoundName(r.rs_bound)},
-                       {"rs_efficiency", Num(r.rs_efficiency)},
+                       {"rs_efficiency", JsonNumber(r.rs_efficiency)},
                        {"complete", r.complete},
                        {"baseline", r.is_baseline},
                        {"problems", problems}});
   }
   nlohmann::json baselines = nlohmann::json::object();
   for (const auto& [name, b] : board.baselines) {
-    baselines[name] = {{"opt", Num(b.opt)}, {"clip", Num(b.clip)}};
+    baselines[name] = {{"opt", JsonNumber(b.opt)}, {"clip", JsonNumber(b.clip)}};
   }
   return {{"methods", methods},
           {"batch_size", input.batch_size},
           {"n_batches", input.n_batches},
           {"alpha", input.alpha},
-          {"rand_mean_perf", Nums(board.rand_mean_perf)},
+          {"rand_mean_perf", JsonNumbers(board.rand_mean_perf)},
           {"baselines", baselines}};
 }
 

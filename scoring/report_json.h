@@ -19,6 +19,10 @@
 
 namespace bbo::scoring {
 
+// A number, or null when it is not finite; and the same element-wise.
+nlohmann::json JsonNumber(double v);
+nlohmann::json JsonNumbers(const std::vector<double>& v);
+
 nlohmann::json LeaderboardJson(const Leaderboard& board, const ScoringInput& input);
 
 }  // namespace bbo::scoring

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/digest.h"
 
 namespace bbo {
 
@@ -14,11 +15,7 @@ absl::StatusOr<Anonymization> Anonymize(const SearchSpace& space, const std::str
   for (const auto& [name, unused] : space.api_config().items()) names.push_back(name);
   std::sort(names.begin(), names.end());
   // The shuffle's seed mixes the problem name in (FNV-1a), so problems differ.
-  uint64_t h = 1469598103934665603ull ^ seed;
-  for (unsigned char c : problem) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
+  const uint64_t h = Fnv1a64(problem, 1469598103934665603ull ^ seed);
   std::vector<int> order(names.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
   std::mt19937_64 rng(h);

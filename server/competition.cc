@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/archive.h"
+#include "common/digest.h"
 #include "common/status_macros.h"
 #include "scoring/report.h"
 
@@ -28,15 +29,6 @@ bool ValidName(const std::string& name) {
   return true;
 }
 
-// FNV-1a 64: a stable content fingerprint for worker-side caching (not a security boundary).
-std::string Digest(const std::string& bytes) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return absl::StrFormat("%016x", h);
-}
 
 // A scratch directory removed on destruction.
 class TempDir {
@@ -134,7 +126,7 @@ absl::StatusOr<RegisteredSubmission> Competition::Register(const std::string& na
   SubmissionRecord rec;
   rec.name = name;
   rec.kind = kind;
-  rec.digest = Digest(normalized);
+  rec.digest = Fnv1a64Hex(normalized);
   rec.trials = trials;
   rec.created_at = clock_->NowSeconds();
   ASSIGN_OR_RETURN(int64_t id,
@@ -215,6 +207,12 @@ absl::StatusOr<std::shared_ptr<const nlohmann::json>> Competition::Report(
   report_ = std::make_shared<const nlohmann::json>(scoring::ReportJson(report, input_));
   report_key_ = key;
   return report_;
+}
+
+absl::StatusOr<std::vector<scoring::ReportFile>> Competition::ReportFiles(
+    const ReportRequest& request, const std::string& format) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const nlohmann::json> report, Report(request));
+  return scoring::RenderReportFiles(*report, format);
 }
 
 absl::Status Competition::BaselineReady() const {

@@ -20,6 +20,7 @@
 #include "absl/synchronization/mutex.h"
 #include "nlohmann/json.hpp"
 #include "scoring/leaderboard.h"
+#include "scoring/report_files.h"
 #include "server/clock.h"
 #include "server/problem_set.h"
 #include "server/store.h"
@@ -101,6 +102,9 @@ class Competition {
   // Cached like Leaderboard() for the same request. NotFound: another phase; InvalidArgument:
   // bad replicates / top_k; FailedPrecondition: baseline not finished.
   absl::StatusOr<std::shared_ptr<const nlohmann::json>> Report(const ReportRequest& request);
+  // Report() rendered as the files of `format` (html, json, csv; scoring/report_files.h).
+  absl::StatusOr<std::vector<scoring::ReportFile>> ReportFiles(const ReportRequest& request,
+                                                              const std::string& format);
   // How many times the leaderboard / report was actually computed (for tests and metrics).
   int leaderboard_computations() const { return computations_.load(); }
   int report_computations() const { return reports_.load(); }

@@ -1,4 +1,3 @@
-#include "scoring/report_files.h"
 #include "server/rpc/convert.h"
 #include "server/rpc/services.h"
 
@@ -78,8 +77,6 @@ grpc::Status ScoringServiceImpl::GetReport(grpc::ServerContext* context,
   if (req->bootstrap_replicates() != 0) r.bootstrap_replicates = req->bootstrap_replicates();
   if (req->seed() != 0) r.seed = req->seed();
   if (req->top_k() != 0) r.top_k = req->top_k();
-  absl::StatusOr<std::shared_ptr<const nlohmann::json>> report = competition_->Report(r);
-  if (!report.ok()) return ToGrpcStatus(report.status());
   const char* format = "json";
   switch (req->format()) {
     case v1::REPORT_FORMAT_HTML: format = "html"; break;
@@ -89,10 +86,9 @@ grpc::Status ScoringServiceImpl::GetReport(grpc::ServerContext* context,
     default:
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "format: unknown report format");
   }
-  absl::StatusOr<std::vector<scoring::ReportFile>> files =
-      scoring::RenderReportFiles(**report, format);
+  absl::StatusOr<std::vector<scoring::ReportFile>> files = competition_->ReportFiles(r, format);
   if (!files.ok()) return ToGrpcStatus(files.status());
-  resp->set_phase((**report).value("phase", ""));
+  resp->set_phase(r.phase.empty() ? competition_->options().phase : r.phase);
   for (auto& f : *files) {
     v1::ReportFile* o = resp->add_files();
     o->set_name(f.name);
