@@ -88,8 +88,12 @@ int main(int argc, char** argv) {
   std::vector<std::vector<double>> gen_values;
   for (const auto& g : generated) gen_values.push_back(values(*g));
   auto e1 = Clock::now();
+  auto r0 = Clock::now();
   std::vector<std::vector<double>> real_values;
   for (const auto* t : tasks) real_values.push_back(values(*t));
+  auto r1 = Clock::now();
+  const double gen_eval = Seconds(e0, e1) / (static_cast<double>(n_tasks) * points.size());
+  const double real_eval = Seconds(r0, r1) / (static_cast<double>(tasks.size()) * points.size());
 
   std::printf("family bbob-d5: %zu real tasks, design of %zu points (%.2f s), fit %.3f s, "
               "latent dimensions %d\n",
@@ -101,6 +105,8 @@ int main(int argc, char** argv) {
               points.size(), Seconds(e0, e1),
               1e6 * Seconds(e0, e1) / (static_cast<double>(n_tasks) * points.size()));
 
+  std::printf("one generated-task evaluation / one real (BBOB) evaluation in this run: %.2f\n",
+              gen_eval / real_eval);
   std::printf("\nstandardized values z = (f - mean) / sd on 1000 random points, pooled:\n");
   std::printf("%-22s %7s %7s %7s %7s %7s %7s %7s\n", "tasks", "1%", "5%", "25%", "50%", "75%",
               "95%", "99%");
