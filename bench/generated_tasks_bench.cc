@@ -1,11 +1,20 @@
 // Generated tasks (seed 004, Profet-style): how fast 1,000 tasks are generated and evaluated,
 // and how their value distributions compare with the real tasks they come from.
 //
-// Family: the 24 noiseless BBOB functions in 5-d (instance 1), a 128-point Sobol design.
+// Family 1: the 24 noiseless BBOB functions in 5-d (instance 1), a 128-point Sobol design.
 // Comparison on 1,000 random points per task: the quantiles of each task's standardized values
 // (z = (f - mean) / sd, pooled over the tasks of each kind), and for every generated task the
 // Spearman correlation with its most similar real task (resemblance, not copies).
-// Usage: generated_tasks_bench [tasks]
+//
+// Family 2 (with --ml-family): an ML family (registry.h GeneratedFamilies(), e.g. ml-svm-nll:
+// one model and metric over several datasets). The design is run here (--ml-points, default
+// 128) or loaded from a `bbo tasks design` file (--ml-design). The same comparison on
+// --ml-random random points (default 200), plus the raw value quantiles (the metric's own
+// units), and the cost of one generated-task evaluation as a ratio to one real task's
+// cross-validated evaluation, both timed in this run on the same points.
+//
+// Usage: generated_tasks_bench [tasks] [--ml-family=F] [--ml-points=N] [--ml-random=N]
+//                              [--ml-design=FILE]
 
 #include <algorithm>
 #include <chrono>
@@ -13,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 
 #include "server/problems/generated/task_generator.h"
 #include "server/problems/registry.h"
@@ -50,75 +60,101 @@ double Pearson(const std::vector<double>& a, const std::vector<double>& b) {
   return s / (a.size() - 1);
 }
 
-void PrintQuantiles(const char* what, std::vector<double> pooled) {
+// Standardized values with two decimals, raw values with 3 significant digits.
+void PrintQuantiles(const char* what, std::vector<double> pooled, bool raw = false) {
   std::sort(pooled.begin(), pooled.end());
   auto q = [&](double p) { return pooled[static_cast<size_t>(p * (pooled.size() - 1))]; };
-  std::printf("%-22s %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f\n", what, q(0.01), q(0.05),
-              q(0.25), q(0.5), q(0.75), q(0.95), q(0.99));
+  std::printf(raw ? "%-22s %7.3g %7.3g %7.3g %7.3g %7.3g %7.3g %7.3g\n"
+                  : "%-22s %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f\n",
+              what, q(0.01), q(0.05), q(0.25), q(0.5), q(0.75), q(0.95), q(0.99));
 }
 
-}  // namespace
+void PrintQuantileHeader() {
+  std::printf("%-22s %7s %7s %7s %7s %7s %7s %7s\n", "tasks", "1%", "5%", "25%", "50%", "75%",
+              "95%", "99%");
+}
 
-int main(int argc, char** argv) {
-  const int n_tasks = argc > 1 ? std::atoi(argv[1]) : 1000;
-  auto real = bbo::MakeSuite("bbob-d5", bbo::SuiteOptions{});
-  if (!real.ok()) return 1;
-  std::vector<const bbo::Problem*> tasks;
-  for (const auto& p : *real) tasks.push_back(p.get());
-  auto t0 = Clock::now();
-  auto design = bbo::RunDesign("bbob-d5", tasks, 128);
-  auto t1 = Clock::now();
-  auto generator = bbo::TaskGenerator::Fit(*design);
-  auto t2 = Clock::now();
-  if (!design.ok() || !generator.ok()) return 1;
+std::vector<double> Pooled(const std::vector<std::vector<double>>& values, bool standardize) {
+  std::vector<double> pooled;
+  for (const auto& v : values) {
+    for (double x : standardize ? Standardized(v) : v) {
+      if (std::isfinite(x)) pooled.push_back(x);
+    }
+  }
+  return pooled;
+}
+
+// Generates n_tasks tasks from the design, evaluates them and the real tasks at n_random
+// random points, and prints the comparison. Returns false when the generator does not fit.
+bool Compare(const std::string& family, const std::vector<const bbo::Problem*>& tasks,
+             const bbo::TaskFamilyDesign& design, double design_seconds, int n_tasks, int n_random,
+             bool raw_quantiles) {
+  const auto t1 = Clock::now();
+  auto generator = bbo::TaskGenerator::Fit(design);
+  const auto t2 = Clock::now();
+  if (!generator.ok()) {
+    std::fprintf(stderr, "%s: %s\n", family.c_str(), generator.status().ToString().c_str());
+    return false;
+  }
   std::vector<std::unique_ptr<bbo::Problem>> generated;
   for (int i = 0; i < n_tasks; ++i) generated.push_back((*generator)->Generate(i));
-  auto t3 = Clock::now();
+  const auto t3 = Clock::now();
 
   std::mt19937_64 rng(11);
   const auto& space = tasks[0]->space();
   std::vector<bbo::Point> points;
-  for (int i = 0; i < 1000; ++i) points.push_back(*space.Canonicalize(space.SampleRandom(rng)));
+  for (int i = 0; i < n_random; ++i) {
+    points.push_back(*space.Canonicalize(space.SampleRandom(rng)));
+  }
   auto values = [&](const bbo::Problem& p) {
     std::vector<double> v;
-    for (const auto& x : points) v.push_back(p.Evaluate(x));
+    for (const auto& x : points) {
+      double f;
+      try {
+        f = p.Evaluate(x);
+      } catch (...) {
+        f = NAN;  // a failed fit; left out of the quantiles
+      }
+      v.push_back(f);
+    }
     return v;
   };
-  auto e0 = Clock::now();
+  const auto e0 = Clock::now();
   std::vector<std::vector<double>> gen_values;
   for (const auto& g : generated) gen_values.push_back(values(*g));
-  auto e1 = Clock::now();
-  auto r0 = Clock::now();
+  const auto e1 = Clock::now();
   std::vector<std::vector<double>> real_values;
   for (const auto* t : tasks) real_values.push_back(values(*t));
-  auto r1 = Clock::now();
+  const auto r1 = Clock::now();
   const double gen_eval = Seconds(e0, e1) / (static_cast<double>(n_tasks) * points.size());
-  const double real_eval = Seconds(r0, r1) / (static_cast<double>(tasks.size()) * points.size());
+  const double real_eval = Seconds(e1, r1) / (static_cast<double>(tasks.size()) * points.size());
 
-  std::printf("family bbob-d5: %zu real tasks, design of %zu points (%.2f s), fit %.3f s, "
-              "latent dimensions %d\n",
-              tasks.size(), design->unit_points.size(), Seconds(t0, t1), Seconds(t1, t2),
-              (*generator)->latent_dims());
+  std::printf(
+      "family %s: %zu real tasks, design of %zu points (%.2f s), fit %.3f s, "
+      "latent dimensions %d\n",
+      family.c_str(), tasks.size(), design.unit_points.size(), design_seconds, Seconds(t1, t2),
+      (*generator)->latent_dims());
   std::printf("generated %d tasks in %.3f s (%.1f us per task)\n", n_tasks, Seconds(t2, t3),
               1e6 * Seconds(t2, t3) / n_tasks);
   std::printf("evaluated %d x %zu points in %.3f s: %.2f us per evaluation\n", n_tasks,
-              points.size(), Seconds(e0, e1),
-              1e6 * Seconds(e0, e1) / (static_cast<double>(n_tasks) * points.size()));
-
-  std::printf("one generated-task evaluation / one real (BBOB) evaluation in this run: %.2f\n",
+              points.size(), Seconds(e0, e1), 1e6 * gen_eval);
+  std::printf("real tasks: %zu x %zu points in %.3f s: %.2f us per evaluation\n", tasks.size(),
+              points.size(), Seconds(e1, r1), 1e6 * real_eval);
+  std::printf("one generated-task evaluation / one real evaluation in this run: %.3g\n",
               gen_eval / real_eval);
-  std::printf("\nstandardized values z = (f - mean) / sd on 1000 random points, pooled:\n");
-  std::printf("%-22s %7s %7s %7s %7s %7s %7s %7s\n", "tasks", "1%", "5%", "25%", "50%", "75%",
-              "95%", "99%");
-  std::vector<double> pooled_real, pooled_gen;
-  for (const auto& v : real_values) {
-    for (double z : Standardized(v)) pooled_real.push_back(z);
+
+  const std::string real_label = "real (" + std::to_string(tasks.size()) + ")";
+  if (raw_quantiles) {
+    std::printf("\nvalues f on %zu random points, pooled:\n", points.size());
+    PrintQuantileHeader();
+    PrintQuantiles(real_label.c_str(), Pooled(real_values, false), true);
+    PrintQuantiles("generated", Pooled(gen_values, false), true);
   }
-  for (const auto& v : gen_values) {
-    for (double z : Standardized(v)) pooled_gen.push_back(z);
-  }
-  PrintQuantiles("real (24)", pooled_real);
-  PrintQuantiles("generated", pooled_gen);
+  std::printf("\nstandardized values z = (f - mean) / sd on %zu random points, pooled:\n",
+              points.size());
+  PrintQuantileHeader();
+  PrintQuantiles(real_label.c_str(), Pooled(real_values, true));
+  PrintQuantiles("generated", Pooled(gen_values, true));
 
   // Resemblance: Spearman correlation with the most similar real task.
   std::vector<std::vector<double>> real_ranks;
@@ -134,5 +170,68 @@ int main(int argc, char** argv) {
   std::printf("\nSpearman correlation of each generated task with its most similar real task: "
               "min %.2f, median %.2f, max %.2f\n",
               best_corr.front(), best_corr[best_corr.size() / 2], best_corr.back());
-  return 0;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int n_tasks = 1000, ml_points = bbo::kDefaultDesignPoints, ml_random = 200;
+  std::string ml_family, ml_design;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&](const std::string& flag) -> const char* {
+      return arg.rfind(flag + "=", 0) == 0 ? argv[i] + flag.size() + 1 : nullptr;
+    };
+    if (const char* v = value("--ml-family")) {
+      ml_family = v;
+    } else if (const char* v = value("--ml-points")) {
+      ml_points = std::atoi(v);
+    } else if (const char* v = value("--ml-random")) {
+      ml_random = std::atoi(v);
+    } else if (const char* v = value("--ml-design")) {
+      ml_design = v;
+    } else if (!arg.empty() && arg[0] != '-') {
+      n_tasks = std::atoi(arg.c_str());
+    } else {
+      std::fprintf(stderr,
+                   "usage: generated_tasks_bench [tasks] [--ml-family=F] "
+                   "[--ml-points=N] [--ml-random=N] [--ml-design=FILE]\n");
+      return 2;
+    }
+  }
+
+  auto real = bbo::MakeFamilyTasks("bbob-d5", 0);
+  if (!real.ok()) return 1;
+  std::vector<const bbo::Problem*> tasks;
+  for (const auto& p : *real) tasks.push_back(p.get());
+  const auto t0 = Clock::now();
+  auto design = bbo::RunDesign("bbob-d5", tasks, 128);
+  const auto t1 = Clock::now();
+  if (!design.ok()) return 1;
+  if (!Compare("bbob-d5", tasks, *design, Seconds(t0, t1), n_tasks, 1000, false)) return 1;
+  if (ml_family.empty()) return 0;
+
+  std::printf("\n");
+  auto ml_real = bbo::MakeFamilyTasks(ml_family, 0);
+  if (!ml_real.ok()) {
+    std::fprintf(stderr, "%s\n", ml_real.status().ToString().c_str());
+    return 1;
+  }
+  std::vector<const bbo::Problem*> ml_tasks;
+  for (const auto& p : *ml_real) ml_tasks.push_back(p.get());
+  const auto m0 = Clock::now();
+  auto ml = ml_design.empty()
+                ? bbo::RunDesign(ml_family, ml_tasks, ml_points,
+                                 [&](int done, int total, const std::string& task) {
+                                   std::fprintf(stderr, "design %d/%d (%s), %.1f s\n", done, total,
+                                                task.c_str(), Seconds(m0, Clock::now()));
+                                 })
+                : bbo::LoadDesign(ml_design, ml_family);
+  const auto m1 = Clock::now();
+  if (!ml.ok()) {
+    std::fprintf(stderr, "%s\n", ml.status().ToString().c_str());
+    return 1;
+  }
+  return Compare(ml_family, ml_tasks, *ml, Seconds(m0, m1), n_tasks, ml_random, true) ? 0 : 1;
 }

@@ -1,13 +1,15 @@
 // bbo: the bbo-arena command line for participants and organizers.
 //
 //   bbo local SUBMISSION_DIR [--trials N] [--json]     score locally on the practice suite
-//   bbo submit SUBMISSION [--name NAME] [--server H:P] register a submission with a server
+//   bbo submit SUBMISSION [--name NAME] [--team T] [--server H:P]   register a submission
 //   bbo status [--server H:P] [--json]                 submissions and their progress
-//   bbo leaderboard [--server H:P] [--json]            the current leaderboard
+//   bbo leaderboard [--server H:P] [--board main|warm-start] [--json]   the leaderboard
 //   bbo problems [--server H:P] [--json]               practice problems for remote studies
 //   bbo score RESULTS.csv [--random-search NAME] [--json]   offline Bayesmark scoring
-//   bbo export --db FILE [--out results.csv]           a coordinator's results as CSV
+//   bbo export --db FILE [--out results.csv] [--board B]   a coordinator's results as CSV
 //   bbo replay --db FILE (--study ID ... | --all)       re-evaluate recorded studies
+//   bbo tasks design --family F --out FILE [--points N] [--seed S]   generated-task designs
+//   bbo tasks list [--design FILE]                     task families (stored or designable)
 //   bbo report [--server H:P | --results CSV | --db FILE] [--phase P] [--format html|json|csv]
 //              [--out DIR]                             the full scoring report of a phase
 
@@ -32,6 +34,7 @@
 #include "bbo/v1/scoring_service.grpc.pb.h"
 #include "bbo/v1/study_service.grpc.pb.h"
 #include "client/local_run.h"
+#include "client/tasks_command.h"
 #include "scoring/anytime.h"
 #include "scoring/bootstrap.h"
 #include "scoring/borda.h"
@@ -89,7 +92,8 @@ const char* KindName(bbo::v1::SubmissionKind k) {
   }
 }
 
-int Submit(const std::string& server, const std::string& path, std::string name, int trials) {
+int Submit(const std::string& server, const std::string& path, std::string name, int trials,
+           const std::string& team) {
   std::string archive;
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
@@ -124,11 +128,13 @@ int Submit(const std::string& server, const std::string& path, std::string name,
   req.set_name(name);
   req.set_archive(archive);
   req.set_trials(trials);
+  req.set_team(team);
   bbo::v1::RegisterSubmissionResponse resp;
   grpc::Status s = stub->RegisterSubmission(&ctx, req, &resp);
   if (!s.ok()) return Fail("submit", s);
-  std::printf("submitted %s: id %lld, kind %s, %d jobs queued\n", name.c_str(),
-              static_cast<long long>(resp.submission_id()), KindName(resp.kind()), resp.jobs());
+  std::printf("submitted %s: id %lld, kind %s, %d trials per problem, %d jobs queued\n",
+              name.c_str(), static_cast<long long>(resp.submission_id()), KindName(resp.kind()),
+              resp.trials(), resp.jobs());
   return 0;
 }
 
@@ -297,7 +303,10 @@ int Score(const std::string& path, const std::string& random_search, bool json,
   return 0;
 }
 
-int Export(const std::string& db, const std::string& out_path) {
+// "main" (the phase's own board) is stored as "".
+std::string StoredBoard(const std::string& board) { return board == "main" ? "" : board; }
+
+int Export(const std::string& db, const std::string& out_path, const std::string& board) {
   if (!std::filesystem::exists(db)) {
     std::fprintf(stderr, "bbo export: %s does not exist\n", db.c_str());
     return 1;
@@ -309,10 +318,10 @@ int Export(const std::string& db, const std::string& out_path) {
   }
   absl::Status s;
   if (out_path.empty() || out_path == "-") {
-    s = (*store)->ExportResultsCsv(std::cout);
+    s = (*store)->ExportResultsCsv(std::cout, StoredBoard(board));
   } else {
     std::ofstream out(out_path);
-    s = (*store)->ExportResultsCsv(out);
+    s = (*store)->ExportResultsCsv(out, StoredBoard(board));
   }
   if (!s.ok()) {
     std::fprintf(stderr, "bbo export: %s\n", std::string(s.message()).c_str());
@@ -326,7 +335,7 @@ struct ReportArgs {
   bool server_set = false;
   std::string results, db, random_search = "random-search";
   bool generalization = false;
-  std::string phase, format = "html", out = "report";
+  std::string phase, board = "main", format = "html", out = "report";
   bbo::scoring::BootstrapOptions boot;
 };
 
@@ -385,6 +394,7 @@ int Report(const ReportArgs& a) {
     Prepare(ctx, 600);
     bbo::v1::GetReportRequest req;
     req.set_phase(a.phase);
+    req.set_board(a.board);
     req.set_format(a.format == "html"  ? bbo::v1::REPORT_FORMAT_HTML
                    : a.format == "csv" ? bbo::v1::REPORT_FORMAT_CSV
                                        : bbo::v1::REPORT_FORMAT_JSON);
@@ -416,7 +426,7 @@ int Report(const ReportArgs& a) {
     }
     tmp_csv = (fs::temp_directory_path() / ("bbo-report-" + std::to_string(getpid()) + ".csv"));
     std::ofstream out(tmp_csv);
-    absl::Status st = (*store)->ExportResultsCsv(out);
+    absl::Status st = (*store)->ExportResultsCsv(out, StoredBoard(a.board));
     out.close();
     if (!st.ok()) {
       std::fprintf(stderr, "bbo report: %s\n", std::string(st.message()).c_str());
@@ -455,7 +465,8 @@ int Report(const ReportArgs& a) {
 
 // Re-evaluates recorded studies and compares the values bit for bit.
 int Replay(const std::string& db, const std::vector<int64_t>& study_ids, bool all,
-           const std::string& suite, const std::string& suite_file, uint64_t seed) {
+           const std::string& suite, const std::string& suite_file,
+           const bbo::SuiteOptions& so) {
   if (!fs::exists(db)) {
     std::fprintf(stderr, "bbo replay: %s does not exist\n", db.c_str());
     return 1;
@@ -482,8 +493,6 @@ int Replay(const std::string& db, const std::vector<int64_t>& study_ids, bool al
   std::map<std::string, std::unique_ptr<bbo::Problem>> problems;
   for (auto& p : bbo::MakePracticeSuite()) problems[p->name()] = std::move(p);
   if (!suite.empty() || !suite_file.empty()) {
-    bbo::SuiteOptions so;
-    so.seed = seed;
     auto made = suite_file.empty() ? bbo::MakeSuite(suite, so)
                                    : bbo::MakeSuiteFromFile(suite_file, so);
     if (!made.ok()) {
@@ -541,10 +550,8 @@ std::string ParamTypes(const bbo::SearchSpace& space) {
 }
 
 // Lists a suite on this machine (organizers: hidden suites are built from local definitions).
-int ProblemsList(const std::string& suite, const std::string& suite_file, uint64_t seed,
-                 bool show_optimum, bool json, bool counts_only) {
-  bbo::SuiteOptions so;
-  so.seed = seed;
+int ProblemsList(const std::string& suite, const std::string& suite_file,
+                 const bbo::SuiteOptions& so, bool show_optimum, bool json, bool counts_only) {
   auto problems = suite_file.empty() ? bbo::MakeSuite(suite, so)
                                      : bbo::MakeSuiteFromFile(suite_file, so);
   if (!problems.ok()) {
@@ -571,7 +578,7 @@ int ProblemsList(const std::string& suite, const std::string& suite_file, uint64
   }
   if (json) {
     std::cout << nlohmann::json{{"suite", suite_file.empty() ? suite : suite_file},
-                                {"seed", seed},
+                                {"seed", so.seed},
                                 {"problems", out},
                                 {"per_family", per_family},
                                 {"per_attribute", per_attribute}}
@@ -601,20 +608,39 @@ int ProblemsList(const std::string& suite, const std::string& suite_file, uint64
   return 0;
 }
 
-int Leaderboard(const std::string& server, bool json) {
+int Leaderboard(const std::string& server, bool json, const std::string& board) {
   auto stub = Connect(server);
   grpc::ClientContext ctx;
   Prepare(ctx, 120);
+  bbo::v1::GetLeaderboardRequest req;
+  req.set_board(board);
   bbo::v1::GetLeaderboardResponse resp;
-  grpc::Status s = stub->GetLeaderboard(&ctx, bbo::v1::GetLeaderboardRequest(), &resp);
+  grpc::Status s = stub->GetLeaderboard(&ctx, req, &resp);
   if (!s.ok()) return Fail("leaderboard", s);
   if (json) {
+    if (resp.report_json().empty()) {
+      // A hidden phase without the organizer token: overall scores only.
+      nlohmann::json j;
+      j["phase"] = resp.phase();
+      j["board"] = resp.board();
+      j["rows"] = nlohmann::json::array();
+      for (const auto& row : resp.rows()) {
+        j["rows"].push_back({{"rank", row.rank()},
+                             {"name", row.name()},
+                             {"score", row.score()},
+                             {"median_score", row.median_score()},
+                             {"baseline", row.baseline()},
+                             {"complete", row.complete()}});
+      }
+      std::cout << j.dump(2) << "\n";
+      return 0;
+    }
     std::cout << nlohmann::json::parse(resp.report_json()).dump(2) << "\n";
     return 0;
   }
-  std::printf("Leaderboard (%d batches of %d; 100 = the best value found on each problem every time, 0 = one "
-              "random guess)\n",
-              resp.n_batches(), resp.batch_size());
+  std::printf("Leaderboard of phase %s, %s board (%d batches of %d; 100 = the best value found "
+              "on each problem every time, 0 = one random guess)\n",
+              resp.phase().c_str(), resp.board().c_str(), resp.n_batches(), resp.batch_size());
   std::printf("%-5s %-32s %10s %10s\n", "rank", "name", "score", "median");
   for (const auto& row : resp.rows()) {
     std::printf("%-5d %-32s %10.3f %10.3f%s\n", row.rank(), row.name().c_str(), row.score(),
@@ -675,7 +701,7 @@ int main(int argc, char** argv) {
                       "namespaces)");
   cmd_local->add_flag("--verbose", local.verbose, "Show the optimizer's stderr");
 
-  std::string submit_path, submit_name;
+  std::string submit_path, submit_name, submit_team;
   int submit_trials = 0;
   auto* cmd_submit = app.add_subcommand("submit", "Register a submission with a bbo-server.");
   cmd_submit->add_option("SUBMISSION", submit_path,
@@ -683,6 +709,8 @@ int main(int argc, char** argv) {
       ->required();
   cmd_submit->add_option("--name", submit_name, "Display name (default: the folder's name)");
   cmd_submit->add_option("--trials", submit_trials, "Trials per problem (0 = server default)");
+  cmd_submit->add_option("--team", submit_team,
+                         "Your team (required by phases that limit submissions per team)");
   cmd_submit->add_option("--server", server, "bbo-server address")->default_val(server);
 
   bool status_json = false;
@@ -691,9 +719,13 @@ int main(int argc, char** argv) {
   cmd_status->add_flag("--json", status_json, "JSON output");
 
   bool board_json = false;
+  std::string board_name = "main";
   auto* cmd_board = app.add_subcommand("leaderboard", "Show the current leaderboard.");
   cmd_board->add_option("--server", server, "bbo-server address")->default_val(server);
   cmd_board->add_flag("--json", board_json, "JSON output (full report)");
+  cmd_board->add_option("--board", board_name,
+                        "main, or warm-start (a final phase's run with real parameter names)")
+      ->default_val(board_name);
 
   bool problems_json = false;
   auto* cmd_problems = app.add_subcommand(
@@ -701,7 +733,7 @@ int main(int argc, char** argv) {
   cmd_problems->add_option("--server", server, "bbo-server address")->default_val(server);
   cmd_problems->add_flag("--json", problems_json, "JSON output (with each api_config)");
   std::string list_suite = "practice", list_suite_file;
-  uint64_t list_seed = 0;
+  bbo::SuiteOptions list_so;
   bool list_optimum = false, list_json = false, list_counts = false;
   auto* cmd_problems_list = cmd_problems->add_subcommand(
       "list", "List a problem suite on this machine: name, family, dimension, parameter types, "
@@ -710,7 +742,12 @@ int main(int argc, char** argv) {
                                 "practice, synthetic, bbob, ml, sklearn, generated")
       ->default_val(list_suite);
   cmd_problems_list->add_option("--suite-file", list_suite_file, "A suite file (JSON)");
-  cmd_problems_list->add_option("--seed", list_seed, "Instance seed")->default_val(0);
+  cmd_problems_list->add_option("--seed", list_so.seed, "Instance seed")->default_val(0);
+  cmd_problems_list->add_option("--family", list_so.generated_family,
+                                "generated: the task family (bbo tasks list)")
+      ->default_val(list_so.generated_family);
+  cmd_problems_list->add_option("--design", list_so.design_file,
+                                "generated: a design file from `bbo tasks design`");
   cmd_problems_list->add_flag("--show-optimum", list_optimum,
                               "Show each problem's known optimum (organizers only)");
   cmd_problems_list->add_flag("--json", list_json, "JSON output");
@@ -743,11 +780,13 @@ int main(int argc, char** argv) {
       ->default_val(5)
       ->check(CLI::Range(1, 1000));
 
-  std::string export_db, export_out;
+  std::string export_db, export_out, export_board = "main";
   auto* cmd_export = app.add_subcommand(
       "export", "Write a coordinator's scored results as a CSV for `bbo score` (organizers).");
   cmd_export->add_option("--db", export_db, "The coordinator's SQLite file")->required();
   cmd_export->add_option("--out", export_out, "Output file (default: stdout)");
+  cmd_export->add_option("--board", export_board, "main or warm-start")
+      ->default_val(export_board);
 
   ReportArgs rep;
   rep.server = server;
@@ -767,6 +806,9 @@ int main(int argc, char** argv) {
                        "With --results: score the generalization column");
   cmd_report->add_option("--phase", rep.phase,
                          "Competition phase (practice, feedback, final; default: the server's)");
+  cmd_report->add_option("--board", rep.board,
+                         "main, or warm-start (a final phase's run with real parameter names)")
+      ->default_val(rep.board);
   cmd_report->add_option("--format", rep.format, "html, json or csv")
       ->default_val("html")
       ->check(CLI::IsMember({"html", "json", "csv"}));
@@ -789,10 +831,20 @@ int main(int argc, char** argv) {
   cmd_replay->add_option("--study", replay_ids, "Study id (repeatable)");
   cmd_replay->add_flag("--all", replay_all, "Every study in the file");
   std::string replay_suite, replay_suite_file;
-  uint64_t replay_seed = 0;
+  bbo::SuiteOptions replay_so;
   cmd_replay->add_option("--suite", replay_suite, "The suite the studies ran on");
   cmd_replay->add_option("--suite-file", replay_suite_file, "Or the suite file");
-  cmd_replay->add_option("--seed", replay_seed, "The suite's instance seed")->default_val(0);
+  cmd_replay->add_option("--seed", replay_so.seed, "The suite's instance seed")->default_val(0);
+  cmd_replay->add_option("--family", replay_so.generated_family,
+                         "--suite generated: the task family")
+      ->default_val(replay_so.generated_family);
+  cmd_replay->add_option("--design", replay_so.design_file,
+                         "--suite generated: the design file the tasks came from");
+  cmd_replay->add_option("--tasks", replay_so.generated_tasks,
+                         "--suite generated: number of tasks")
+      ->default_val(replay_so.generated_tasks);
+
+  bbo::AddTasksCommand(app);
 
   CLI11_PARSE(app, argc, argv);
 
@@ -814,18 +866,19 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  if (cmd_submit->parsed()) return Submit(server, submit_path, submit_name, submit_trials);
+  if (cmd_submit->parsed()) {
+    return Submit(server, submit_path, submit_name, submit_trials, submit_team);
+  }
   if (cmd_status->parsed()) return Status(server, status_json);
-  if (cmd_board->parsed()) return Leaderboard(server, board_json);
+  if (cmd_board->parsed()) return Leaderboard(server, board_json, board_name);
   if (cmd_problems_list->parsed()) {
-    return ProblemsList(list_suite, list_suite_file, list_seed, list_optimum, list_json,
+    return ProblemsList(list_suite, list_suite_file, list_so, list_optimum, list_json,
                         list_counts);
   }
   if (cmd_problems->parsed()) return Problems(server, problems_json);
-  if (cmd_export->parsed()) return Export(export_db, export_out);
+  if (cmd_export->parsed()) return Export(export_db, export_out, export_board);
   if (cmd_replay->parsed()) {
-    return Replay(replay_db, replay_ids, replay_all, replay_suite, replay_suite_file,
-                  replay_seed);
+    return Replay(replay_db, replay_ids, replay_all, replay_suite, replay_suite_file, replay_so);
   }
   if (cmd_report->parsed()) {
     rep.server_set = server_opt->count() > 0;

@@ -77,7 +77,43 @@ Competition::Competition(Store* store, const ProblemSet* problems, Clock* clock,
       clock_(clock),
       batch_size_(batch_size),
       n_batches_(n_batches),
-      options_(std::move(options)) {}
+      options_(std::move(options)) {
+  boards_.push_back(kMainBoard);
+  if (options_.warm_start_board) boards_.push_back(kWarmStartBoard);
+  absl::MutexLock l(&cache_mu_);
+  for (const std::string& b : boards_) board_states_[b] = std::make_unique<BoardState>();
+}
+
+std::string BoardDisplayName(const std::string& board) {
+  return board == kMainBoard ? "main" : board;
+}
+
+absl::StatusOr<Competition::BoardState*> Competition::FindBoard(const std::string& board) {
+  auto it = board_states_.find(board == "main" ? std::string(kMainBoard) : board);
+  if (it == board_states_.end()) {
+    std::string known;
+    for (const std::string& b : boards_) {
+      absl::StrAppend(&known, known.empty() ? "" : ", ", BoardDisplayName(b));
+    }
+    return absl::NotFoundError(absl::StrCat("phase \"", options_.phase, "\" has no board \"",
+                                            board, "\" (its boards: ", known, ")"));
+  }
+  return it->second.get();
+}
+
+int64_t Competition::scoring_cache_hits() {
+  absl::MutexLock l(&cache_mu_);
+  int64_t n = 0;
+  for (const auto& [name, s] : board_states_) n += s->scoring_cache.hits();
+  return n;
+}
+
+int64_t Competition::scoring_cache_misses() {
+  absl::MutexLock l(&cache_mu_);
+  int64_t n = 0;
+  for (const auto& [name, s] : board_states_) n += s->scoring_cache.misses();
+  return n;
+}
 
 absl::Status Competition::EnsureBaseline() {
   ASSIGN_OR_RETURN(auto existing, store_->FindSubmission(options_.baseline_name));
@@ -94,7 +130,7 @@ absl::Status Competition::EnsureBaseline() {
 
 absl::StatusOr<RegisteredSubmission> Competition::Register(const std::string& name,
                                                            const std::string& archive,
-                                                           int trials) {
+                                                           int trials, const std::string& team) {
   if (!ValidName(name)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "name: \"", name, "\" is not a valid submission name (1-64 letters, digits, '-', '_', "
@@ -102,6 +138,20 @@ absl::StatusOr<RegisteredSubmission> Competition::Register(const std::string& na
   }
   if (name == options_.baseline_name) {
     return absl::AlreadyExistsError(absl::StrCat("name: \"", name, "\" is reserved"));
+  }
+  if (!team.empty() && !ValidName(team)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "team: \"", team, "\" is not a valid team name (1-64 letters, digits, '-', '_', '.')"));
+  }
+  if (options_.max_submissions_per_team > 0 && team.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "team: phase \"", options_.phase, "\" allows ", options_.max_submissions_per_team,
+        " submission(s) per team; say which team submits (bbo submit --team NAME)"));
+  }
+  if (options_.evaluate_once && trials != 0 && trials != options_.default_trials) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "trials: phase \"", options_.phase, "\" runs every submission with ",
+        options_.default_trials, " trials; submissions cannot choose (omit --trials)"));
   }
   if (trials == 0) trials = options_.default_trials;
   if (trials < 1 || trials > options_.max_trials) {
@@ -128,13 +178,32 @@ absl::StatusOr<RegisteredSubmission> Competition::Register(const std::string& na
   rec.kind = kind;
   rec.digest = Fnv1a64Hex(normalized);
   rec.trials = trials;
+  rec.team = team;
+  absl::MutexLock l(&register_mu_);
+  if (options_.max_submissions_per_team > 0) {
+    ASSIGN_OR_RETURN(int used, store_->CountTeamSubmissions(team));
+    if (used >= options_.max_submissions_per_team) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "team \"", team, "\" has used its ", options_.max_submissions_per_team,
+          " submission(s) in phase \"", options_.phase, "\""));
+    }
+  }
+  if (options_.evaluate_once) {
+    ASSIGN_OR_RETURN(std::vector<SubmissionRecord> same, store_->FindSubmissionsByDigest(rec.digest));
+    if (!same.empty()) {
+      return absl::AlreadyExistsError(absl::StrCat(
+          "archive: this optimizer is identical to submission \"", same.front().name,
+          "\"; phase \"", options_.phase, "\" evaluates each submission once"));
+    }
+  }
   rec.created_at = clock_->NowSeconds();
-  ASSIGN_OR_RETURN(int64_t id,
-                   store_->AddSubmission(rec, normalized, problems_->names(), options_.seed));
+  ASSIGN_OR_RETURN(int64_t id, store_->AddSubmission(rec, normalized, problems_->names(),
+                                                     options_.seed, boards_));
   RegisteredSubmission out;
   out.submission_id = id;
   out.kind = kind;
-  out.jobs = trials * static_cast<int>(problems_->names().size());
+  out.trials = trials;
+  out.jobs = trials * static_cast<int>(problems_->names().size() * boards_.size());
   return out;
 }
 
@@ -151,21 +220,26 @@ absl::StatusOr<std::vector<SubmissionStatus>> Competition::List() {
   return out;
 }
 
-absl::StatusOr<LeaderboardReport> Competition::Leaderboard() {
+absl::StatusOr<LeaderboardReport> Competition::Leaderboard(const std::string& board_name) {
   // One computation at a time; readers of an unchanged board get the cached copy.
   absl::MutexLock l(&cache_mu_);
-  ASSIGN_OR_RETURN(bool changed, RefreshInput());
-  if (cached_ != nullptr && !changed) return *cached_;
-  RETURN_IF_ERROR(BaselineReady());
+  ASSIGN_OR_RETURN(BoardState * state, FindBoard(board_name));
+  const std::string board_key = board_name == "main" ? std::string(kMainBoard) : board_name;
+  ASSIGN_OR_RETURN(bool changed, RefreshInput(board_key, *state));
+  if (state->cached != nullptr && !changed) return *state->cached;
+  RETURN_IF_ERROR(BaselineReady(*state));
   computations_++;
   ASSIGN_OR_RETURN(scoring::Leaderboard board,
-                   scoring::ComputeLeaderboard(input_, options_.baseline_name, &scoring_cache_));
+                   scoring::ComputeLeaderboard(state->input, options_.baseline_name,
+                                               &state->scoring_cache));
   LeaderboardReport out;
   out.batch_size = batch_size_;
   out.n_batches = n_batches_;
   out.json = LeaderboardToJson(board, batch_size_, n_batches_);
+  out.json["phase"] = options_.phase;
+  out.json["board"] = BoardDisplayName(board_key);
   out.board = std::move(board);
-  cached_ = std::make_shared<const LeaderboardReport>(out);
+  state->cached = std::make_shared<const LeaderboardReport>(out);
   return out;
 }
 
@@ -180,12 +254,16 @@ absl::StatusOr<std::shared_ptr<const nlohmann::json>> Competition::Report(
   }
   if (request.top_k < 1) return absl::InvalidArgumentError("top_k: must be >= 1");
   absl::MutexLock l(&cache_mu_);
-  ASSIGN_OR_RETURN(bool changed, RefreshInput());
+  ASSIGN_OR_RETURN(BoardState * state, FindBoard(request.board));
+  const std::string board_key = request.board == "main" ? std::string(kMainBoard) : request.board;
+  ASSIGN_OR_RETURN(bool changed, RefreshInput(board_key, *state));
   const auto key = std::make_tuple(request.bootstrap_replicates, request.seed, request.top_k);
-  if (!changed && report_ != nullptr && report_key_ == key) return report_;
-  RETURN_IF_ERROR(BaselineReady());
+  if (!changed && state->report != nullptr && state->report_key == key) return state->report;
+  RETURN_IF_ERROR(BaselineReady(*state));
+  const scoring::ScoringInput& input = state->input;
   scoring::ReportOptions o;
-  o.phase = options_.phase;
+  o.phase = board_key == kMainBoard ? options_.phase
+                                    : absl::StrCat(options_.phase, " (", board_key, " board)");
   o.source = "bbo-server";
   o.baseline_row_name = options_.baseline_name;
   o.bootstrap.replicates = request.bootstrap_replicates;
@@ -195,18 +273,19 @@ absl::StatusOr<std::shared_ptr<const nlohmann::json>> Competition::Report(
     ASSIGN_OR_RETURN(const Problem* problem, problems_->Get(name));
     o.problem_info[name] = {problem->space().dims(), problem->attributes()};
   }
-  for (const auto& [method, per_problem] : input_.methods) {
-    if (per_problem.size() < input_.problems.size()) {
+  for (const auto& [method, per_problem] : input.methods) {
+    if (per_problem.size() < input.problems.size()) {
       o.warnings.push_back(absl::StrCat("\"", method, "\" has results on ", per_problem.size(),
-                                        " of ", input_.problems.size(),
+                                        " of ", input.problems.size(),
                                         " problems; its score is partial"));
     }
   }
   reports_++;
-  ASSIGN_OR_RETURN(scoring::Report report, scoring::ComputeReport(input_, o, &scoring_cache_));
-  report_ = std::make_shared<const nlohmann::json>(scoring::ReportJson(report, input_));
-  report_key_ = key;
-  return report_;
+  ASSIGN_OR_RETURN(scoring::Report report,
+                   scoring::ComputeReport(input, o, &state->scoring_cache));
+  state->report = std::make_shared<const nlohmann::json>(scoring::ReportJson(report, input));
+  state->report_key = key;
+  return state->report;
 }
 
 absl::StatusOr<std::vector<scoring::ReportFile>> Competition::ReportFiles(
@@ -215,9 +294,9 @@ absl::StatusOr<std::vector<scoring::ReportFile>> Competition::ReportFiles(
   return scoring::RenderReportFiles(*report, format);
 }
 
-absl::Status Competition::BaselineReady() const {
+absl::Status Competition::BaselineReady(const BoardState& state) const {
   const size_t needed = static_cast<size_t>(batch_size_) * n_batches_;
-  for (const auto& [name, b] : input_.problems) {
+  for (const auto& [name, b] : state.input.problems) {
     if (b.random_evals.size() < needed) {
       return absl::FailedPreconditionError(absl::StrCat(
           "the random-search baseline on problem ", name, " is not finished yet (",
@@ -227,40 +306,41 @@ absl::Status Competition::BaselineReady() const {
   return absl::OkStatus();
 }
 
-absl::StatusOr<bool> Competition::RefreshInput() {
-  ASSIGN_OR_RETURN(ScoringChanges changes, store_->ScoringChangesSince(seq_));
-  if (loaded_ && changes.problems.empty()) return false;
+absl::StatusOr<bool> Competition::RefreshInput(const std::string& board, BoardState& state) {
+  scoring::ScoringInput& input = state.input;
+  ASSIGN_OR_RETURN(ScoringChanges changes, store_->ScoringChangesSince(state.seq));
+  if (state.loaded && changes.problems.empty()) return false;
   std::vector<std::string> reload;
-  if (!loaded_) {
+  if (!state.loaded) {
     // First load: every problem of the phase, even those without results yet.
-    input_ = scoring::ScoringInput{};
-    input_.batch_size = batch_size_;
-    input_.n_batches = n_batches_;
+    input = scoring::ScoringInput{};
+    input.batch_size = batch_size_;
+    input.n_batches = n_batches_;
     for (const std::string& name : problems_->names()) {
       ASSIGN_OR_RETURN(const Problem* problem, problems_->Get(name));
       scoring::ProblemBaselineInput b;
       if (options_.use_known_optimum) b.known_optimum = problem->known_optimum();
-      input_.problems[name] = std::move(b);
+      input.problems[name] = std::move(b);
       reload.push_back(name);
     }
   } else {
     for (const std::string& p : changes.problems) {
-      if (input_.problems.count(p)) reload.push_back(p);  // else: no longer in this phase
+      if (input.problems.count(p)) reload.push_back(p);  // else: no longer in this phase
     }
   }
-  ASSIGN_OR_RETURN(ScoringData data, store_->LoadScoringData(reload));
+  ASSIGN_OR_RETURN(ScoringData data, store_->LoadScoringData(reload, board));
   for (const std::string& p : reload) {
-    for (auto it = input_.methods.begin(); it != input_.methods.end();) {
+    for (auto it = input.methods.begin(); it != input.methods.end();) {
       it->second.erase(p);
-      it = it->second.empty() ? input_.methods.erase(it) : std::next(it);
+      it = it->second.empty() ? input.methods.erase(it) : std::next(it);
     }
     auto bit = data.baseline_evals.find(p);
-    input_.problems[p].random_evals =
+    input.problems[p].random_evals =
         bit == data.baseline_evals.end() ? std::vector<double>{} : std::move(bit->second);
   }
   for (auto& [method, per_problem] : data.methods) {
     for (auto& [problem, curves] : per_problem) {
-      if (!input_.problems.count(problem)) continue;
+      if (!input.problems.count(problem)) continue;
       scoring::MethodProblemData mp;
       for (auto& c : curves) {
         scoring::TrialCurve t;
@@ -270,11 +350,11 @@ absl::StatusOr<bool> Competition::RefreshInput() {
         t.batch_min.resize(n_batches_, HUGE_VAL);
         mp.trials.push_back(std::move(t));
       }
-      input_.methods[method][problem] = std::move(mp);
+      input.methods[method][problem] = std::move(mp);
     }
   }
-  seq_ = changes.seq;
-  loaded_ = true;
+  state.seq = changes.seq;
+  state.loaded = true;
   return true;
 }
 

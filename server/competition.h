@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,13 +48,27 @@ struct CompetitionOptions {
   std::string phase = "practice";
   // Maximum size of a submission archive, bytes.
   int64_t max_archive_bytes = 64ll << 20;
+  // Submissions one team may register in this phase; 0 = no limit. With a limit, a submission
+  // must name its team.
+  int max_submissions_per_team = 0;
+  // The final phase's rule (seed 001 §3): every submission is evaluated once, with the phase's
+  // number of trials (default_trials; a submission cannot choose), and an archive identical to
+  // one already registered is refused rather than run again.
+  bool evaluate_once = false;
+  // Also run every submission, on the same problems and seeds, with the real parameter names
+  // for a second, "warm-start" board (seed 001 §4.7). Only meaningful with anonymized studies.
+  bool warm_start_board = false;
 };
 
 struct RegisteredSubmission {
   int64_t submission_id = 0;
   SubmissionKind kind = SubmissionKind::kUnspecified;
   int jobs = 0;
+  int trials = 0;
 };
+
+// A board's public name: "main" for kMainBoard, else the board itself.
+std::string BoardDisplayName(const std::string& board);
 
 struct SubmissionStatus {
   SubmissionRecord submission;
@@ -74,6 +89,8 @@ struct LeaderboardReport {
 struct ReportRequest {
   // Empty = this coordinator's phase; another phase is NotFound.
   std::string phase;
+  // kMainBoard ("" or "main") or kWarmStartBoard when the phase has one; else NotFound.
+  std::string board;
   int bootstrap_replicates = 10000;
   uint64_t seed = 1;
   int top_k = 5;
@@ -87,16 +104,23 @@ class Competition {
   // Creates the baseline submission and its jobs if they do not exist yet.
   absl::Status EnsureBaseline();
 
-  // InvalidArgument: bad name (letters, digits, '-', '_', '.', 1-64 chars), unreadable archive,
-  // no optimizer.py / executable `optimizer` at the top, trials out of range. AlreadyExists:
-  // name taken.
+  // InvalidArgument: bad name (letters, digits, '-', '_', '.', 1-64 chars) or team (same
+  // rules, may be empty), unreadable archive, no optimizer.py / executable `optimizer` at the
+  // top, trials out of range or (evaluate_once) not the phase's. AlreadyExists: name taken, or
+  // (evaluate_once) the same archive already registered. ResourceExhausted: the team has used
+  // its submissions. FailedPrecondition: the phase limits submissions per team and no team was
+  // given. Jobs are queued on every board of the phase.
   absl::StatusOr<RegisteredSubmission> Register(const std::string& name,
-                                                const std::string& archive, int trials);
+                                                const std::string& archive, int trials,
+                                                const std::string& team = "");
   absl::StatusOr<std::vector<SubmissionStatus>> List();
   // FailedPrecondition while the baseline has not finished on some problem. Cached, and
   // recomputed incrementally: only the problems on which a study reached a final state since
   // the last computation are reloaded from the store and rescored (scoring::ScoringCache).
-  absl::StatusOr<LeaderboardReport> Leaderboard();
+  // NotFound: the phase has no such board.
+  absl::StatusOr<LeaderboardReport> Leaderboard(const std::string& board = kMainBoard);
+  // The boards of this phase: kMainBoard, then kWarmStartBoard when warm_start_board.
+  const std::vector<std::string>& boards() const { return boards_; }
   // The full scoring report of the phase (scoring/report.h layout): leaderboard, bootstrap rank
   // sets, Mann-Whitney/Borda tables by dimension band and attribute, anytime views, attainment.
   // Cached like Leaderboard() for the same request. NotFound: another phase; InvalidArgument:
@@ -109,8 +133,8 @@ class Competition {
   int leaderboard_computations() const { return computations_.load(); }
   int report_computations() const { return reports_.load(); }
   // Per-problem scoring work reused / redone (incremental recomputation).
-  int64_t scoring_cache_hits() const { return scoring_cache_.hits(); }
-  int64_t scoring_cache_misses() const { return scoring_cache_.misses(); }
+  int64_t scoring_cache_hits();
+  int64_t scoring_cache_misses();
 
   const CompetitionOptions& options() const { return options_; }
 
@@ -122,18 +146,31 @@ class Competition {
   const int n_batches_;
   const CompetitionOptions options_;
 
-  // Brings input_ up to date with the store, reloading only changed problems. True when
-  // anything changed since the last call.
-  absl::StatusOr<bool> RefreshInput() ABSL_EXCLUSIVE_LOCKS_REQUIRED(cache_mu_);
-  absl::Status BaselineReady() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(cache_mu_);
+  // The scoring state of one board, kept up to date incrementally.
+  struct BoardState {
+    bool loaded = false;
+    int64_t seq = 0;
+    scoring::ScoringInput input;
+    scoring::ScoringCache scoring_cache;
+    std::shared_ptr<const LeaderboardReport> cached;
+    std::shared_ptr<const nlohmann::json> report;
+    std::tuple<int, uint64_t, int> report_key;
+  };
+  // The state of `board` ("main" accepted for kMainBoard). NotFound for another board.
+  absl::StatusOr<BoardState*> FindBoard(const std::string& board)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cache_mu_);
+  // Brings the board's input up to date with the store, reloading only changed problems. True
+  // when anything changed since the last call.
+  absl::StatusOr<bool> RefreshInput(const std::string& board, BoardState& state)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cache_mu_);
+  absl::Status BaselineReady(const BoardState& state) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cache_mu_);
+  std::vector<std::string> boards_;
+  // Serializes registrations, so per-team limits and the evaluate-once rule hold under
+  // concurrent calls.
+  absl::Mutex register_mu_;
   absl::Mutex cache_mu_;
-  bool loaded_ ABSL_GUARDED_BY(cache_mu_) = false;
-  int64_t seq_ ABSL_GUARDED_BY(cache_mu_) = 0;
-  scoring::ScoringInput input_ ABSL_GUARDED_BY(cache_mu_);
-  scoring::ScoringCache scoring_cache_;
-  std::shared_ptr<const LeaderboardReport> cached_ ABSL_GUARDED_BY(cache_mu_);
-  std::shared_ptr<const nlohmann::json> report_ ABSL_GUARDED_BY(cache_mu_);
-  std::tuple<int, uint64_t, int> report_key_ ABSL_GUARDED_BY(cache_mu_);
+  std::map<std::string, std::unique_ptr<BoardState>> board_states_ ABSL_GUARDED_BY(cache_mu_);
   std::atomic<int> computations_{0};
   std::atomic<int> reports_{0};
 };

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "common/archive.h"
@@ -267,6 +268,140 @@ TEST_F(CompetitionTest, IncrementalRescoringMatchesAFreshComputationAndServesRep
   r.phase = "";
   r.bootstrap_replicates = 0;
   EXPECT_EQ(competition_->Report(r).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(CompetitionTest, FinalPhaseEvaluatesEachSubmissionOnceWithThePhasesTrials) {
+  CompetitionOptions co;
+  co.phase = "final";
+  co.default_trials = 3;
+  co.evaluate_once = true;
+  Competition final_phase(store_.get(), problems_.get(), &clock_, 4, 3, co);
+  auto first = final_phase.Register("ours", Archive("optimizer.py", false), 0);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->trials, 3);
+  EXPECT_EQ(first->jobs, 6);  // 2 problems x the phase's 3 trials
+  // A submission cannot pick its trials in the final phase (0 or the phase's own number only).
+  auto chosen = final_phase.Register("more", Archive("optimizer", true), 10);
+  EXPECT_EQ(chosen.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(chosen.status().message(), HasSubstr("3 trials"));
+  EXPECT_TRUE(final_phase.Register("same-trials", Archive("optimizer", true), 3).ok());
+  // The same optimizer under another name is not run again.
+  auto again = final_phase.Register("ours-again", Archive("optimizer.py", false), 0);
+  EXPECT_EQ(again.status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(again.status().message(), HasSubstr("\"ours\""));
+  // Outside the final phase the same archive may be registered twice.
+  EXPECT_TRUE(competition_->Register("ours-practice", Archive("optimizer.py", false), 0).ok());
+  EXPECT_EQ(store_->ListSubmissions()->size(), 4u);  // baseline, ours, same-trials, practice
+}
+
+TEST_F(CompetitionTest, PerTeamLimitNeedsATeamAndCountsItsSubmissions) {
+  CompetitionOptions co;
+  co.phase = "feedback";
+  co.max_submissions_per_team = 2;
+  Competition feedback(store_.get(), problems_.get(), &clock_, 4, 3, co);
+  auto anonymous = feedback.Register("a", Archive("optimizer.py", false), 1);
+  EXPECT_EQ(anonymous.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(anonymous.status().message(), HasSubstr("--team"));
+  EXPECT_EQ(feedback.Register("b", Archive("optimizer.py", false), 1, "bad team!").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(feedback.Register("red-1", Archive("optimizer.py", false), 1, "red").ok());
+  ASSERT_TRUE(feedback.Register("red-2", Archive("optimizer", true), 1, "red").ok());
+  auto third = feedback.Register("red-3", Archive("optimizer.py", false), 1, "red");
+  EXPECT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(third.status().message(), HasSubstr("team \"red\" has used its 2"));
+  EXPECT_TRUE(feedback.Register("blue-1", Archive("optimizer.py", false), 1, "blue").ok());
+  // A refused submission leaves nothing behind; the team is stored with the others.
+  EXPECT_FALSE(store_->FindSubmission("red-3")->has_value());
+  EXPECT_EQ((*store_->FindSubmission("red-2"))->team, "red");
+  EXPECT_EQ(*store_->CountTeamSubmissions("red"), 2);
+}
+
+TEST_F(CompetitionTest, WarmStartBoardRunsTheSameJobsWithRealNamesOnItsOwnBoard) {
+  // A final phase with anonymized names and the warm-start board (seed 001 §4.7).
+  StudyOptions so;
+  so.batch_size = 4;
+  so.n_batches = 3;
+  so.anonymize = true;
+  so.anonymize_seed = 5;
+  StudyManager anon_studies(store_.get(), problems_.get(), evaluator_.get(), &clock_, so);
+  CompetitionOptions co;
+  co.phase = "final";
+  co.baseline_trials = 5;
+  co.default_trials = 2;
+  co.warm_start_board = true;
+  Competition final_phase(store_.get(), problems_.get(), &clock_, 4, 3, co);
+  ASSERT_EQ(final_phase.boards().size(), 2u);
+  BaselineRunner runner(store_.get(), problems_.get(), &anon_studies, &clock_);
+  ASSERT_TRUE(runner.RunPending().ok());
+
+  auto reg = final_phase.Register("namer", Archive("optimizer", true), 0);
+  ASSERT_TRUE(reg.ok()) << reg.status();
+  EXPECT_EQ(reg->jobs, 8);  // 2 boards x 2 problems x 2 trials
+  ASSERT_TRUE(store_->RegisterWorker("w", "h", 1, 0).ok());
+  std::map<std::pair<std::string, int>, int64_t> seeds;
+  int main_jobs = 0, warm_jobs = 0;
+  for (int j = 0; j < reg->jobs; ++j) {
+    auto job = store_->LeaseJob("w", 1e12);
+    ASSERT_TRUE(job.ok() && job->has_value());
+    const bool warm = (*job)->board == kWarmStartBoard;
+    // The phase's own board runs first; both boards run the same seeds.
+    if (warm) {
+      ++warm_jobs;
+      EXPECT_EQ(main_jobs, 4);
+      EXPECT_EQ(seeds.at({(*job)->problem, (*job)->trial}), (*job)->seed);
+    } else {
+      ++main_jobs;
+      seeds[{(*job)->problem, (*job)->trial}] = (*job)->seed;
+    }
+    auto study = anon_studies.OpenForJob((*job)->id, "w");
+    ASSERT_TRUE(study.ok()) << study.status();
+    auto config = nlohmann::json::parse(study->api_config_json);
+    // Opaque names on the main board, the real ones on the warm-start board.
+    EXPECT_EQ(config.contains("x"), warm) << study->api_config_json;
+    EXPECT_EQ(config.contains("p0"), !warm) << study->api_config_json;
+    // This optimizer "warm starts": it suggests the optimum by its real parameter names. On the
+    // anonymized board those names are invalid and random search replaces them.
+    for (int b = 0; b < 3; ++b) {
+      std::vector<IncomingPoint> pts(4, IncomingPoint{testing::GoodPoint(), ""});
+      ASSERT_TRUE(anon_studies.SubmitBatch(study->study_id, b, pts, 0, 0).ok());
+    }
+    ASSERT_TRUE(store_->FinishJob((*job)->id, "w", "", 3).ok());
+  }
+  EXPECT_EQ(warm_jobs, 4);
+
+  auto main_board = final_phase.Leaderboard();
+  auto warm_board = final_phase.Leaderboard("warm-start");
+  ASSERT_TRUE(main_board.ok()) << main_board.status();
+  ASSERT_TRUE(warm_board.ok()) << warm_board.status();
+  EXPECT_EQ(main_board->json["board"], "main");
+  EXPECT_EQ(warm_board->json["board"], "warm-start");
+  auto score_of = [](const LeaderboardReport& r, const std::string& name) {
+    for (const auto& row : r.board.rows) {
+      if (row.method == name) return row.score;
+    }
+    return -1.0;
+  };
+  EXPECT_NEAR(score_of(*warm_board, "namer"), 100.0, 1e-6);
+  EXPECT_LT(score_of(*main_board, "namer"), 100.0);
+  EXPECT_GE(score_of(*main_board, "namer"), 0.0);
+  EXPECT_EQ(final_phase.Leaderboard("main")->board.rows.size(), main_board->board.rows.size());
+  auto unknown = final_phase.Leaderboard("shadow");
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(unknown.status().message(), HasSubstr("main, warm-start"));
+  // The report and the export are per board too.
+  ReportRequest r;
+  r.bootstrap_replicates = 50;
+  r.board = "warm-start";
+  auto report = final_phase.Report(r);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT((**report)["phase"].get<std::string>(), HasSubstr("warm-start"));
+  std::stringstream main_csv, warm_csv;
+  ASSERT_TRUE(store_->ExportResultsCsv(main_csv, kMainBoard).ok());
+  ASSERT_TRUE(store_->ExportResultsCsv(warm_csv, kWarmStartBoard).ok());
+  EXPECT_NE(main_csv.str(), warm_csv.str());
+  // A phase without the warm-start board has none.
+  EXPECT_EQ(competition_->Leaderboard("warm-start").status().code(),
+            absl::StatusCode::kNotFound);
 }
 
 }  // namespace

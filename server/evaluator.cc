@@ -41,10 +41,15 @@ EvaluatedPoint Evaluator::EvaluateOne(const Problem& problem, const Point& point
   EvaluatedPoint out;
   absl::Time start = absl::Now();
   try {
-    out.value = problem.Evaluate(point);
+    ProblemEvaluation e = problem.EvaluateWithHeldOut(point);
+    out.value = e.value;
+    out.generalization = e.generalization;
     if (std::isnan(out.value)) {
       out.error = "objective returned NaN";
       out.value = std::numeric_limits<double>::infinity();
+    }
+    if (out.generalization && std::isnan(*out.generalization)) {
+      out.generalization = std::numeric_limits<double>::infinity();
     }
   } catch (const std::exception& e) {
     out.error = e.what();

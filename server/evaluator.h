@@ -10,6 +10,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct EvaluatedPoint {
   double value = 0;        // +inf when the objective crashed or returned NaN
   double eval_time_s = 0;  // wall time of this evaluation
   std::string error;       // what the objective threw, if it did
+  // The problem's held-out loss (Problem::EvaluateWithHeldOut; NaN mapped to +inf), unset
+  // when it has none or the evaluation failed.
+  std::optional<double> generalization;
 };
 
 class Evaluator {

@@ -42,6 +42,11 @@ ABSL_FLAG(std::string, suite_file, "",
           "A suite file (JSON: {\"problems\": [{\"suite\", \"problem\", \"seed\"}]}) "
           "instead of --suite; readable by organizers only.");
 ABSL_FLAG(uint64_t, suite_seed, 0, "Instance seed of --suite (shifts, rotations, splits).");
+ABSL_FLAG(std::string, generated_family, "bbob-d5",
+          "--suite generated: the task family (`bbo tasks list`).");
+ABSL_FLAG(std::string, design_file, "",
+          "--suite generated: a design file from `bbo tasks design` (default: run the design).");
+ABSL_FLAG(int, generated_tasks, 50, "--suite generated: number of tasks.");
 ABSL_FLAG(bool, use_known_optimum, false,
           "Normalize with the best known optimum of each problem when it is lower than the best "
           "value any method found (default: Bayesmark's estimator, the best value found).");
@@ -51,6 +56,16 @@ ABSL_FLAG(std::string, phase, "practice",
 ABSL_FLAG(bool, anonymize, false,
           "Hidden phases: optimizers see opaque parameter names p0, p1, ... (shuffled per "
           "problem with --seed); results are stored under the real names.");
+ABSL_FLAG(int, max_submissions_per_team, 0,
+          "Submissions one team may register in this phase (0 = no limit); with a limit, "
+          "submissions must name their team (bbo submit --team).");
+ABSL_FLAG(bool, evaluate_once, false,
+          "The final phase's rule: every submission runs once with --default_trials trials "
+          "(submissions cannot choose), and an archive identical to a registered one is refused.");
+ABSL_FLAG(bool, warm_start_board, false,
+          "With --anonymize: also run every submission on the same problems and seeds with the "
+          "real parameter names, for a second \"warm-start\" board (NeurIPS 2020 BBO challenge "
+          "§4.7); `bbo leaderboard --board warm-start`.");
 ABSL_FLAG(bool, allow_changed_problems, false,
           "Start even if a problem's signature (values at fixed probe points) differs from the "
           "one recorded with its earlier studies in --db.");
@@ -82,6 +97,19 @@ int main(int argc, char** argv) {
   opts.study.anonymize = absl::GetFlag(FLAGS_anonymize);
   opts.study.anonymize_seed = static_cast<uint64_t>(absl::GetFlag(FLAGS_seed));
   opts.allow_changed_problems = absl::GetFlag(FLAGS_allow_changed_problems);
+  opts.competition.max_submissions_per_team = absl::GetFlag(FLAGS_max_submissions_per_team);
+  opts.competition.evaluate_once = absl::GetFlag(FLAGS_evaluate_once);
+  opts.competition.warm_start_board = absl::GetFlag(FLAGS_warm_start_board);
+  if (opts.competition.warm_start_board && !opts.study.anonymize) {
+    std::fprintf(stderr,
+                 "bbo-server: --warm_start_board needs --anonymize (without anonymized names the "
+                 "warm-start board would repeat the main board)\n");
+    return 2;
+  }
+  if (opts.competition.max_submissions_per_team < 0) {
+    std::fprintf(stderr, "bbo-server: --max_submissions_per_team must be >= 0\n");
+    return 2;
+  }
   opts.hidden_phase = absl::GetFlag(FLAGS_hidden);
   if (!absl::GetFlag(FLAGS_organizer_token_file).empty()) {
     std::ifstream in(absl::GetFlag(FLAGS_organizer_token_file));
@@ -110,6 +138,9 @@ int main(int argc, char** argv) {
   if (!absl::GetFlag(FLAGS_suite).empty() || !absl::GetFlag(FLAGS_suite_file).empty()) {
     bbo::SuiteOptions so;
     so.seed = absl::GetFlag(FLAGS_suite_seed);
+    so.generated_family = absl::GetFlag(FLAGS_generated_family);
+    so.design_file = absl::GetFlag(FLAGS_design_file);
+    so.generated_tasks = absl::GetFlag(FLAGS_generated_tasks);
     so.sklearn_problems = subset;
     auto suite = absl::GetFlag(FLAGS_suite_file).empty()
                      ? bbo::MakeSuite(absl::GetFlag(FLAGS_suite), so)

@@ -113,6 +113,39 @@ CREATE INDEX studies_by_final_seq ON studies (final_seq);
       R"sql(
 ALTER TABLE studies ADD COLUMN problem_signature TEXT;
 )sql",
+      // 5: boards (a final phase's warm-start board runs the same jobs with real parameter
+      // names): jobs get a board and are unique per board, which SQLite can only do by
+      // rebuilding the table; studies record their board; evaluations keep the problem's
+      // held-out ("generalization") loss; submissions record their team.
+      R"sql(
+CREATE TABLE jobs_v5 (
+  id INTEGER PRIMARY KEY,
+  submission_id INTEGER NOT NULL REFERENCES submissions(id),
+  problem TEXT NOT NULL,
+  trial INTEGER NOT NULL,
+  seed INTEGER NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('queued', 'leased', 'done', 'failed')),
+  worker_id TEXT,
+  lease_expires_at REAL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  last_error TEXT,
+  builtin INTEGER NOT NULL DEFAULT 0,
+  board TEXT NOT NULL DEFAULT '',
+  UNIQUE (submission_id, problem, trial, board)
+);
+INSERT INTO jobs_v5 (id, submission_id, problem, trial, seed, state, worker_id,
+                     lease_expires_at, attempts, last_error, builtin)
+  SELECT id, submission_id, problem, trial, seed, state, worker_id, lease_expires_at, attempts,
+         last_error, builtin FROM jobs;
+DROP TABLE jobs;
+ALTER TABLE jobs_v5 RENAME TO jobs;
+CREATE INDEX jobs_by_state ON jobs (state, builtin, id);
+ALTER TABLE studies ADD COLUMN board TEXT NOT NULL DEFAULT '';
+ALTER TABLE evaluations ADD COLUMN generalization REAL;
+ALTER TABLE submissions ADD COLUMN team TEXT NOT NULL DEFAULT '';
+CREATE INDEX submissions_by_team ON submissions (team);
+CREATE INDEX submissions_by_digest ON submissions (digest);
+)sql",
   };
   return *kMigrations;
 }
@@ -121,8 +154,9 @@ ALTER TABLE studies ADD COLUMN problem_signature TEXT;
 
 int LatestSchemaVersion() { return static_cast<int>(Migrations().size()); }
 
-absl::Status Migrate(sqlite::Database* db) {
-  RETURN_IF_ERROR(db->Exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"));
+namespace {
+
+absl::Status ApplyMigrations(sqlite::Database* db, int target) {
   sqlite::Transaction tx(db);
   RETURN_IF_ERROR(tx.Begin());
   ASSIGN_OR_RETURN(auto q, db->Prepare("SELECT COALESCE(MAX(version), 0) FROM schema_version"));
@@ -134,11 +168,34 @@ absl::Status Migrate(sqlite::Database* db) {
         absl::StrCat("database schema version ", version, " is newer than this binary's ",
                      LatestSchemaVersion(), "; upgrade bbo-server"));
   }
-  for (int v = version + 1; v <= LatestSchemaVersion(); ++v) {
+  if (version >= target) return tx.Commit();
+  for (int v = version + 1; v <= target; ++v) {
     RETURN_IF_ERROR(db->Exec(Migrations()[v - 1]));
     RETURN_IF_ERROR(db->Exec(absl::StrCat("INSERT INTO schema_version VALUES (", v, ")")));
   }
+  ASSIGN_OR_RETURN(auto check, db->Prepare("PRAGMA foreign_key_check"));
+  ASSIGN_OR_RETURN(bool violation, check->Step());
+  if (violation) {
+    return absl::DataLossError(absl::StrCat("the database has a dangling reference in table ",
+                                            check->Text(0), "; migration rolled back"));
+  }
+  check.reset();
   return tx.Commit();
+}
+
+}  // namespace
+
+absl::Status Migrate(sqlite::Database* db) { return MigrateTo(db, LatestSchemaVersion()); }
+
+absl::Status MigrateTo(sqlite::Database* db, int target) {
+  RETURN_IF_ERROR(db->Exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"));
+  // Migrations that rebuild a table (SQLite's documented procedure: create, copy, drop, rename)
+  // run with foreign-key enforcement off, which can only be switched outside a transaction; the
+  // references are checked before committing instead.
+  RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys=OFF"));
+  absl::Status st = ApplyMigrations(db, target);
+  absl::Status on = db->Exec("PRAGMA foreign_keys=ON");
+  return st.ok() ? on : st;
 }
 
 }  // namespace bbo

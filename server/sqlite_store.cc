@@ -63,8 +63,12 @@ JobRecord ReadJob(const sqlite::Statement& q) {
   j.worker_id = q.Text(6);
   j.lease_expires_at = q.Double(7);
   j.attempts = static_cast<int>(q.Int(8));
+  j.board = q.Text(9);
   return j;
 }
+
+// The columns ReadSubmission reads, in order.
+#define BBO_SUBMISSION_COLUMNS "id, name, kind, digest, trials, is_baseline, created_at, team"
 
 SubmissionRecord ReadSubmission(const sqlite::Statement& q) {
   SubmissionRecord s;
@@ -75,7 +79,20 @@ SubmissionRecord ReadSubmission(const sqlite::Statement& q) {
   s.trials = static_cast<int>(q.Int(4));
   s.is_baseline = q.Int(5) != 0;
   s.created_at = q.Double(6);
+  s.team = q.Text(7);
   return s;
+}
+
+// Every row of a query of BBO_SUBMISSION_COLUMNS; resets the statement.
+absl::StatusOr<std::vector<SubmissionRecord>> ReadSubmissions(sqlite::Statement& q) {
+  std::vector<SubmissionRecord> out;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    out.push_back(ReadSubmission(q));
+  }
+  q.Reset();
+  return out;
 }
 
 
@@ -127,15 +144,18 @@ absl::Status SqliteStore::ExecForTesting(const std::string& sql) {
 absl::StatusOr<int64_t> SqliteStore::AddSubmission(const SubmissionRecord& s,
                                                    const std::string& archive,
                                                    const std::vector<std::string>& problems,
-                                                   int64_t seed_base) {
+                                                   int64_t seed_base,
+                                                   const std::vector<std::string>& boards) {
+  if (boards.empty()) return absl::InvalidArgumentError("a submission needs at least one board");
   absl::MutexLock l(&mu_);
   sqlite::Transaction tx(db_.get());
   RETURN_IF_ERROR(tx.Begin());
   ASSIGN_OR_RETURN(auto* ins,
                    Stmt("INSERT INTO submissions (name, kind, archive, digest, trials,"
-                        " is_baseline, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"));
+                        " is_baseline, created_at, team) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
   ins->Bind(1, s.name).Bind(2, static_cast<int64_t>(s.kind)).BindBlob(3, archive);
   ins->Bind(4, s.digest).Bind(5, s.trials).Bind(6, s.is_baseline ? 1 : 0).Bind(7, s.created_at);
+  ins->Bind(8, s.team);
   if (absl::Status st = ins->Run(); !st.ok()) {
     if (absl::IsAlreadyExists(st)) {
       return absl::AlreadyExistsError(absl::StrCat("a submission named \"", s.name,
@@ -145,14 +165,17 @@ absl::StatusOr<int64_t> SqliteStore::AddSubmission(const SubmissionRecord& s,
   }
   int64_t id = db_->LastInsertId();
   ASSIGN_OR_RETURN(auto* job, Stmt("INSERT INTO jobs (submission_id, problem, trial, seed, state,"
-                                   " builtin) VALUES (?, ?, ?, ?, 'queued', ?)"));
-  // Jobs are queued trial-major so that partial results cover every problem early.
-  for (int t = 0; t < s.trials; ++t) {
-    for (size_t p = 0; p < problems.size(); ++p) {
-      int64_t seed = seed_base * 1000003 + id * 7919 + t * 104729 + static_cast<int64_t>(p);
-      job->Bind(1, id).Bind(2, problems[p]).Bind(3, t).Bind(4, seed & 0x7fffffff);
-      job->Bind(5, s.kind == SubmissionKind::kBuiltin ? 1 : 0);
-      RETURN_IF_ERROR(job->Run());
+                                   " builtin, board) VALUES (?, ?, ?, ?, 'queued', ?, ?)"));
+  // Jobs are queued board by board, trial-major, so that partial results cover every problem
+  // early and the phase's own board finishes first.
+  for (const std::string& board : boards) {
+    for (int t = 0; t < s.trials; ++t) {
+      for (size_t p = 0; p < problems.size(); ++p) {
+        int64_t seed = seed_base * 1000003 + id * 7919 + t * 104729 + static_cast<int64_t>(p);
+        job->Bind(1, id).Bind(2, problems[p]).Bind(3, t).Bind(4, seed & 0x7fffffff);
+        job->Bind(5, s.kind == SubmissionKind::kBuiltin ? 1 : 0).Bind(6, board);
+        RETURN_IF_ERROR(job->Run());
+      }
     }
   }
   RETURN_IF_ERROR(tx.Commit());
@@ -174,8 +197,7 @@ absl::StatusOr<std::optional<SubmissionRecord>> SqliteStore::QuerySubmission(con
 absl::StatusOr<SubmissionRecord> SqliteStore::GetSubmission(int64_t id) {
   absl::MutexLock l(&mu_);
   ASSIGN_OR_RETURN(std::optional<SubmissionRecord> s,
-                   QuerySubmission("SELECT id, name, kind, digest, trials, is_baseline,"
-                                   " created_at FROM submissions WHERE id = ?",
+                   QuerySubmission("SELECT " BBO_SUBMISSION_COLUMNS " FROM submissions WHERE id = ?",
                                    id));
   if (!s) return absl::NotFoundError(absl::StrCat("no submission with id ", id));
   return *s;
@@ -184,8 +206,7 @@ absl::StatusOr<SubmissionRecord> SqliteStore::GetSubmission(int64_t id) {
 absl::StatusOr<std::optional<SubmissionRecord>> SqliteStore::FindSubmission(
     const std::string& name) {
   absl::MutexLock l(&mu_);
-  return QuerySubmission("SELECT id, name, kind, digest, trials, is_baseline, created_at"
-                         " FROM submissions WHERE name = ?",
+  return QuerySubmission("SELECT " BBO_SUBMISSION_COLUMNS " FROM submissions WHERE name = ?",
                          name);
 }
 
@@ -202,13 +223,38 @@ absl::StatusOr<std::string> SqliteStore::GetSubmissionArchive(int64_t id) {
 
 absl::StatusOr<std::vector<SubmissionRecord>> SqliteStore::ListSubmissions() {
   absl::MutexLock l(&mu_);
-  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT id, name, kind, digest, trials, is_baseline, created_at"
-                                 " FROM submissions ORDER BY id"));
-  std::vector<SubmissionRecord> out;
+  ASSIGN_OR_RETURN(auto* q,
+                   Stmt("SELECT " BBO_SUBMISSION_COLUMNS " FROM submissions ORDER BY id"));
+  return ReadSubmissions(*q);
+}
+
+absl::StatusOr<std::vector<SubmissionRecord>> SqliteStore::FindSubmissionsByDigest(
+    const std::string& digest) {
+  absl::MutexLock l(&mu_);
+  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT " BBO_SUBMISSION_COLUMNS " FROM submissions"
+                                 " WHERE digest = ? AND is_baseline = 0 ORDER BY id"));
+  q->Bind(1, digest);
+  return ReadSubmissions(*q);
+}
+
+absl::StatusOr<int> SqliteStore::CountTeamSubmissions(const std::string& team) {
+  absl::MutexLock l(&mu_);
+  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT COUNT(*) FROM submissions WHERE team = ?"));
+  q->Bind(1, team);
+  ASSIGN_OR_RETURN(bool row, q->Step());
+  int n = row ? static_cast<int>(q->Int(0)) : 0;
+  q->Reset();
+  return n;
+}
+
+absl::StatusOr<std::vector<std::string>> SqliteStore::ListBoards() {
+  absl::MutexLock l(&mu_);
+  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT DISTINCT board FROM jobs ORDER BY board"));
+  std::vector<std::string> out;
   while (true) {
     ASSIGN_OR_RETURN(bool row, q->Step());
     if (!row) break;
-    out.push_back(ReadSubmission(*q));
+    out.push_back(q->Text(0));
   }
   q->Reset();
   return out;
@@ -269,7 +315,7 @@ absl::StatusOr<std::optional<JobRecord>> SqliteStore::LeaseLocked(bool builtin,
   RETURN_IF_ERROR(tx.Commit());
   ASSIGN_OR_RETURN(auto* g, Stmt(
       "SELECT id, submission_id, problem, trial, seed, state, COALESCE(worker_id, ''),"
-      " COALESCE(lease_expires_at, 0), attempts FROM jobs WHERE id = ?"));
+      " COALESCE(lease_expires_at, 0), attempts, board FROM jobs WHERE id = ?"));
   g->Bind(1, id);
   ASSIGN_OR_RETURN(bool grow, g->Step());
   if (!grow) return absl::InternalError("leased job vanished");
@@ -294,7 +340,7 @@ absl::StatusOr<JobRecord> SqliteStore::GetJob(int64_t job_id) {
   absl::MutexLock l(&mu_);
   ASSIGN_OR_RETURN(auto* g, Stmt(
       "SELECT id, submission_id, problem, trial, seed, state, COALESCE(worker_id, ''),"
-      " COALESCE(lease_expires_at, 0), attempts FROM jobs WHERE id = ?"));
+      " COALESCE(lease_expires_at, 0), attempts, board FROM jobs WHERE id = ?"));
   g->Bind(1, job_id);
   ASSIGN_OR_RETURN(bool row, g->Step());
   if (!row) return absl::NotFoundError(absl::StrCat("no job with id ", job_id));
@@ -405,8 +451,8 @@ absl::StatusOr<int64_t> SqliteStore::CreateStudy(const StudyRecord& s) {
   absl::MutexLock l(&mu_);
   ASSIGN_OR_RETURN(auto* u, Stmt("INSERT INTO studies (job_id, submission_id, problem, trial,"
                                  " state, batch_size, n_batches, suggest_budget_s,"
-                                 " study_budget_s, started_at, problem_signature) VALUES (?, ?,"
-                                 " ?, ?, 'running', ?, ?, ?, ?, ?, ?)"));
+                                 " study_budget_s, started_at, problem_signature, board) VALUES"
+                                 " (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)"));
   if (s.job_id) {
     u->Bind(1, *s.job_id);
   } else {
@@ -420,6 +466,7 @@ absl::StatusOr<int64_t> SqliteStore::CreateStudy(const StudyRecord& s) {
   } else {
     u->Bind(10, s.problem_signature);
   }
+  u->Bind(11, s.board);
   RETURN_IF_ERROR(u->Run());
   return db_->LastInsertId();
 }
@@ -428,7 +475,7 @@ absl::StatusOr<StudyRecord> SqliteStore::GetStudy(int64_t study_id) {
   absl::MutexLock l(&mu_);
   ASSIGN_OR_RETURN(auto* q, Stmt("SELECT id, job_id, submission_id, problem, trial, state,"
                                  " batch_size, n_batches, suggest_budget_s, study_budget_s,"
-                                 " started_at, problem_signature FROM studies WHERE id = ?"));
+                                 " started_at, problem_signature, board FROM studies WHERE id = ?"));
   q->Bind(1, study_id);
   ASSIGN_OR_RETURN(bool row, q->Step());
   if (!row) return absl::NotFoundError(absl::StrCat("no study with id ", study_id));
@@ -445,6 +492,7 @@ absl::StatusOr<StudyRecord> SqliteStore::GetStudy(int64_t study_id) {
   s.study_budget_s = q->Double(9);
   s.started_at = q->Double(10);
   if (!q->IsNull(11)) s.problem_signature = q->Text(11);
+  s.board = q->Text(12);
   q->Reset();
   return s;
 }
@@ -463,8 +511,8 @@ absl::Status SqliteStore::RecordBatch(const BatchRecord& b) {
   ib->Bind(7, b.eval_time_s).Bind(8, n_replaced);
   RETURN_IF_ERROR(ib->Run());
   ASSIGN_OR_RETURN(auto* ie, Stmt("INSERT INTO evaluations (study_id, batch, idx, params_json,"
-                                  " value, replaced, eval_time_s, suggested_json) VALUES"
-                                  " (?, ?, ?, ?, ?, ?, ?, ?)"));
+                                  " value, replaced, eval_time_s, suggested_json, generalization)"
+                                  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   for (size_t i = 0; i < b.evaluations.size(); ++i) {
     const auto& e = b.evaluations[i];
     ie->Bind(1, b.study_id).Bind(2, b.batch).Bind(3, static_cast<int64_t>(i));
@@ -474,6 +522,11 @@ absl::Status SqliteStore::RecordBatch(const BatchRecord& b) {
       ie->BindNull(8);
     } else {
       ie->Bind(8, e.suggested_json);
+    }
+    if (e.generalization) {
+      ie->Bind(9, Storable(*e.generalization));
+    } else {
+      ie->BindNull(9);
     }
     RETURN_IF_ERROR(ie->Run());
   }
@@ -575,8 +628,8 @@ absl::StatusOr<std::vector<std::vector<double>>> SqliteStore::StudyValues(int64_
   return out;
 }
 
-absl::StatusOr<ScoringData> SqliteStore::LoadScoringData(
-    const std::vector<std::string>& problems) {
+absl::StatusOr<ScoringData> SqliteStore::LoadScoringData(const std::vector<std::string>& problems,
+                                                         const std::string& board) {
   absl::MutexLock l(&mu_);
   ScoringData data;
   // With a filter, the same statements run once per problem (?1 = the problem; unfiltered,
@@ -595,6 +648,7 @@ JOIN submissions sub ON sub.id = s.submission_id
 LEFT JOIN evaluations e ON e.study_id = s.id
 WHERE sub.is_baseline = 0
   AND (?1 IS NULL OR s.problem = ?1)
+  AND s.board = ?2
   AND s.state IN ('completed', 'cut_off', 'failed')
   AND s.id = (SELECT MAX(s2.id) FROM studies s2
               WHERE s2.job_id = s.job_id AND s2.state IN ('completed', 'cut_off', 'failed'))
@@ -613,6 +667,7 @@ WHERE sub.is_baseline = 1 AND s.state = 'completed' AND (?1 IS NULL OR s.problem
       q->BindNull(1);
       b->BindNull(1);
     }
+    q->Bind(2, board);
     std::map<int64_t, StudyCurve*> by_study;
     while (true) {
       ASSIGN_OR_RETURN(bool row, q->Step());
@@ -675,8 +730,9 @@ absl::StatusOr<std::vector<int64_t>> SqliteStore::ListStudyIds() {
 absl::StatusOr<std::vector<std::pair<int, EvaluationRecord>>> SqliteStore::StudyEvaluations(
     int64_t study_id) {
   absl::MutexLock l(&mu_);
-  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT batch, params_json, value, replaced, eval_time_s"
-                                 " FROM evaluations WHERE study_id = ? ORDER BY batch, idx"));
+  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT batch, params_json, value, replaced, eval_time_s,"
+                                 " generalization FROM evaluations WHERE study_id = ?"
+                                 " ORDER BY batch, idx"));
   q->Bind(1, study_id);
   std::vector<std::pair<int, EvaluationRecord>> out;
   while (true) {
@@ -687,6 +743,7 @@ absl::StatusOr<std::vector<std::pair<int, EvaluationRecord>>> SqliteStore::Study
     e.value = q->IsNull(2) ? kInf : q->Double(2);
     e.replaced = q->Int(3) != 0;
     e.eval_time_s = q->Double(4);
+    if (!q->IsNull(5)) e.generalization = q->Double(5);
     out.push_back({static_cast<int>(q->Int(0)), std::move(e)});
   }
   q->Reset();
@@ -713,31 +770,22 @@ absl::StatusOr<ScoringChanges> SqliteStore::ScoringChangesSince(int64_t after_se
   return out;
 }
 
-absl::Status SqliteStore::ExportResultsCsv(std::ostream& out) {
+absl::Status SqliteStore::ExportResultsCsv(std::ostream& out, const std::string& board) {
   absl::MutexLock l(&mu_);
   // The same studies LoadScoringData scores: the latest finished study of each job (for the
   // baseline: its completed studies).
   ASSIGN_OR_RETURN(auto* q, Stmt(R"sql(
-SELECT s.problem, sub.name, s.trial, e.batch, e.idx, e.value
+SELECT s.problem, sub.name, s.trial, e.batch, e.idx, e.value, e.generalization
 FROM studies s
 JOIN submissions sub ON sub.id = s.submission_id
 LEFT JOIN evaluations e ON e.study_id = s.id
-WHERE ((sub.is_baseline = 0 AND s.state IN ('completed', 'cut_off', 'failed')
+WHERE ((sub.is_baseline = 0 AND s.board = ?1 AND s.state IN ('completed', 'cut_off', 'failed')
         AND s.id = (SELECT MAX(s2.id) FROM studies s2
                     WHERE s2.job_id = s.job_id AND s2.state IN ('completed', 'cut_off', 'failed')))
        OR (sub.is_baseline = 1 AND s.state = 'completed'))
 ORDER BY s.problem, sub.name, s.trial, e.batch, e.idx)sql"));
-  out << "problem,method,trial,batch,suggestion,value\n";
-  while (true) {
-    ASSIGN_OR_RETURN(bool row, q->Step());
-    if (!row) break;
-    out << q->Text(0) << ',' << q->Text(1) << ',' << q->Int(2) << ',';
-    if (q->IsNull(3)) {
-      out << "0,0,inf\n";
-      continue;
-    }
-    double v = q->Double(5);
-    out << q->Int(3) << ',' << q->Int(4) << ',';
+  q->Bind(1, board);
+  auto write_number = [&out](double v) {
     if (std::isinf(v)) {
       out << (v > 0 ? "inf" : "-inf");
     } else {
@@ -745,6 +793,21 @@ ORDER BY s.problem, sub.name, s.trial, e.batch, e.idx)sql"));
       std::snprintf(buf, sizeof(buf), "%.17g", v);
       out << buf;
     }
+  };
+  out << "problem,method,trial,batch,suggestion,value,generalization\n";
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) break;
+    out << q->Text(0) << ',' << q->Text(1) << ',' << q->Int(2) << ',';
+    if (q->IsNull(3)) {
+      out << "0,0,inf,inf\n";
+      continue;
+    }
+    double v = q->IsNull(5) ? kInf : q->Double(5);
+    out << q->Int(3) << ',' << q->Int(4) << ',';
+    write_number(v);
+    out << ',';
+    write_number(q->IsNull(6) ? v : q->Double(6));
     out << '\n';
   }
   q->Reset();

@@ -23,11 +23,17 @@ class SqliteStore : public Store {
 
   absl::StatusOr<int64_t> AddSubmission(const SubmissionRecord& s, const std::string& archive,
                                         const std::vector<std::string>& problems,
-                                        int64_t seed_base) override;
+                                        int64_t seed_base,
+                                        const std::vector<std::string>& boards) override;
+  using Store::AddSubmission;
   absl::StatusOr<SubmissionRecord> GetSubmission(int64_t id) override;
   absl::StatusOr<std::optional<SubmissionRecord>> FindSubmission(const std::string& name) override;
   absl::StatusOr<std::string> GetSubmissionArchive(int64_t id) override;
   absl::StatusOr<std::vector<SubmissionRecord>> ListSubmissions() override;
+  absl::StatusOr<std::vector<SubmissionRecord>> FindSubmissionsByDigest(
+      const std::string& digest) override;
+  absl::StatusOr<int> CountTeamSubmissions(const std::string& team) override;
+  absl::StatusOr<std::vector<std::string>> ListBoards() override;
   absl::StatusOr<JobCounts> CountJobs(int64_t submission_id) override;
   absl::StatusOr<int> CountStudiesWithErrors(int64_t submission_id) override;
   absl::StatusOr<std::optional<JobRecord>> LeaseJob(const std::string& worker_id,
@@ -58,9 +64,11 @@ class SqliteStore : public Store {
       int64_t study_id) override;
   absl::StatusOr<std::vector<int64_t>> ListStudyIds() override;
   using Store::LoadScoringData;
-  absl::StatusOr<ScoringData> LoadScoringData(const std::vector<std::string>& problems) override;
+  absl::StatusOr<ScoringData> LoadScoringData(const std::vector<std::string>& problems,
+                                              const std::string& board) override;
   absl::StatusOr<ScoringChanges> ScoringChangesSince(int64_t after_seq) override;
-  absl::Status ExportResultsCsv(std::ostream& out) override;
+  using Store::ExportResultsCsv;
+  absl::Status ExportResultsCsv(std::ostream& out, const std::string& board) override;
 
   // The schema version after migrations (for tests and `bbo-server --version`).
   absl::StatusOr<int> SchemaVersion();
@@ -86,6 +94,8 @@ class SqliteStore : public Store {
 
 // Applies numbered migrations to `db` (schema_version table). Exposed for tests.
 absl::Status Migrate(sqlite::Database* db);
+// Applies the migrations up to `version` only (tests of a later migration on an older file).
+absl::Status MigrateTo(sqlite::Database* db, int version);
 // The number of migrations this binary knows.
 int LatestSchemaVersion();
 

@@ -32,7 +32,15 @@ struct SubmissionRecord {
   int trials = 0;      // trials per problem
   bool is_baseline = false;
   double created_at = 0;
+  // The team that submitted it ("" = not given); per-team submission limits count these.
+  std::string team;
 };
+
+// The boards of a phase. Every job belongs to one: the phase's own board (kMainBoard) or, in a
+// final phase that also produces one, the warm-start board (kWarmStartBoard), on which the same
+// submissions run the same problems and seeds with the real parameter names (seed 001 §4.7).
+inline constexpr char kMainBoard[] = "";
+inline constexpr char kWarmStartBoard[] = "warm-start";
 
 enum class JobState { kQueued, kLeased, kDone, kFailed };
 
@@ -42,6 +50,7 @@ struct JobRecord {
   std::string problem;
   int trial = 0;
   int64_t seed = 0;
+  std::string board;  // kMainBoard or kWarmStartBoard
   JobState state = JobState::kQueued;
   std::string worker_id;
   double lease_expires_at = 0;
@@ -70,6 +79,8 @@ struct StudyRecord {
   double started_at = 0;
   // ProblemSignature() of the problem when the study was opened ("" = not recorded).
   std::string problem_signature;
+  // The board the study counts for (its job's board; kMainBoard for practice studies).
+  std::string board;
 };
 
 // Where the points of a batch came from.
@@ -83,6 +94,9 @@ struct EvaluationRecord {
   // What the optimizer suggested for this slot when it was replaced (JSON, or an explanation
   // when it could not be decoded); empty otherwise.
   std::string suggested_json;
+  // The problem's held-out ("generalization") loss at the point, for problems that have one
+  // (ML and scikit-learn problems, external problems that report it); unset otherwise.
+  std::optional<double> generalization;
 };
 
 struct BatchRecord {
@@ -137,17 +151,29 @@ class Store {
   virtual ~Store() = default;
 
   // --- submissions and the job queue
-  // Inserts a submission with its archive and queues one job per problem x trial (seeds derived
-  // from `seed_base`). AlreadyExists when the name is taken.
+  // Inserts a submission with its archive and queues one job per board x problem x trial
+  // (seeds derived from `seed_base`; the same seed on every board, so boards are paired). The
+  // jobs of the first board come first in the queue. AlreadyExists when the name is taken.
   virtual absl::StatusOr<int64_t> AddSubmission(const SubmissionRecord& s,
                                                 const std::string& archive,
                                                 const std::vector<std::string>& problems,
-                                                int64_t seed_base) = 0;
+                                                int64_t seed_base,
+                                                const std::vector<std::string>& boards) = 0;
+  absl::StatusOr<int64_t> AddSubmission(const SubmissionRecord& s, const std::string& archive,
+                                        const std::vector<std::string>& problems,
+                                        int64_t seed_base) {
+    return AddSubmission(s, archive, problems, seed_base, {kMainBoard});
+  }
   virtual absl::StatusOr<SubmissionRecord> GetSubmission(int64_t id) = 0;
   virtual absl::StatusOr<std::optional<SubmissionRecord>> FindSubmission(
       const std::string& name) = 0;
   virtual absl::StatusOr<std::string> GetSubmissionArchive(int64_t id) = 0;
   virtual absl::StatusOr<std::vector<SubmissionRecord>> ListSubmissions() = 0;
+  // The non-baseline submissions whose archive has this digest.
+  virtual absl::StatusOr<std::vector<SubmissionRecord>> FindSubmissionsByDigest(
+      const std::string& digest) = 0;
+  // How many submissions `team` has registered.
+  virtual absl::StatusOr<int> CountTeamSubmissions(const std::string& team) = 0;
   virtual absl::StatusOr<JobCounts> CountJobs(int64_t submission_id) = 0;
   virtual absl::StatusOr<int> CountStudiesWithErrors(int64_t submission_id) = 0;
 
@@ -203,18 +229,28 @@ class Store {
       int64_t study_id) = 0;
 
   // --- scoring
-  // The scored data of `problems`, or of every problem when `problems` is empty.
-  virtual absl::StatusOr<ScoringData> LoadScoringData(
-      const std::vector<std::string>& problems) = 0;
-  absl::StatusOr<ScoringData> LoadScoringData() { return LoadScoringData({}); }
+  // The scored data of `problems` (every problem when empty) on `board`: the methods' studies
+  // of that board; the baseline's studies whatever their board (random search does not read
+  // parameter names).
+  virtual absl::StatusOr<ScoringData> LoadScoringData(const std::vector<std::string>& problems,
+                                                      const std::string& board) = 0;
+  absl::StatusOr<ScoringData> LoadScoringData(const std::vector<std::string>& problems) {
+    return LoadScoringData(problems, kMainBoard);
+  }
+  absl::StatusOr<ScoringData> LoadScoringData() { return LoadScoringData({}, kMainBoard); }
   // Studies reach a scored final state (completed, cut off, failed) in a sequence 1, 2, ...
   // Returns the latest sequence number and the problems of the studies finalized after
   // `after_seq` (sorted, distinct). Only these problems' scoring data can have changed.
   virtual absl::StatusOr<ScoringChanges> ScoringChangesSince(int64_t after_seq) = 0;
-  // Writes the evaluations that LoadScoringData scores (plus the baseline's) as a results CSV,
-  // problem,method,trial,batch,suggestion,value (the format of `bbo score`). A finished study
-  // without any evaluation is written as one `inf` row so that its trial still counts.
-  virtual absl::Status ExportResultsCsv(std::ostream& out) = 0;
+  // Writes the evaluations that LoadScoringData(board) scores (plus the baseline's) as a results
+  // CSV, problem,method,trial,batch,suggestion,value,generalization (the format of `bbo
+  // score`); generalization is the held-out loss, or the value itself for problems without one.
+  // A finished study without any evaluation is written as one `inf` row so that its trial
+  // still counts.
+  virtual absl::Status ExportResultsCsv(std::ostream& out, const std::string& board) = 0;
+  absl::Status ExportResultsCsv(std::ostream& out) { return ExportResultsCsv(out, kMainBoard); }
+  // The boards that have jobs, kMainBoard first.
+  virtual absl::StatusOr<std::vector<std::string>> ListBoards() = 0;
 };
 
 }  // namespace bbo

@@ -49,6 +49,7 @@ absl::StatusOr<OpenedStudy> StudyManager::OpenForJob(int64_t job_id,
   rec.submission_id = job.submission_id;
   rec.problem = job.problem;
   rec.trial = job.trial;
+  rec.board = job.board;
   return Open(rec, problem, static_cast<uint64_t>(job.seed));
 }
 
@@ -70,7 +71,8 @@ absl::StatusOr<OpenedStudy> StudyManager::Open(StudyRecord rec, const Problem* p
   rec.state = StudyState::kRunning;
   rec.problem_signature = SignatureOf(problem);
   std::shared_ptr<const Anonymization> anonymization;
-  if (options_.anonymize) {
+  // The warm-start board reruns the phase's jobs with the real names (seed 001 §4.7).
+  if (options_.anonymize && rec.board != kWarmStartBoard) {
     ASSIGN_OR_RETURN(Anonymization a,
                      Anonymize(problem->space(), problem->name(), options_.anonymize_seed));
     anonymization = std::make_shared<const Anonymization>(std::move(a));
@@ -291,6 +293,7 @@ absl::StatusOr<BatchOutcome> StudyManager::Evaluate(Live& live, std::vector<Poin
     EvaluationRecord e;
     e.params_json = PointToJson(points[i]).dump();
     e.value = results[i].value;
+    e.generalization = results[i].generalization;
     e.replaced = replaced[i];
     if (i < suggested.size()) e.suggested_json = std::move(suggested[i]);
     e.eval_time_s = results[i].eval_time_s;

@@ -356,5 +356,43 @@ TEST_F(StudyManagerTest, AnonymizedStudyHidesNamesAndEvaluatesUnderRealOnes) {
             anon.SignatureOf(*problems_->Get("mixed")));
 }
 
+// A mixed problem with a held-out loss of 2 f + 1, NaN where x > 3.
+class HeldOutProblem : public MixedProblem {
+ public:
+  HeldOutProblem() : MixedProblem("held_out") {}
+  ProblemEvaluation EvaluateWithHeldOut(const Point& p) const override {
+    const double f = Evaluate(p);
+    const double x = std::get<double>(p.at("x"));
+    return {f, x > 3 ? std::numeric_limits<double>::quiet_NaN() : 2 * f + 1};
+  }
+};
+
+TEST_F(StudyManagerTest, RecordsTheHeldOutLossTheOptimizerNeverSees) {
+  std::vector<std::unique_ptr<Problem>> problems;
+  problems.push_back(std::make_unique<HeldOutProblem>());
+  ProblemSet set(std::move(problems));
+  StudyOptions opts;
+  opts.batch_size = 2;
+  opts.n_batches = 1;
+  StudyManager manager(store_.get(), &set, evaluator_.get(), &clock_, opts);
+  auto study = manager.OpenPractice("held_out");
+  ASSERT_TRUE(study.ok()) << study.status();
+  std::vector<IncomingPoint> batch = {{GoodPoint(2.0), ""}, {GoodPoint(4.0), ""}};
+  auto out = manager.SubmitBatch(study->study_id, 0, batch, 0, 0);
+  ASSERT_TRUE(out.ok()) << out.status();
+  // The optimizer gets the objective only.
+  EXPECT_DOUBLE_EQ(out->values[0], 1.0);
+  EXPECT_DOUBLE_EQ(out->values[1], 9.0);
+  auto evals = store_->StudyEvaluations(study->study_id);
+  ASSERT_TRUE(evals.ok());
+  ASSERT_EQ(evals->size(), 2u);
+  EXPECT_EQ((*evals)[0].second.generalization, 3.0);
+  EXPECT_EQ((*evals)[1].second.generalization, kInf);  // NaN held-out loss stored as +inf
+  // Problems without a held-out loss store none.
+  auto plain = manager_->OpenPractice("mixed");
+  ASSERT_TRUE(manager_->SubmitBatch(plain->study_id, 0, Batch(4), 0, 0).ok());
+  EXPECT_FALSE((*store_->StudyEvaluations(plain->study_id))[0].second.generalization.has_value());
+}
+
 }  // namespace
 }  // namespace bbo

@@ -524,6 +524,93 @@ TEST_F(E2eTest, HiddenAnonymizedPhaseServesOrganizersOnlyAndHidesNames) {
   }
 }
 
+TEST_F(E2eTest, FinalPhaseRunsOnceWithTeamLimitsAndProducesTheWarmStartBoard) {
+  StartServer({"--phase=final", "--anonymize", "--warm_start_board", "--evaluate_once",
+               "--max_submissions_per_team=1", "--default_trials=2"});
+  StartWorker();
+  auto register_as = [&](const std::string& name, const std::string& optimizer,
+                         const std::string& team, int trials,
+                         bbo::v1::RegisterSubmissionResponse* resp) {
+    fs::path dir = root_ / ("sub_" + name);
+    fs::create_directories(dir);
+    fs::copy_file(fs::path(BBO_TEST_OPTIMIZERS) / optimizer / "optimizer.py",
+                  dir / "optimizer.py", fs::copy_options::overwrite_existing);
+    grpc::ClientContext ctx;
+    bbo::v1::RegisterSubmissionRequest req;
+    req.set_name(name);
+    req.set_archive(*bbo::TarDirectory(dir.string()));
+    req.set_trials(trials);
+    req.set_team(team);
+    return stub_->RegisterSubmission(&ctx, req, resp);
+  };
+  bbo::v1::RegisterSubmissionResponse resp;
+  EXPECT_EQ(register_as("no-team", "warm_start", "", 0, &resp).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(register_as("picky", "warm_start", "red", 5, &resp).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  ASSERT_TRUE(register_as("warm", "warm_start", "red", 0, &resp).ok());
+  const int64_t id = resp.submission_id();
+  EXPECT_EQ(resp.trials(), 2);
+  EXPECT_EQ(resp.jobs(), 4);  // 2 boards x 1 problem x 2 trials
+  grpc::Status second = register_as("warm-2", "anon_check", "red", 0, &resp);
+  EXPECT_EQ(second.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(second.error_message(), HasSubstr("red"));
+  // The same archive from another team is the same optimizer: not evaluated again.
+  EXPECT_EQ(register_as("warm-copy", "warm_start", "blue", 0, &resp).error_code(),
+            grpc::StatusCode::ALREADY_EXISTS);
+  ASSERT_TRUE(WaitFinished(id, 90)) << Logs();
+  const std::string sid = std::to_string(id);
+  EXPECT_EQ(Q("SELECT COUNT(*) FROM studies WHERE submission_id = " + sid +
+              " AND state = 'completed' AND board = ''"),
+            "2")
+      << Logs();
+  EXPECT_EQ(Q("SELECT COUNT(*) FROM studies WHERE submission_id = " + sid +
+              " AND state = 'completed' AND board = 'warm-start'"),
+            "2");
+  // With the real names the optimizer went straight to the optimum; anonymized it could not.
+  EXPECT_EQ(Q("SELECT COUNT(*) FROM evaluations e JOIN studies s ON s.id = e.study_id "
+              "WHERE s.submission_id = " + sid + " AND s.board = 'warm-start' AND e.value = 0"),
+            "40");  // every point of both studies: 2 x 5 batches x 4
+  EXPECT_EQ(Q("SELECT COUNT(*) FROM evaluations e JOIN studies s ON s.id = e.study_id "
+              "WHERE s.submission_id = " + sid + " AND s.board = '' AND e.value = 0"),
+            "0");
+
+  auto board_score = [&](const std::string& board, std::string* shown) {
+    for (int i = 0; i < 300; ++i) {
+      grpc::ClientContext ctx;
+      bbo::v1::GetLeaderboardRequest req;
+      req.set_board(board);
+      bbo::v1::GetLeaderboardResponse out;
+      grpc::Status st = stub_->GetLeaderboard(&ctx, req, &out);
+      if (st.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        continue;
+      }
+      EXPECT_TRUE(st.ok()) << st.error_message();
+      *shown = out.board();
+      EXPECT_EQ(out.phase(), "final");
+      for (const auto& row : out.rows()) {
+        if (row.name() == "warm") return row.score();
+      }
+      return -1.0;
+    }
+    return -2.0;
+  };
+  std::string shown;
+  const double warm_score = board_score("warm-start", &shown);
+  EXPECT_EQ(shown, "warm-start");
+  EXPECT_NEAR(warm_score, 100.0, 1e-9) << Logs();
+  const double main_score = board_score("", &shown);
+  EXPECT_EQ(shown, "main");
+  EXPECT_LT(main_score, 100.0);
+  EXPECT_GT(main_score, -1.0);
+  grpc::ClientContext ctx;
+  bbo::v1::GetLeaderboardRequest req;
+  req.set_board("nonesuch");
+  bbo::v1::GetLeaderboardResponse out;
+  EXPECT_EQ(stub_->GetLeaderboard(&ctx, req, &out).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
 TEST_F(E2eTest, ServerReflectionListsTheServices) {
   StartServer();
   auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(port_),
@@ -570,7 +657,7 @@ TEST_F(E2eTest, ServerShutsDownCleanlyOnSigterm) {
   EXPECT_EQ(server_->Terminate(), 0) << Logs();
   // The file is a valid database with every table.
   EXPECT_EQ(Q("SELECT MAX(version) FROM schema_version"),
-            std::to_string(4));  // server/migrations.cc: the latest migration
+            std::to_string(5));  // server/migrations.cc: the latest migration
 }
 
 }  // namespace

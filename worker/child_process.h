@@ -4,7 +4,8 @@
 // ChildProcess: a running program with a pipe to its stdin, a line reader on its stdout and its
 // stderr drained into a bounded tail (plus an optional per-line callback). ProcessLauncher is the
 // seam tests use to inject failing or stalling processes; PosixProcessLauncher is the real one
-// (fork + exec, a new session so the whole group can be killed, rlimits applied in the child).
+// (common/subprocess.h: fork + exec, a new session so the whole group can be killed, rlimits
+// applied in the child).
 //
 // Thread safety: a ChildProcess is used by one thread (its host); the stderr drain runs on an
 // internal thread and StderrTail() may be called from any thread.

@@ -1,25 +1,17 @@
 #include "server/problems/external_problem.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cmath>
-#include <condition_variable>
 #include <cstdio>
 #include <limits>
 #include <mutex>
-#include <thread>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -29,6 +21,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "common/subprocess.h"
 #include "spdlog/spdlog.h"
 
 namespace bbo {
@@ -260,16 +253,6 @@ absl::StatusOr<std::vector<ExternalEvaluation>> ParseEvaluateReply(const std::st
   return out;
 }
 
-void SetLimit(int resource, uint64_t value) {
-  struct rlimit rl;
-  if (getrlimit(resource, &rl) != 0) return;
-  rlim_t v = static_cast<rlim_t>(value);
-  if (rl.rlim_max != RLIM_INFINITY && v > rl.rlim_max) v = rl.rlim_max;
-  rl.rlim_cur = v;
-  rl.rlim_max = v;
-  setrlimit(resource, &rl);
-}
-
 }  // namespace
 
 namespace external_internal {
@@ -306,46 +289,52 @@ class StderrLog {
   bool failed_ = false;
 };
 
-// One running problem process: its own session and process group, stdin a socket (so a write to
-// a dead child fails with EPIPE instead of raising SIGPIPE in the coordinator), stdout a pipe
-// read with deadlines, stderr a pipe drained by a thread. Used by one thread at a time.
+// One running problem process (common/subprocess.h): its own session and process group, stdin a
+// socket (so a write to a dead child fails with EPIPE instead of raising SIGPIPE in the
+// coordinator), stdout read with deadlines, stderr drained into the log and a tail. Used by one
+// thread at a time. Destroying it kills and reaps the process group.
 class ProblemProcess {
  public:
   static absl::StatusOr<std::unique_ptr<ProblemProcess>> Spawn(
       const std::string& program, const ExternalProblemOptions& options,
-      std::shared_ptr<StderrLog> log);
-
-  ~ProblemProcess() {
-    Kill();
-    stop_drain_.store(true);
-    if (drain_.joinable()) drain_.join();
-    close(in_fd_);
-    close(out_fd_);
+      std::shared_ptr<StderrLog> log) {
+    SubprocessOptions spawn;
+    spawn.argv = options.argv;
+    spawn.argv[0] = program;
+    spawn.env = options.env;
+    spawn.cwd = options.working_dir;
+    if (options.address_space_bytes != 0) {
+      spawn.limits.push_back({RLIMIT_AS, options.address_space_bytes});
+    }
+    spawn.limits.push_back({RLIMIT_CORE, 0});
+    spawn.stdin_is_socket = true;
+    spawn.stderr_tail_bytes = kStderrTailBytes;
+    spawn.on_stderr_chunk = [log](absl::string_view chunk) {
+      log->Append(chunk.data(), chunk.size());
+    };
+    absl::StatusOr<std::unique_ptr<Subprocess>> process = Subprocess::Spawn(std::move(spawn));
+    if (!process.ok()) return process.status();
+    if (const std::optional<Subprocess::ExecError>& failure = (*process)->exec_error()) {
+      const char* reason = strerror(failure->error_number);
+      if (failure->stage == Subprocess::ExecError::Stage::kChdir) {
+        return absl::InvalidArgumentError(absl::StrCat("cannot change to working_dir ",
+                                                       Quote(options.working_dir), ": ", reason));
+      }
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot execute ", Quote(program), ": ", reason));
+    }
+    return std::unique_ptr<ProblemProcess>(new ProblemProcess(*std::move(process)));
   }
 
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return process_->pid(); }
 
   // Writes `line` + '\n'. Unavailable if the child is gone; DeadlineExceeded at `deadline`.
   absl::Status WriteLine(absl::string_view line, absl::Time deadline) {
-    std::string data = absl::StrCat(line, "\n");
-    size_t off = 0;
-    while (off < data.size()) {
-      ssize_t n = send(in_fd_, data.data() + off, data.size() - off, MSG_NOSIGNAL | MSG_DONTWAIT);
-      if (n >= 0) {
-        off += static_cast<size_t>(n);
-        continue;
-      }
-      if (errno == EINTR) continue;
-      if (errno != EAGAIN && errno != EWOULDBLOCK) {
-        return absl::UnavailableError(Gone("could not be written to"));
-      }
-      absl::Duration left = deadline - absl::Now();
-      if (left <= absl::ZeroDuration()) {
-        return absl::DeadlineExceededError("the process did not read its request in time");
-      }
-      struct pollfd p = {in_fd_, POLLOUT, 0};
-      poll(&p, 1, PollMillis(left));
+    absl::Status written = process_->Write(absl::StrCat(line, "\n"), deadline);
+    if (absl::IsDeadlineExceeded(written)) {
+      return absl::DeadlineExceededError("the process did not read its request in time");
     }
+    if (!written.ok()) return absl::UnavailableError(Gone("could not be written to"));
     return absl::OkStatus();
   }
 
@@ -353,231 +342,60 @@ class ProblemProcess {
   // process ended and quotes its stderr tail); DeadlineExceeded at `deadline`; InvalidArgument
   // for a line over kMaxReplyBytes.
   absl::StatusOr<std::string> ReadLine(absl::Time deadline) {
-    while (true) {
-      size_t nl = buf_.find('\n');
-      if (nl != std::string::npos) {
-        std::string line = buf_.substr(0, nl);
-        buf_.erase(0, nl + 1);
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        return line;
-      }
-      if (buf_.size() > kMaxReplyBytes) {
+    absl::StatusOr<std::string> line = process_->ReadLine(deadline, kMaxReplyBytes);
+    if (line.ok()) return line;
+    switch (line.status().code()) {
+      case absl::StatusCode::kResourceExhausted:
         return absl::InvalidArgumentError(
             absl::StrCat("reply line longer than ", kMaxReplyBytes >> 20, " MiB"));
-      }
-      if (eof_) return absl::UnavailableError(Gone("closed its stdout"));
-      absl::Duration left = deadline - absl::Now();
-      if (left <= absl::ZeroDuration()) {
+      case absl::StatusCode::kUnavailable:
+        return absl::UnavailableError(Gone("closed its stdout"));
+      case absl::StatusCode::kDeadlineExceeded:
         return absl::DeadlineExceededError("no reply in time");
-      }
-      struct pollfd p = {out_fd_, POLLIN, 0};
-      if (poll(&p, 1, PollMillis(left)) <= 0) continue;
-      char chunk[65536];
-      ssize_t n = read(out_fd_, chunk, sizeof(chunk));
-      if (n > 0) {
-        buf_.append(chunk, static_cast<size_t>(n));
-      } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-        eof_ = true;
-      }
+      default:
+        return line.status();
     }
   }
 
   // Asks the process to exit: the exit request, then end of input.
   void RequestExit() {
     WriteLine(R"({"type":"exit"})", absl::Now()).IgnoreError();
-    shutdown(in_fd_, SHUT_WR);
+    process_->CloseStdin();
   }
 
-  // Reaps the process if it exits by `deadline`; true if it did. What the process left behind
-  // in its group is killed first, while the unreaped leader still pins the group id.
-  bool WaitExit(absl::Time deadline) {
-    while (!reaped_) {
-      siginfo_t info;
-      info.si_pid = 0;
-      int r = waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT);
-      if (r == 0 && info.si_pid == pid_) {
-        kill(-pid_, SIGKILL);
-        int status = 0;
-        while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-        }
-        reaped_ = true;
-        status_ = status;
-        break;
-      }
-      if (r < 0 && errno != EINTR) {  // ECHILD: nothing left to reap
-        reaped_ = true;
-        break;
-      }
-      if (absl::Now() >= deadline) return false;
-      absl::SleepFor(absl::Milliseconds(2));
-    }
-    return true;
-  }
+  // Reaps the process if it exits by `deadline`; true if it did (see Subprocess::WaitExit).
+  bool WaitExit(absl::Time deadline) { return process_->WaitExit(deadline); }
 
   // SIGKILL to the whole process group, then reap.
   void Kill() {
-    if (reaped_) return;
-    kill(-pid_, SIGKILL);
-    kill(pid_, SIGKILL);
+    process_->KillGroup();
     // After SIGKILL only a process stuck in the kernel (state D) outlives this wait; it is then
     // left to init rather than blocking the study.
-    WaitExit(absl::Now() + absl::Seconds(5));
-  }
-
-  std::string StderrTail() {
-    std::lock_guard<std::mutex> l(tail_mu_);
-    return tail_;
+    process_->WaitExit(absl::Now() + absl::Seconds(5));
   }
 
  private:
-  ProblemProcess(pid_t pid, int in_fd, int out_fd, int err_fd, std::shared_ptr<StderrLog> log)
-      : pid_(pid), in_fd_(in_fd), out_fd_(out_fd), log_(std::move(log)) {
-    drain_ = std::thread([this, err_fd] { Drain(err_fd); });
-  }
-
-  static int PollMillis(absl::Duration left) {
-    return static_cast<int>(std::clamp<int64_t>(absl::ToInt64Milliseconds(left) + 1, 1, 200));
-  }
+  explicit ProblemProcess(std::unique_ptr<Subprocess> process) : process_(std::move(process)) {}
 
   // "the process <what> and exited with status 3; stderr: ...".
   std::string Gone(absl::string_view what) {
     std::string how;
-    if (WaitExit(absl::Now() + absl::Seconds(1))) {
-      how = WaitStatusText(status_);
+    if (process_->WaitExit(absl::Now() + absl::Seconds(1))) {
+      how = WaitStatusText(process_->wait_status().value_or(0));
     } else {
       Kill();
       how = "was still running (killed)";
     }
     // Let the drain thread read what the process wrote just before it ended.
-    {
-      std::unique_lock<std::mutex> l(tail_mu_);
-      tail_cv_.wait_for(l, std::chrono::milliseconds(300), [this] { return drain_done_; });
-    }
-    std::string tail = StderrTail();
+    process_->WaitStderrClosed(absl::Now() + absl::Milliseconds(300));
+    std::string tail = process_->StderrTail();
     if (tail.size() > 1000) tail = "..." + tail.substr(tail.size() - 1000);
     return absl::StrCat("the process ", what, " and ", how,
                         tail.empty() ? "; no stderr" : "; stderr: " + Quote(tail, 2000));
   }
 
-  void Drain(int fd) {
-    char chunk[8192];
-    while (!stop_drain_.load()) {
-      // Polling with a timeout lets the destructor stop this thread even when a descendant that
-      // escaped the process group keeps the pipe open.
-      struct pollfd p = {fd, POLLIN, 0};
-      if (poll(&p, 1, 100) <= 0) continue;
-      ssize_t n = read(fd, chunk, sizeof(chunk));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      log_->Append(chunk, static_cast<size_t>(n));
-      std::lock_guard<std::mutex> l(tail_mu_);
-      tail_.append(chunk, static_cast<size_t>(n));
-      if (tail_.size() > kStderrTailBytes) tail_.erase(0, tail_.size() - kStderrTailBytes);
-    }
-    close(fd);
-    std::lock_guard<std::mutex> l(tail_mu_);
-    drain_done_ = true;
-    tail_cv_.notify_all();
-  }
-
-  const pid_t pid_;
-  const int in_fd_;
-  const int out_fd_;
-  const std::shared_ptr<StderrLog> log_;
-  std::string buf_;
-  bool eof_ = false;
-  bool reaped_ = false;
-  int status_ = 0;
-  std::thread drain_;
-  std::atomic<bool> stop_drain_{false};
-  std::mutex tail_mu_;
-  std::condition_variable tail_cv_;
-  std::string tail_;         // guarded by tail_mu_
-  bool drain_done_ = false;  // guarded by tail_mu_
+  const std::unique_ptr<Subprocess> process_;
 };
-
-absl::StatusOr<std::unique_ptr<ProblemProcess>> ProblemProcess::Spawn(
-    const std::string& program, const ExternalProblemOptions& options,
-    std::shared_ptr<StderrLog> log) {
-  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, exec_status[2] = {-1, -1};
-  auto close_all = [&] {
-    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1], exec_status[0], exec_status[1]}) {
-      if (fd >= 0) close(fd);
-    }
-  };
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0 || pipe2(out, O_CLOEXEC) != 0 ||
-      pipe2(err, O_CLOEXEC) != 0 || pipe2(exec_status, O_CLOEXEC) != 0) {
-    int e = errno;
-    close_all();
-    return absl::ResourceExhaustedError(absl::StrCat("cannot create pipes: ", strerror(e)));
-  }
-  // Everything the child needs is built before fork: after it, only async-signal-safe calls.
-  std::vector<char*> argv, envp;
-  argv.push_back(const_cast<char*>(program.c_str()));
-  for (size_t i = 1; i < options.argv.size(); ++i) {
-    argv.push_back(const_cast<char*>(options.argv[i].c_str()));
-  }
-  argv.push_back(nullptr);
-  for (const std::string& e : options.env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-  const char* cwd = options.working_dir.empty() ? nullptr : options.working_dir.c_str();
-  const uint64_t as_limit = options.address_space_bytes;
-  const int status_fd = exec_status[1];
-
-  pid_t pid = fork();
-  if (pid < 0) {
-    int e = errno;
-    close_all();
-    return absl::ResourceExhaustedError(absl::StrCat("fork: ", strerror(e)));
-  }
-  if (pid == 0) {
-    setsid();
-    dup2(in[1], 0);
-    dup2(out[1], 1);
-    dup2(err[1], 2);
-    // Descriptors the coordinator opened without O_CLOEXEC must not leak into organizer code.
-    syscall(SYS_close_range, 3, status_fd - 1, 0);
-    syscall(SYS_close_range, status_fd + 1, ~0U, 0);
-    // Ignored signals survive exec; the child gets default dispositions and an empty mask.
-    for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD}) signal(sig, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    if (as_limit != 0) SetLimit(RLIMIT_AS, as_limit);
-    SetLimit(RLIMIT_CORE, 0);
-    int failure[2] = {0, 0};
-    if (cwd != nullptr && chdir(cwd) != 0) {
-      failure[0] = 1;
-    } else {
-      execve(argv[0], argv.data(), envp.data());
-      failure[0] = 2;
-    }
-    failure[1] = errno;
-    ssize_t ignored = write(status_fd, failure, sizeof(failure));
-    (void)ignored;
-    _exit(127);
-  }
-  close(in[1]);
-  close(out[1]);
-  close(err[1]);
-  close(exec_status[1]);
-  // The status pipe closes on a successful exec (O_CLOEXEC) and carries {stage, errno} if not.
-  int failure[2] = {0, 0};
-  ssize_t n;
-  do {
-    n = read(exec_status[0], failure, sizeof(failure));
-  } while (n < 0 && errno == EINTR);
-  close(exec_status[0]);
-  std::unique_ptr<ProblemProcess> process(new ProblemProcess(pid, in[0], out[0], err[0], log));
-  if (n == static_cast<ssize_t>(sizeof(failure))) {
-    return absl::InvalidArgumentError(
-        failure[0] == 1
-            ? absl::StrCat("cannot change to working_dir ", Quote(options.working_dir), ": ",
-                           strerror(failure[1]))
-            : absl::StrCat("cannot execute ", Quote(program), ": ", strerror(failure[1])));
-  }
-  return process;
-}
 
 }  // namespace external_internal
 
@@ -812,6 +630,11 @@ std::vector<double> ExternalProblem::EvaluateBatch(
 
 double ExternalProblem::Evaluate(const Point& canonical_point) const {
   return EvaluateDetailed({canonical_point})[0].value;
+}
+
+ProblemEvaluation ExternalProblem::EvaluateWithHeldOut(const Point& canonical_point) const {
+  ExternalEvaluation e = EvaluateDetailed({canonical_point})[0];
+  return {e.value, e.generalization};
 }
 
 std::vector<std::string> ExternalProblem::errors() const {

@@ -113,6 +113,8 @@ class ExternalProblem : public Problem {
 
   // One point, one request. Never throws; +inf on failure (see the file comment).
   double Evaluate(const Point& canonical_point) const override;
+  // One point, one request, with the "generalization" of the reply when it has one.
+  ProblemEvaluation EvaluateWithHeldOut(const Point& canonical_point) const override;
   // All points in one request (same preconditions as Evaluate); values in order.
   std::vector<double> EvaluateBatch(const std::vector<Point>& canonical_points) const;
   // As EvaluateBatch, with the generalization losses.

@@ -20,6 +20,14 @@
 
 namespace bbo {
 
+// One evaluation with the problem's held-out loss.
+struct ProblemEvaluation {
+  double value = 0;
+  // Bayesmark's "generalization": the loss of the same point on data the objective does not
+  // use (a refit scored on a held-out test part). Unset for problems without one.
+  std::optional<double> generalization;
+};
+
 class Problem {
  public:
   virtual ~Problem();
@@ -44,6 +52,12 @@ class Problem {
   // canonicalized with space().Canonicalize() (ints are int64_t, bools bool, cats std::string,
   // reals double). May throw or return NaN; callers map either to +inf.
   virtual double Evaluate(const Point& canonical_point) const = 0;
+  // Evaluate() plus the held-out loss, for problems that have one (the coordinator records both;
+  // the optimizer only ever sees the value). Same preconditions and failure modes as Evaluate.
+  // Default: Evaluate() without a held-out loss.
+  virtual ProblemEvaluation EvaluateWithHeldOut(const Point& canonical_point) const {
+    return {Evaluate(canonical_point), std::nullopt};
+  }
 };
 
 // Base class for built-in problems. Subclasses pass their metadata to the constructor and

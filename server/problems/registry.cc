@@ -1,13 +1,16 @@
 #include "server/problems/registry.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <fstream>
-#include <thread>
 #include <map>
+#include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "common/status_macros.h"
 #include "server/problems/external_problem.h"
 #include "server/problems/generated/task_generator.h"
@@ -15,6 +18,7 @@
 #include "server/problems/internal/synthetic_suite.h"
 #include "server/problems/practice_suite.h"
 #if BBO_WITH_ML_PROBLEMS
+#include "server/problems/ml/metrics.h"
 #include "server/problems/ml/ml_suite.h"
 #endif
 
@@ -84,16 +88,86 @@ absl::StatusOr<Problems> Sklearn(const SuiteOptions& o) {
   return out;
 }
 
-absl::StatusOr<Problems> Generated(const SuiteOptions& o) {
-  if (o.generated_family != "bbob-d5") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "generated: unknown family \"", o.generated_family, "\" (built in: bbob-d5; other "
-        "families come from a design file: bbo tasks design)"));
+#if BBO_WITH_ML_PROBLEMS
+// The (model, metric) pairs of the ml suite, in suite model order. The names come from the
+// suite itself on one generated dataset per task, so they follow its naming.
+const std::vector<std::pair<std::string, std::string>>& MlFamilies() {
+  static const auto* const families = [] {
+    ml::MlSuiteOptions mo;
+    mo.include_classic = false;
+    mo.generated_seeds = {1};
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (const std::string& name : ml::MlSuiteProblemNames(mo)) {
+      // "ml_<model>_<dataset>_<metric>": no component contains '_'.
+      const std::vector<std::string> parts = absl::StrSplit(name, '_');
+      if (parts.size() == 4) pairs.emplace_back(parts[1], parts[3]);
+    }
+    auto* out = new std::vector<std::pair<std::string, std::string>>();
+    for (const std::string& model : ml::MlModelIds()) {
+      for (const auto metric :
+           {ml::MlMetric::kNll, ml::MlMetric::kErrorRate, ml::MlMetric::kMae, ml::MlMetric::kMse}) {
+        const std::pair<std::string, std::string> pair(model, ml::MetricId(metric));
+        if (std::find(pairs.begin(), pairs.end(), pair) != pairs.end()) out->push_back(pair);
+      }
+    }
+    return out;
+  }();
+  return *families;
+}
+
+absl::StatusOr<Problems> MlFamilyTasks(const std::string& model, const std::string& metric,
+                                       uint64_t seed) {
+  ml::MlSuiteOptions mo;
+  mo.seed = seed;
+  mo.model_ids = {model};
+  // digits (1,797 rows x 64 features) costs far more per evaluation than the others.
+  for (const std::string& name : ml::ClassicDatasetNames()) {
+    if (name != "digits") mo.dataset_names.push_back(name);
   }
-  ASSIGN_OR_RETURN(Problems real, Bbob({5}, 0));
+  for (uint64_t s : mo.generated_seeds) {
+    mo.dataset_names.push_back(absl::StrCat("gen-clf-s", s));
+    mo.dataset_names.push_back(absl::StrCat("gen-reg-s", s));
+  }
+  std::vector<std::string> skipped;
+  Problems out;
+  for (auto& p : ml::MakeMlSuite(mo, &skipped)) {
+    if (absl::EndsWith(p->name(), absl::StrCat("_", metric))) out.push_back(std::move(p));
+  }
+  if (out.size() < 2) {
+    return absl::FailedPreconditionError(absl::StrCat("family ml-", model, "-", metric, ": only ",
+                                                      out.size(), " task(s) could be built; ",
+                                                      absl::StrJoin(skipped, "; ")));
+  }
+  return out;
+}
+#endif
+
+// The design of the generated suite's family: from the design file, or run now.
+absl::StatusOr<TaskFamilyDesign> FamilyDesign(const SuiteOptions& o) {
+  if (!o.design_file.empty()) {
+    auto design = LoadDesign(o.design_file, o.generated_family);
+    if (design.status().code() == absl::StatusCode::kNotFound) {
+      // Say which families the file does hold.
+      std::vector<std::string> stored;
+      if (auto listed = ListDesigns(o.design_file); listed.ok()) {
+        for (const DesignSummary& s : *listed) stored.push_back(s.family);
+      }
+      return absl::NotFoundError(absl::StrCat(
+          "generated: ", design.status().message(),
+          stored.empty()
+              ? ""
+              : absl::StrCat(" (families in the file: ", absl::StrJoin(stored, ", "), ")")));
+    }
+    return design;
+  }
+  ASSIGN_OR_RETURN(Problems real, MakeFamilyTasks(o.generated_family, 0));
   std::vector<const Problem*> tasks;
   for (const auto& p : real) tasks.push_back(p.get());
-  ASSIGN_OR_RETURN(TaskFamilyDesign design, RunDesign("bbob-d5", tasks, 128));
+  return RunDesign(o.generated_family, tasks, kDefaultDesignPoints);
+}
+
+absl::StatusOr<Problems> Generated(const SuiteOptions& o) {
+  ASSIGN_OR_RETURN(TaskFamilyDesign design, FamilyDesign(o));
   ASSIGN_OR_RETURN(auto generator, TaskGenerator::Fit(design));
   Problems out;
   for (int i = 0; i < o.generated_tasks; ++i) {
@@ -106,6 +180,30 @@ absl::StatusOr<Problems> Generated(const SuiteOptions& o) {
 
 std::vector<std::string> SuiteNames() {
   return {"practice", "synthetic", "bbob", "ml", "sklearn", "generated"};
+}
+
+std::vector<std::string> GeneratedFamilies() {
+  std::vector<std::string> out = {"bbob-d5"};
+#if BBO_WITH_ML_PROBLEMS
+  for (const auto& [model, metric] : MlFamilies()) {
+    out.push_back(absl::StrCat("ml-", model, "-", metric));
+  }
+#endif
+  return out;
+}
+
+absl::StatusOr<Problems> MakeFamilyTasks(const std::string& family, uint64_t seed) {
+  if (family == "bbob-d5") return Bbob({5}, seed);
+#if BBO_WITH_ML_PROBLEMS
+  for (const auto& [model, metric] : MlFamilies()) {
+    if (family == absl::StrCat("ml-", model, "-", metric)) {
+      return MlFamilyTasks(model, metric, seed);
+    }
+  }
+#endif
+  return absl::NotFoundError(absl::StrCat(
+      "unknown task family \"", family, "\" (known: ", absl::StrJoin(GeneratedFamilies(), ", "),
+      "; a design file made by `bbo tasks design` may hold others)"));
 }
 
 absl::StatusOr<Problems> MakeSuite(const std::string& name, const SuiteOptions& o) {

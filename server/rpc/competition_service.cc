@@ -7,11 +7,12 @@ grpc::Status CompetitionServiceImpl::RegisterSubmission(
     grpc::ServerContext*, const v1::RegisterSubmissionRequest* req,
     v1::RegisterSubmissionResponse* resp) {
   absl::StatusOr<RegisteredSubmission> r =
-      competition_->Register(req->name(), req->archive(), req->trials());
+      competition_->Register(req->name(), req->archive(), req->trials(), req->team());
   if (!r.ok()) return ToGrpcStatus(r.status());
   resp->set_submission_id(r->submission_id);
   resp->set_kind(ToProto(r->kind));
   resp->set_jobs(r->jobs);
+  resp->set_trials(r->trials);
   return grpc::Status::OK;
 }
 
@@ -32,14 +33,15 @@ grpc::Status CompetitionServiceImpl::ListSubmissions(grpc::ServerContext*,
     o->set_jobs_done(s.jobs.done + s.jobs.failed);
     o->set_studies_with_errors(s.studies_with_errors);
     o->set_created_at_s(s.submission.created_at);
+    o->set_team(s.submission.team);
   }
   return grpc::Status::OK;
 }
 
 grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext* context,
-                                                    const v1::GetLeaderboardRequest*,
+                                                    const v1::GetLeaderboardRequest* req,
                                                     v1::GetLeaderboardResponse* resp) {
-  absl::StatusOr<LeaderboardReport> report = competition_->Leaderboard();
+  absl::StatusOr<LeaderboardReport> report = competition_->Leaderboard(req->board());
   if (!report.ok()) return ToGrpcStatus(report.status());
   // In a hidden phase participants see the overall scores only: no problem names, no
   // per-problem results, no report JSON.
@@ -64,6 +66,8 @@ grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext* context
   resp->set_batch_size(report->batch_size);
   resp->set_n_batches(report->n_batches);
   if (per_problem) resp->set_report_json(report->json.dump());
+  resp->set_phase(competition_->options().phase);
+  resp->set_board(report->json.value("board", "main"));
   return grpc::Status::OK;
 }
 
@@ -74,6 +78,7 @@ grpc::Status ScoringServiceImpl::GetReport(grpc::ServerContext* context,
   if (!allowed.ok()) return allowed;
   ReportRequest r;
   r.phase = req->phase();
+  r.board = req->board();
   if (req->bootstrap_replicates() != 0) r.bootstrap_replicates = req->bootstrap_replicates();
   if (req->seed() != 0) r.seed = req->seed();
   if (req->top_k() != 0) r.top_k = req->top_k();

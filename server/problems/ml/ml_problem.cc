@@ -89,6 +89,12 @@ double MlProblem::Evaluate(const Point& canonical_point) const {
   return sum / cv_folds();
 }
 
+ProblemEvaluation MlProblem::EvaluateWithHeldOut(const Point& canonical_point) const {
+  ProblemEvaluation out{Evaluate(canonical_point), std::nullopt};
+  if (data_->holdout.has_value()) out.generalization = HeldoutLoss(canonical_point);
+  return out;
+}
+
 absl::StatusOr<MlEvaluation> MlProblem::EvaluateWithGeneralization(
     const Point& canonical_point) const {
   if (absl::Status s = space().Validate(canonical_point); !s.ok()) return s;

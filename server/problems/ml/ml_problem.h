@@ -69,6 +69,8 @@ class MlProblem : public BuiltinProblem {
   // Mean cross-validated loss. Throws if a model fails to train (the evaluator records +inf);
   // NaN when the model predicts NaN.
   double Evaluate(const Point& canonical_point) const override;
+  // The CV loss and the held-out loss (k + 1 fits). Throws like Evaluate.
+  ProblemEvaluation EvaluateWithHeldOut(const Point& canonical_point) const override;
 
   // Evaluate plus the per-fold losses and the held-out loss. Internal naming the model, dataset
   // and the library's message when a fit fails; InvalidArgument naming the parameter for a

@@ -1,0 +1,188 @@
+#include "common/subprocess.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace bbo {
+namespace {
+
+using ::testing::ElementsAre;
+
+SubprocessOptions Shell(const std::string& script) {
+  SubprocessOptions options;
+  options.argv = {"/bin/sh", "-c", script};
+  options.env = {"PATH=/usr/bin:/bin"};
+  return options;
+}
+
+std::unique_ptr<Subprocess> SpawnOrDie(SubprocessOptions options) {
+  absl::StatusOr<std::unique_ptr<Subprocess>> p = Subprocess::Spawn(std::move(options));
+  EXPECT_TRUE(p.ok()) << p.status();
+  return p.ok() ? *std::move(p) : nullptr;
+}
+
+absl::Time In(absl::Duration d) { return absl::Now() + d; }
+
+// True while `pid` exists and is not a zombie (an orphan's zombie may wait for a slow init).
+bool Running(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return false;
+  size_t paren = text.rfind(')');
+  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] != 'Z';
+}
+
+TEST(SubprocessTest, ReadsStdoutLinesAndReportsTheExitStatus) {
+  auto p = SpawnOrDie(Shell("echo hello; printf 'crlf\\r\\n'; exit 3"));
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(getpgid(p->pid()), p->pid());  // its own process group
+  EXPECT_EQ(p->ReadLine(In(absl::Seconds(10)), 1024).value_or("?"), "hello");
+  EXPECT_EQ(p->ReadLine(In(absl::Seconds(10)), 1024).value_or("?"), "crlf");
+  EXPECT_EQ(p->ReadLine(In(absl::Seconds(10)), 1024).status().code(),
+            absl::StatusCode::kUnavailable);
+  ASSERT_TRUE(p->WaitExit(In(absl::Seconds(10))));
+  ASSERT_TRUE(p->wait_status().has_value());
+  EXPECT_TRUE(WIFEXITED(*p->wait_status()));
+  EXPECT_EQ(WEXITSTATUS(*p->wait_status()), 3);
+  EXPECT_FALSE(p->exec_error().has_value());
+}
+
+TEST(SubprocessTest, EchoesStdinAndSeesEndOfInputForPipeAndSocket) {
+  for (bool socket : {false, true}) {
+    SubprocessOptions options;
+    options.argv = {"/bin/cat"};
+    options.stdin_is_socket = socket;
+    auto p = SpawnOrDie(std::move(options));
+    ASSERT_NE(p, nullptr);
+    ASSERT_TRUE(p->Write("ping\n", In(absl::Seconds(10))).ok());
+    EXPECT_EQ(p->ReadLine(In(absl::Seconds(10)), 1024).value_or("?"), "ping") << socket;
+    p->CloseStdin();
+    EXPECT_EQ(p->ReadLine(In(absl::Seconds(10)), 1024).status().code(),
+              absl::StatusCode::kUnavailable);
+    ASSERT_TRUE(p->WaitExit(In(absl::Seconds(10))));
+    EXPECT_EQ(*p->wait_status(), 0);
+    // Only a socket spares this process SIGPIPE when writing to the exited child.
+    if (socket) {
+      EXPECT_EQ(p->Write("late\n", In(absl::Seconds(1))).code(), absl::StatusCode::kUnavailable);
+    }
+  }
+}
+
+TEST(SubprocessTest, LongLineIsResourceExhausted) {
+  auto p = SpawnOrDie(Shell("printf '%0100d'; sleep 5"));
+  ASSERT_NE(p, nullptr);
+  absl::StatusOr<std::string> line = p->ReadLine(In(absl::Seconds(10)), 50);
+  EXPECT_EQ(line.status().code(), absl::StatusCode::kResourceExhausted);
+}
+
+TEST(SubprocessTest, TimeoutThenKillGroupEndsTheChildAndItsGrandchildren) {
+  auto p = SpawnOrDie(Shell("sleep 1000 & echo $!; wait"));
+  ASSERT_NE(p, nullptr);
+  int64_t grandchild = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(p->ReadLine(In(absl::Seconds(10)), 1024).value_or(""), &grandchild));
+  EXPECT_TRUE(Running(static_cast<pid_t>(grandchild)));
+
+  const absl::Time start = absl::Now();
+  EXPECT_EQ(p->ReadLine(start + absl::Milliseconds(200), 1024).status().code(),
+            absl::StatusCode::kDeadlineExceeded);
+  EXPECT_GE(absl::Now() - start, absl::Milliseconds(200));
+  EXPECT_FALSE(p->WaitExit(absl::Now()));
+
+  p->KillGroup();
+  ASSERT_TRUE(p->WaitExit(In(absl::Seconds(10))));
+  EXPECT_TRUE(WIFSIGNALED(*p->wait_status()));
+  EXPECT_EQ(WTERMSIG(*p->wait_status()), SIGKILL);
+  const absl::Time until = In(absl::Seconds(10));
+  while (Running(static_cast<pid_t>(grandchild)) && absl::Now() < until) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_FALSE(Running(static_cast<pid_t>(grandchild)));
+}
+
+TEST(SubprocessTest, WriteToAChildThatDoesNotReadHitsTheDeadline) {
+  auto p = SpawnOrDie(Shell("sleep 1000"));
+  ASSERT_NE(p, nullptr);
+  const std::string big(4 << 20, 'x');
+  EXPECT_EQ(p->Write(big, In(absl::Milliseconds(200))).code(), absl::StatusCode::kDeadlineExceeded);
+}
+
+TEST(SubprocessTest, StderrTailKeepsTheLastBytesAndLinesReachTheCallback) {
+  SubprocessOptions options = Shell("printf 'first\\nsecond\\n0123456789\\nabcXYZ' >&2");
+  options.stderr_tail_bytes = 16;
+  std::vector<std::string> lines;  // written by the drain thread until WaitStderrClosed
+  options.on_stderr_line = [&lines](absl::string_view line) { lines.emplace_back(line); };
+  auto p = SpawnOrDie(std::move(options));
+  ASSERT_NE(p, nullptr);
+  ASSERT_TRUE(p->WaitExit(In(absl::Seconds(10))));
+  ASSERT_TRUE(p->WaitStderrClosed(In(absl::Seconds(10))));
+  EXPECT_EQ(p->StderrTail(), "123456789\nabcXYZ");
+  EXPECT_THAT(lines, ElementsAre("first", "second", "0123456789", "abcXYZ"));
+}
+
+// Spawns `options`, which must fail at `stage` with ENOENT and then exit with `exit_code`.
+void ExpectExecFailure(SubprocessOptions options, Subprocess::ExecError::Stage stage,
+                       int exit_code) {
+  auto p = SpawnOrDie(std::move(options));
+  ASSERT_NE(p, nullptr);
+  ASSERT_TRUE(p->exec_error().has_value());
+  EXPECT_EQ(p->exec_error()->stage, stage);
+  EXPECT_EQ(p->exec_error()->error_number, ENOENT);
+  ASSERT_TRUE(p->WaitExit(In(absl::Seconds(10))));
+  EXPECT_EQ(WEXITSTATUS(*p->wait_status()), exit_code);
+}
+
+TEST(SubprocessTest, ExecAndChdirFailuresAreReportedWithErrno) {
+  SubprocessOptions missing;
+  missing.argv = {"/nonexistent/program"};
+  ExpectExecFailure(std::move(missing), Subprocess::ExecError::Stage::kExec, 127);
+
+  SubprocessOptions bad_cwd = Shell("true");
+  bad_cwd.cwd = "/nonexistent/folder";
+  ExpectExecFailure(std::move(bad_cwd), Subprocess::ExecError::Stage::kChdir, 126);
+}
+
+TEST(SubprocessTest, EmptyArgvIsInvalidArgument) {
+  EXPECT_EQ(Subprocess::Spawn(SubprocessOptions{}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(SubprocessTest, LimitsEnvironmentAndWorkingDirectoryApplyInTheChild) {
+  SubprocessOptions options = Shell("ulimit -n; ulimit -c; pwd; echo \"$ONLY\" \"${HOME:-unset}\"");
+  options.env.push_back("ONLY=this");
+  options.cwd = "/tmp";
+  options.limits = {{RLIMIT_NOFILE, 64}, {RLIMIT_CORE, 0}};
+  auto p = SpawnOrDie(std::move(options));
+  ASSERT_NE(p, nullptr);
+  std::vector<std::string> lines;
+  for (absl::StatusOr<std::string> line = p->ReadLine(In(absl::Seconds(10)), 1024); line.ok();
+       line = p->ReadLine(In(absl::Seconds(10)), 1024)) {
+    lines.push_back(*line);
+  }
+  EXPECT_THAT(lines, ElementsAre("64", "0", "/tmp", "this unset"));
+}
+
+TEST(SubprocessTest, DestructorReturnsWhenAnEscapedDescendantHoldsStderr) {
+  auto p = SpawnOrDie(Shell("setsid sleep 30 & echo $!"));
+  ASSERT_NE(p, nullptr);
+  int64_t escaped = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(p->ReadLine(In(absl::Seconds(10)), 1024).value_or(""), &escaped));
+  const absl::Time start = absl::Now();
+  p.reset();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(3));
+  kill(static_cast<pid_t>(escaped), SIGKILL);
+}
+
+}  // namespace
+}  // namespace bbo
