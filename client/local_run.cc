@@ -61,6 +61,8 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
   } else {
     SuiteOptions so;
     so.seed = o.suite_seed;
+    so.generated_family = o.generated_family;
+    so.design_file = o.design_file;
     so.sklearn_problems = o.problems;
     ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Problem>> suite, MakeSuite(o.suite, so));
     for (auto& p : suite) {

@@ -31,6 +31,9 @@ struct LocalRunOptions {
   // "sklearn" with --problems DT_iris_nll.
   std::string suite = "practice";
   uint64_t suite_seed = 0;
+  // --suite generated: the task family and, optionally, its design file (bbo tasks design).
+  std::string generated_family = "bbob-d5";
+  std::string design_file;
   // SQLite file to keep (empty = a temporary file, removed afterwards).
   std::string db_path;
   bool insecure_no_sandbox = false;

@@ -150,6 +150,7 @@ int Status(const std::string& server, bool json) {
     for (const auto& sub : resp.submissions()) {
       out.push_back({{"id", sub.submission_id()},
                      {"name", sub.name()},
+                     {"team", sub.team()},
                      {"kind", KindName(sub.kind())},
                      {"finished", sub.state() == bbo::v1::SUBMISSION_STATE_FINISHED},
                      {"jobs_total", sub.jobs_total()},
@@ -161,12 +162,12 @@ int Status(const std::string& server, bool json) {
     std::cout << out.dump(2) << "\n";
     return 0;
   }
-  std::printf("%-4s %-28s %-10s %-9s %7s %7s %7s %7s\n", "id", "name", "kind", "state", "queued",
-              "running", "done", "errors");
+  std::printf("%-4s %-28s %-16s %-10s %-9s %7s %7s %7s %7s\n", "id", "name", "team", "kind",
+              "state", "queued", "running", "done", "errors");
   for (const auto& sub : resp.submissions()) {
-    std::printf("%-4lld %-28s %-10s %-9s %7d %7d %4d/%-3d %6d\n",
+    std::printf("%-4lld %-28s %-16s %-10s %-9s %7d %7d %4d/%-3d %6d\n",
                 static_cast<long long>(sub.submission_id()), sub.name().c_str(),
-                KindName(sub.kind()),
+                sub.team().empty() ? "-" : sub.team().c_str(), KindName(sub.kind()),
                 sub.state() == bbo::v1::SUBMISSION_STATE_FINISHED ? "finished" : "running",
                 sub.jobs_queued(), sub.jobs_running(), sub.jobs_done(), sub.jobs_total(),
                 sub.studies_with_errors());
@@ -681,6 +682,11 @@ int main(int argc, char** argv) {
       ->default_val(local.suite);
   cmd_local->add_option("--suite-seed", local.suite_seed, "Instance seed of the suite")
       ->default_val(0);
+  cmd_local->add_option("--family", local.generated_family,
+                        "--suite generated: the task family (bbo tasks list)")
+      ->default_val(local.generated_family);
+  cmd_local->add_option("--design", local.design_file,
+                        "--suite generated: a design file from `bbo tasks design`");
   cmd_local->add_option("--workers", local.workers, "Optimizers run in parallel")
       ->default_val(1)
       ->check(CLI::Range(1, 64));

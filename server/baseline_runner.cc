@@ -16,13 +16,17 @@ absl::StatusOr<int> BaselineRunner::RunPending(const std::atomic<bool>* stop) {
     ASSIGN_OR_RETURN(std::optional<JobRecord> job,
                      store_->LeaseBuiltinJob(kOwner, clock_->NowSeconds() + 600));
     if (!job) break;
-    ASSIGN_OR_RETURN(const Problem* problem, problems_->Get(job->problem));
     ASSIGN_OR_RETURN(OpenedStudy study, studies_->OpenForJob(job->id, kOwner));
+    // Random search samples the space the study presents, like any optimizer: in an anonymized
+    // phase that is the opaque one.
+    auto config = nlohmann::json::parse(study.api_config_json, nullptr, false);
+    absl::StatusOr<SearchSpace> space = SearchSpace::FromJson(config);
+    if (!space.ok()) return space.status();
     std::mt19937_64 rng(static_cast<uint64_t>(job->seed));
     std::string error;
     for (int b = 0; b < study.n_batches; ++b) {
       std::vector<IncomingPoint> points;
-      for (Point& p : problem->space().SampleRandom(study.batch_size, rng)) {
+      for (Point& p : space->SampleRandom(study.batch_size, rng)) {
         points.push_back({std::move(p), ""});
       }
       absl::StatusOr<BatchOutcome> out = studies_->SubmitBatch(study.study_id, b, points, 0, 0);

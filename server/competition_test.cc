@@ -333,6 +333,11 @@ TEST_F(CompetitionTest, WarmStartBoardRunsTheSameJobsWithRealNamesOnItsOwnBoard)
   ASSERT_EQ(final_phase.boards().size(), 2u);
   BaselineRunner runner(store_.get(), problems_.get(), &anon_studies, &clock_);
   ASSERT_TRUE(runner.RunPending().ok());
+  // The baseline samples the opaque space it is shown, so none of its points is refused.
+  auto baseline = *store_->FindSubmission("random-search-baseline");
+  ASSERT_TRUE(baseline.has_value());
+  EXPECT_EQ(*store_->CountStudiesWithErrors(baseline->id), 0);
+  EXPECT_EQ(store_->CountJobs(baseline->id)->done, 10);
 
   auto reg = final_phase.Register("namer", Archive("optimizer", true), 0);
   ASSERT_TRUE(reg.ok()) << reg.status();
