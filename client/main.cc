@@ -809,7 +809,7 @@ int main(int argc, char** argv) {
                          "With --results: the method that is the random-search baseline")
       ->default_val(rep.random_search);
   cmd_report->add_flag("--generalization", rep.generalization,
-                       "With --results: score the generalization column");
+                       "With --results or --db: score the held-out (generalization) loss at the visible argmin");
   cmd_report->add_option("--phase", rep.phase,
                          "Competition phase (practice, feedback, final; default: the server's)");
   cmd_report->add_option("--board", rep.board,
