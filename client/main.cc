@@ -809,7 +809,8 @@ int main(int argc, char** argv) {
                          "With --results: the method that is the random-search baseline")
       ->default_val(rep.random_search);
   cmd_report->add_flag("--generalization", rep.generalization,
-                       "With --results or --db: score the held-out (generalization) loss at the visible argmin");
+                       "With --results or --db: score the held-out (generalization) loss "
+                       "at the visible argmin");
   cmd_report->add_option("--phase", rep.phase,
                          "Competition phase (practice, feedback, final; default: the server's)");
   cmd_report->add_option("--board", rep.board,
@@ -890,6 +891,8 @@ int main(int argc, char** argv) {
     rep.server_set = server_opt->count() > 0;
     return Report(rep);
   }
-  if (cmd_score->parsed()) return Score(score_path, score_rs, score_json, score_gen, score_alpha, score_boot);
+  if (cmd_score->parsed()) {
+    return Score(score_path, score_rs, score_json, score_gen, score_alpha, score_boot);
+  }
   return 0;
 }

@@ -189,7 +189,8 @@ absl::StatusOr<RegisteredSubmission> Competition::Register(const std::string& na
     }
   }
   if (options_.evaluate_once) {
-    ASSIGN_OR_RETURN(std::vector<SubmissionRecord> same, store_->FindSubmissionsByDigest(rec.digest));
+    ASSIGN_OR_RETURN(std::vector<SubmissionRecord> same,
+                     store_->FindSubmissionsByDigest(rec.digest));
     if (!same.empty()) {
       return absl::AlreadyExistsError(absl::StrCat(
           "archive: this optimizer is identical to submission \"", same.front().name,

@@ -197,7 +197,8 @@ absl::StatusOr<std::optional<SubmissionRecord>> SqliteStore::QuerySubmission(con
 absl::StatusOr<SubmissionRecord> SqliteStore::GetSubmission(int64_t id) {
   absl::MutexLock l(&mu_);
   ASSIGN_OR_RETURN(std::optional<SubmissionRecord> s,
-                   QuerySubmission("SELECT " BBO_SUBMISSION_COLUMNS " FROM submissions WHERE id = ?",
+                   QuerySubmission("SELECT " BBO_SUBMISSION_COLUMNS
+                                   " FROM submissions WHERE id = ?",
                                    id));
   if (!s) return absl::NotFoundError(absl::StrCat("no submission with id ", id));
   return *s;
@@ -475,7 +476,8 @@ absl::StatusOr<StudyRecord> SqliteStore::GetStudy(int64_t study_id) {
   absl::MutexLock l(&mu_);
   ASSIGN_OR_RETURN(auto* q, Stmt("SELECT id, job_id, submission_id, problem, trial, state,"
                                  " batch_size, n_batches, suggest_budget_s, study_budget_s,"
-                                 " started_at, problem_signature, board FROM studies WHERE id = ?"));
+                                 " started_at, problem_signature, board FROM studies"
+                                 " WHERE id = ?"));
   q->Bind(1, study_id);
   ASSIGN_OR_RETURN(bool row, q->Step());
   if (!row) return absl::NotFoundError(absl::StrCat("no study with id ", study_id));
