@@ -304,9 +304,6 @@ int Score(const std::string& path, const std::string& random_search, bool json,
   return 0;
 }
 
-// "main" (the phase's own board) is stored as "".
-std::string StoredBoard(const std::string& board) { return board == "main" ? "" : board; }
-
 int Export(const std::string& db, const std::string& out_path, const std::string& board) {
   if (!std::filesystem::exists(db)) {
     std::fprintf(stderr, "bbo export: %s does not exist\n", db.c_str());
@@ -319,10 +316,10 @@ int Export(const std::string& db, const std::string& out_path, const std::string
   }
   absl::Status s;
   if (out_path.empty() || out_path == "-") {
-    s = (*store)->ExportResultsCsv(std::cout, StoredBoard(board));
+    s = (*store)->ExportResultsCsv(std::cout, bbo::BoardFromName(board));
   } else {
     std::ofstream out(out_path);
-    s = (*store)->ExportResultsCsv(out, StoredBoard(board));
+    s = (*store)->ExportResultsCsv(out, bbo::BoardFromName(board));
   }
   if (!s.ok()) {
     std::fprintf(stderr, "bbo export: %s\n", std::string(s.message()).c_str());
@@ -427,7 +424,7 @@ int Report(const ReportArgs& a) {
     }
     tmp_csv = (fs::temp_directory_path() / ("bbo-report-" + std::to_string(getpid()) + ".csv"));
     std::ofstream out(tmp_csv);
-    absl::Status st = (*store)->ExportResultsCsv(out, StoredBoard(a.board));
+    absl::Status st = (*store)->ExportResultsCsv(out, bbo::BoardFromName(a.board));
     out.close();
     if (!st.ok()) {
       std::fprintf(stderr, "bbo report: %s\n", std::string(st.message()).c_str());

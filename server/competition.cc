@@ -88,15 +88,18 @@ std::string BoardDisplayName(const std::string& board) {
   return board == kMainBoard ? "main" : board;
 }
 
+std::string BoardFromName(const std::string& name) { return name == "main" ? kMainBoard : name; }
+
 absl::StatusOr<Competition::BoardState*> Competition::FindBoard(const std::string& board) {
-  auto it = board_states_.find(board == "main" ? std::string(kMainBoard) : board);
+  auto it = board_states_.find(board);
   if (it == board_states_.end()) {
     std::string known;
     for (const std::string& b : boards_) {
       absl::StrAppend(&known, known.empty() ? "" : ", ", BoardDisplayName(b));
     }
     return absl::NotFoundError(absl::StrCat("phase \"", options_.phase, "\" has no board \"",
-                                            board, "\" (its boards: ", known, ")"));
+                                            BoardDisplayName(board), "\" (its boards: ", known,
+                                            ")"));
   }
   return it->second.get();
 }
@@ -224,8 +227,8 @@ absl::StatusOr<std::vector<SubmissionStatus>> Competition::List() {
 absl::StatusOr<LeaderboardReport> Competition::Leaderboard(const std::string& board_name) {
   // One computation at a time; readers of an unchanged board get the cached copy.
   absl::MutexLock l(&cache_mu_);
-  ASSIGN_OR_RETURN(BoardState * state, FindBoard(board_name));
-  const std::string board_key = board_name == "main" ? std::string(kMainBoard) : board_name;
+  const std::string board_key = BoardFromName(board_name);
+  ASSIGN_OR_RETURN(BoardState * state, FindBoard(board_key));
   ASSIGN_OR_RETURN(bool changed, RefreshInput(board_key, *state));
   if (state->cached != nullptr && !changed) return *state->cached;
   RETURN_IF_ERROR(BaselineReady(*state));
@@ -255,8 +258,8 @@ absl::StatusOr<std::shared_ptr<const nlohmann::json>> Competition::Report(
   }
   if (request.top_k < 1) return absl::InvalidArgumentError("top_k: must be >= 1");
   absl::MutexLock l(&cache_mu_);
-  ASSIGN_OR_RETURN(BoardState * state, FindBoard(request.board));
-  const std::string board_key = request.board == "main" ? std::string(kMainBoard) : request.board;
+  const std::string board_key = BoardFromName(request.board);
+  ASSIGN_OR_RETURN(BoardState * state, FindBoard(board_key));
   ASSIGN_OR_RETURN(bool changed, RefreshInput(board_key, *state));
   const auto key = std::make_tuple(request.bootstrap_replicates, request.seed, request.top_k);
   if (!changed && state->report != nullptr && state->report_key == key) return state->report;

@@ -69,6 +69,8 @@ struct RegisteredSubmission {
 
 // A board's public name: "main" for kMainBoard, else the board itself.
 std::string BoardDisplayName(const std::string& board);
+// The board of a public name: kMainBoard for "main" (and ""), else the name itself.
+std::string BoardFromName(const std::string& name);
 
 struct SubmissionStatus {
   SubmissionRecord submission;
@@ -156,7 +158,7 @@ class Competition {
     std::shared_ptr<const nlohmann::json> report;
     std::tuple<int, uint64_t, int> report_key;
   };
-  // The state of `board` ("main" accepted for kMainBoard). NotFound for another board.
+  // The state of `board` (a stored board, see BoardFromName). NotFound for another board.
   absl::StatusOr<BoardState*> FindBoard(const std::string& board)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(cache_mu_);
   // Brings the board's input up to date with the store, reloading only changed problems. True

@@ -67,7 +67,7 @@ grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext* context
   resp->set_n_batches(report->n_batches);
   if (per_problem) resp->set_report_json(report->json.dump());
   resp->set_phase(competition_->options().phase);
-  resp->set_board(report->json.value("board", "main"));
+  resp->set_board(BoardDisplayName(BoardFromName(req->board())));
   return grpc::Status::OK;
 }
 

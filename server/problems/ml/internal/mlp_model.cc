@@ -92,9 +92,7 @@ class MlpModel : public Model {
   std::vector<double> FitPredict(const RegressionTrainSet& train, Rows test, const Point& p,
                                  uint64_t seed) const override {
     cv::Ptr<cv::ml::ANN_MLP> mlp = FitMlp(p, seed, train.x, FloatColumn(train.targets));
-    cv::Mat out;
-    mlp->predict(MatView(test), out);
-    return ToDoubles(out);
+    return Predict(*mlp, test);
   }
 };
 

@@ -42,6 +42,12 @@ std::vector<double> ToDoubles(const cv::Mat& m) {
   return out;
 }
 
+std::vector<double> Predict(const cv::ml::StatModel& model, Rows rows) {
+  cv::Mat out;
+  model.predict(MatView(rows), out);
+  return ToDoubles(out);
+}
+
 void SeedOpenCvRng(uint64_t seed) { cv::theRNG() = cv::RNG(seed); }
 
 }  // namespace bbo::ml_internal

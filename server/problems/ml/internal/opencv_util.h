@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <opencv2/core.hpp>
+#include <opencv2/ml.hpp>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -23,6 +24,8 @@ cv::Mat LabelColumn(absl::Span<const int> labels);
 cv::Mat FloatColumn(absl::Span<const float> values);
 // The elements of a CV_32F / CV_64F / CV_32S matrix in row-major order, as doubles.
 std::vector<double> ToDoubles(const cv::Mat& m);
+// The model's predictions for `rows` (one per row, or the matrix predict() returns), as doubles.
+std::vector<double> Predict(const cv::ml::StatModel& model, Rows rows);
 // cv::theRNG() = cv::RNG(seed) for the calling thread, so OpenCV code that draws from it is
 // reproducible.
 void SeedOpenCvRng(uint64_t seed);

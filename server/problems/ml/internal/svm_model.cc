@@ -108,9 +108,7 @@ class SvmModel : public Model {
     cv::Ptr<cv::ml::SVM> svm = Configure(p, cv::ml::SVM::EPS_SVR);
     svm->setP(RealParam(p, "epsilon"));
     svm->train(MatView(train.x), cv::ml::ROW_SAMPLE, FloatColumn(train.targets));
-    cv::Mat out;
-    svm->predict(MatView(test), out);
-    return ToDoubles(out);
+    return Predict(*svm, test);
   }
 
  private:

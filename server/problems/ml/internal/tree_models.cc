@@ -98,9 +98,7 @@ class DecisionTreeModel : public Model {
   std::vector<double> FitPredict(const RegressionTrainSet& train, Rows test, const Point& p,
                                  uint64_t seed) const override {
     cv::Ptr<cv::ml::DTrees> tree = Fit(p, seed, MatView(train.x), FloatColumn(train.targets));
-    cv::Mat out;
-    tree->predict(MatView(test), out);
-    return ToDoubles(out);
+    return Predict(*tree, test);
   }
 
  private:
@@ -148,9 +146,7 @@ class RandomForestModel : public Model {
   std::vector<double> FitPredict(const RegressionTrainSet& train, Rows test, const Point& p,
                                  uint64_t seed) const override {
     cv::Ptr<cv::ml::RTrees> forest = Fit(p, seed, MatView(train.x), FloatColumn(train.targets));
-    cv::Mat out;
-    forest->predict(MatView(test), out);
-    return ToDoubles(out);
+    return Predict(*forest, test);
   }
 
  private:
