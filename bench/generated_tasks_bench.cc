@@ -24,8 +24,8 @@
 #include <random>
 #include <string>
 
-#include "server/problems/generated/task_generator.h"
-#include "server/problems/registry.h"
+#include "problems/generated/task_generator.h"
+#include "problems/registry.h"
 
 namespace {
 

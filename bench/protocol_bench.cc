@@ -12,7 +12,7 @@
 #include "grpcpp/create_channel.h"
 #include "grpcpp/server_builder.h"
 #include "server/coordinator.h"
-#include "server/problems/test_problems.h"
+#include "problems/test_problems.h"
 #include "server/rpc/grpc_server.h"
 
 namespace {

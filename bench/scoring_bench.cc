@@ -14,8 +14,8 @@
 #include "scoring/bootstrap.h"
 #include "scoring/borda.h"
 #include "scoring/leaderboard.h"
-#include "scoring/report.h"
-#include "scoring/report_files.h"
+#include "report/report.h"
+#include "report/report_files.h"
 
 namespace {
 

@@ -15,8 +15,8 @@
 #include "common/archive.h"
 #include "common/status_macros.h"
 #include "server/coordinator.h"
-#include "server/problems/practice_suite.h"
-#include "server/problems/registry.h"
+#include "problems/practice_suite.h"
+#include "problems/registry.h"
 #include "server/rpc/grpc_server.h"
 #include "worker/worker.h"
 

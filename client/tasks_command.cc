@@ -10,8 +10,8 @@
 
 #include "absl/status/status.h"
 #include "nlohmann/json.hpp"
-#include "server/problems/generated/task_generator.h"
-#include "server/problems/registry.h"
+#include "problems/generated/task_generator.h"
+#include "problems/registry.h"
 
 namespace bbo {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "server/problem_set.h"
-#include "server/store.h"
+#include "server/store/store.h"
 #include "server/study_manager.h"
 
 namespace bbo {

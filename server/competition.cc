@@ -12,7 +12,7 @@
 #include "common/archive.h"
 #include "common/digest.h"
 #include "common/status_macros.h"
-#include "scoring/report.h"
+#include "report/report.h"
 
 namespace bbo {
 namespace {

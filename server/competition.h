@@ -21,10 +21,10 @@
 #include "absl/synchronization/mutex.h"
 #include "nlohmann/json.hpp"
 #include "scoring/leaderboard.h"
-#include "scoring/report_files.h"
-#include "server/clock.h"
+#include "report/report_files.h"
+#include "common/clock.h"
 #include "server/problem_set.h"
-#include "server/store.h"
+#include "server/store/store.h"
 
 namespace bbo {
 
@@ -123,12 +123,12 @@ class Competition {
   absl::StatusOr<LeaderboardReport> Leaderboard(const std::string& board = kMainBoard);
   // The boards of this phase: kMainBoard, then kWarmStartBoard when warm_start_board.
   const std::vector<std::string>& boards() const { return boards_; }
-  // The full scoring report of the phase (scoring/report.h layout): leaderboard, bootstrap rank
+  // The full scoring report of the phase (report/report.h layout): leaderboard, bootstrap rank
   // sets, Mann-Whitney/Borda tables by dimension band and attribute, anytime views, attainment.
   // Cached like Leaderboard() for the same request. NotFound: another phase; InvalidArgument:
   // bad replicates / top_k; FailedPrecondition: baseline not finished.
   absl::StatusOr<std::shared_ptr<const nlohmann::json>> Report(const ReportRequest& request);
-  // Report() rendered as the files of `format` (html, json, csv; scoring/report_files.h).
+  // Report() rendered as the files of `format` (html, json, csv; report/report_files.h).
   absl::StatusOr<std::vector<scoring::ReportFile>> ReportFiles(const ReportRequest& request,
                                                               const std::string& format);
   // How many times the leaderboard / report was actually computed (for tests and metrics).

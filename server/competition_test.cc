@@ -10,9 +10,9 @@
 #include "common/archive.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "scoring/results_csv.h"
+#include "report/results_csv.h"
 #include "server/baseline_runner.h"
-#include "server/sqlite_store.h"
+#include "server/store/sqlite_store.h"
 #include "server/study_manager.h"
 #include "server/testing/mixed_problem.h"
 

@@ -4,8 +4,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
-#include "server/problems/practice_suite.h"
-#include "server/sqlite_store.h"
+#include "problems/practice_suite.h"
+#include "server/store/sqlite_store.h"
 #include "spdlog/spdlog.h"
 
 namespace bbo {

@@ -15,12 +15,12 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
 #include "server/baseline_runner.h"
-#include "server/clock.h"
+#include "common/clock.h"
 #include "server/competition.h"
 #include "server/evaluator.h"
 #include "server/job_queue.h"
 #include "server/problem_set.h"
-#include "server/store.h"
+#include "server/store/store.h"
 #include "server/study_manager.h"
 
 namespace bbo {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "common/search_space.h"
-#include "server/problems/problem.h"
+#include "problems/problem.h"
 
 namespace bbo {
 

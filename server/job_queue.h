@@ -12,8 +12,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "server/clock.h"
-#include "server/store.h"
+#include "common/clock.h"
+#include "server/store/store.h"
 
 namespace bbo {
 

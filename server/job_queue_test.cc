@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "gtest/gtest.h"
-#include "server/sqlite_store.h"
+#include "server/store/sqlite_store.h"
 
 namespace bbo {
 namespace {

@@ -13,9 +13,9 @@
 #include "common/binary_main.h"
 #include "absl/strings/str_split.h"
 #include "server/coordinator.h"
-#include "server/problems/practice_suite.h"
-#include "server/problems/registry.h"
-#include "server/problems/test_problems.h"
+#include "problems/practice_suite.h"
+#include "problems/registry.h"
+#include "problems/test_problems.h"
 #include "server/rpc/grpc_server.h"
 #include "spdlog/spdlog.h"
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "server/problems/problem.h"
+#include "problems/problem.h"
 
 namespace bbo {
 

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
-#include "server/problems/signature.h"
+#include "problems/signature.h"
 
 namespace bbo {
 

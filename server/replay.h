@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "server/problems/problem.h"
-#include "server/store.h"
+#include "problems/problem.h"
+#include "server/store/store.h"
 
 namespace bbo {
 

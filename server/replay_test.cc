@@ -5,9 +5,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/evaluator.h"
-#include "server/problems/practice_suite.h"
-#include "server/problems/test_problems.h"
-#include "server/sqlite_store.h"
+#include "problems/practice_suite.h"
+#include "problems/test_problems.h"
+#include "server/store/sqlite_store.h"
 #include "server/study_manager.h"
 
 namespace bbo {

@@ -29,11 +29,11 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/search_space.h"
-#include "server/clock.h"
+#include "common/clock.h"
 #include "server/evaluator.h"
 #include "server/problem_set.h"
 #include "server/anonymize.h"
-#include "server/store.h"
+#include "server/store/store.h"
 
 namespace bbo {
 

@@ -6,8 +6,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/problems/test_problems.h"
-#include "server/sqlite_store.h"
+#include "problems/test_problems.h"
+#include "server/store/sqlite_store.h"
 #include "server/testing/mixed_problem.h"
 
 namespace bbo {

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "server/problems/problem.h"
+#include "problems/problem.h"
 
 namespace bbo::testing {
 

@@ -1,0 +1,210 @@
+#include "report/results_csv.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+
+namespace bbo::scoring {
+namespace {
+
+absl::Status LineError(int line, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat("line ", line, ": ", what));
+}
+
+absl::StatusOr<double> ParseValue(absl::string_view field, int line, absl::string_view column) {
+  std::string f = absl::AsciiStrToLower(absl::StripAsciiWhitespace(field));
+  if (f == "inf" || f == "+inf" || f == "infinity") return HUGE_VAL;
+  if (f == "-inf" || f == "-infinity") return -HUGE_VAL;
+  double v;
+  if (!absl::SimpleAtod(f, &v) || std::isnan(v)) {
+    return LineError(line, absl::StrCat(column, " \"", field,
+                                        "\" is not a number (use inf for a crashed evaluation)"));
+  }
+  return v;
+}
+
+absl::StatusOr<int> ParseIndex(absl::string_view field, int line, absl::string_view column) {
+  int v;
+  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(field), &v) || v < 0) {
+    return LineError(line, absl::StrCat(column, " \"", field, "\" is not an integer >= 0"));
+  }
+  return v;
+}
+
+}  // namespace
+
+absl::StatusOr<ResultsTable> ParseResultsCsv(std::istream& in) {
+  std::string line;
+  int lineno = 0;
+  std::map<std::string, int> col;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (!absl::StripAsciiWhitespace(line).empty()) break;
+  }
+  if (lineno == 0 || absl::StripAsciiWhitespace(line).empty()) {
+    return absl::InvalidArgumentError("the results table is empty");
+  }
+  std::vector<std::string> header = absl::StrSplit(line, ',');
+  for (size_t i = 0; i < header.size(); ++i) {
+    std::string name = absl::AsciiStrToLower(absl::StripAsciiWhitespace(header[i]));
+    if (!name.empty() && name.back() == '\r') name.pop_back();
+    col[name] = static_cast<int>(i);
+  }
+  for (const char* required : {"problem", "method", "trial", "batch", "suggestion", "value"}) {
+    if (!col.count(required)) {
+      return LineError(lineno, absl::StrCat("the header has no \"", required,
+                                            "\" column (expected problem,method,trial,batch,"
+                                            "suggestion,value[,generalization])"));
+    }
+  }
+  ResultsTable table;
+  table.has_generalization = col.count("generalization") > 0;
+  std::set<std::tuple<std::string, std::string, int, int, int>> seen;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (absl::StripAsciiWhitespace(line).empty()) continue;
+    std::vector<std::string> f = absl::StrSplit(line, ',');
+    if (f.size() != header.size()) {
+      return LineError(lineno, absl::StrCat("has ", f.size(), " fields, the header has ",
+                                            header.size()));
+    }
+    ResultsRow r;
+    r.problem = std::string(absl::StripAsciiWhitespace(f[col["problem"]]));
+    r.method = std::string(absl::StripAsciiWhitespace(f[col["method"]]));
+    if (r.problem.empty() || r.method.empty()) return LineError(lineno, "empty problem or method");
+    auto trial = ParseIndex(f[col["trial"]], lineno, "trial");
+    if (!trial.ok()) return trial.status();
+    auto batch = ParseIndex(f[col["batch"]], lineno, "batch");
+    if (!batch.ok()) return batch.status();
+    auto sugg = ParseIndex(f[col["suggestion"]], lineno, "suggestion");
+    if (!sugg.ok()) return sugg.status();
+    auto value = ParseValue(f[col["value"]], lineno, "value");
+    if (!value.ok()) return value.status();
+    r.trial = *trial;
+    r.batch = *batch;
+    r.suggestion = *sugg;
+    r.value = *value;
+    if (table.has_generalization) {
+      auto g = ParseValue(f[col["generalization"]], lineno, "generalization");
+      if (!g.ok()) return g.status();
+      r.generalization = *g;
+    }
+    if (!seen.insert({r.problem, r.method, r.trial, r.batch, r.suggestion}).second) {
+      return LineError(lineno, absl::StrCat("repeats problem ", r.problem, ", method ", r.method,
+                                            ", trial ", r.trial, ", batch ", r.batch,
+                                            ", suggestion ", r.suggestion));
+    }
+    table.rows.push_back(std::move(r));
+  }
+  if (table.rows.empty()) return absl::InvalidArgumentError("the results table has no rows");
+  return table;
+}
+
+absl::StatusOr<BuiltInput> BuildScoringInput(const ResultsTable& table,
+                                             const std::string& random_search_method,
+                                             bool generalization) {
+  if (generalization && !table.has_generalization) {
+    return absl::InvalidArgumentError("the table has no generalization column");
+  }
+  BuiltInput out;
+  int max_batch = 0, max_sugg = 0;
+  for (const ResultsRow& r : table.rows) {
+    max_batch = std::max(max_batch, r.batch);
+    max_sugg = std::max(max_sugg, r.suggestion);
+  }
+  const int T = max_batch + 1;
+  ScoringInput& in = out.input;
+  in.n_batches = T;
+  in.batch_size = max_sugg + 1;
+
+  // (method, problem, trial) -> per batch: (visible min, scored value at the visible argmin).
+  struct Cell {
+    double visible = HUGE_VAL, scored = HUGE_VAL;
+    int first_suggestion = INT32_MAX;
+    int count = 0;
+  };
+  std::map<std::tuple<std::string, std::string, int>, std::vector<Cell>> curves;
+  bool has_rs = false;
+  for (const ResultsRow& r : table.rows) {
+    const double scored = generalization ? r.generalization : r.value;
+    auto& cells = curves[{r.method, r.problem, r.trial}];
+    cells.resize(T);
+    Cell& c = cells[r.batch];
+    // Bayesmark takes the first argmin of the visible loss within a batch.
+    if (r.value < c.visible || (r.value == c.visible && r.suggestion < c.first_suggestion)) {
+      c.visible = r.value;
+      c.scored = scored;
+      c.first_suggestion = r.suggestion;
+    }
+    c.count++;
+    ProblemBaselineInput& b = in.problems[r.problem];
+    b.all_evals_min = std::min(b.all_evals_min, scored);
+    if (r.method == random_search_method) {
+      has_rs = true;
+      b.random_evals.push_back(scored);
+    }
+  }
+  if (!has_rs) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "no rows of the random-search method \"", random_search_method,
+        "\" (it supplies the baselines; name it with --random-search)"));
+  }
+  for (const auto& [problem, b] : in.problems) {
+    if (b.random_evals.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "problem \"", problem, "\" has no rows of the random-search method \"",
+          random_search_method, "\""));
+    }
+  }
+  std::map<std::string, std::set<size_t>> trial_counts;
+  int short_batches = 0, missing_batches = 0;
+  for (const auto& [key, cells] : curves) {
+    const auto& [method, problem, trial] = key;
+    TrialCurve c;
+    for (const Cell& cell : cells) {
+      if (cell.count == 0) {
+        ++missing_batches;
+      } else if (cell.count < in.batch_size) {
+        ++short_batches;
+      }
+      c.batch_min.push_back(cell.scored);
+      c.visible_min.push_back(cell.visible);
+    }
+    if (!generalization) c.visible_min.clear();
+    in.methods[method][problem].trials.push_back(std::move(c));
+  }
+  for (const auto& [method, per_problem] : in.methods) {
+    for (const auto& [problem, data] : per_problem) trial_counts[method].insert(data.trials.size());
+    if (per_problem.size() != in.problems.size()) {
+      out.warnings.push_back(absl::StrCat("method \"", method, "\" has results on ",
+                                          per_problem.size(), " of ", in.problems.size(),
+                                          " problems"));
+    }
+  }
+  std::set<size_t> all_counts;
+  for (const auto& [method, counts] : trial_counts) all_counts.insert(counts.begin(), counts.end());
+  if (all_counts.size() > 1) {
+    out.warnings.push_back(absl::StrCat(
+        "ragged input: trial counts differ between methods or problems (",
+        absl::StrJoin(all_counts, ", "), "); each is scored with the trials it has"));
+  }
+  if (missing_batches > 0) {
+    out.warnings.push_back(absl::StrCat(missing_batches, " trial batches are missing (scored as "
+                                        "cut off: the best value so far carries forward)"));
+  }
+  if (short_batches > 0) {
+    out.warnings.push_back(absl::StrCat(short_batches, " batches have fewer than ",
+                                        in.batch_size, " suggestions"));
+  }
+  return out;
+}
+
+}  // namespace bbo::scoring

@@ -1,0 +1,54 @@
+#ifndef BBO_REPORT_RESULTS_CSV_H_
+#define BBO_REPORT_RESULTS_CSV_H_
+
+// Offline scoring input: a results table with one row per evaluation,
+//   problem,method,trial,batch,suggestion,value[,generalization]
+// (a header row naming the columns, in any order; `inf` for a crashed evaluation). The
+// random-search method supplies the baselines. Used by `bbo score`.
+
+#include <istream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "scoring/leaderboard.h"
+
+namespace bbo::scoring {
+
+struct ResultsRow {
+  std::string problem, method;
+  int trial = 0, batch = 0, suggestion = 0;
+  double value = 0;
+  double generalization = 0;  // only meaningful when the table has the column
+};
+
+struct ResultsTable {
+  std::vector<ResultsRow> rows;
+  bool has_generalization = false;
+};
+
+// InvalidArgument naming the line (1-based, the header is line 1) for: a missing header or
+// required column, a wrong number of fields, a non-integer or negative trial/batch/suggestion,
+// a value that is not a number or inf (NaN is refused: use inf for a crash), a repeated
+// (problem, method, trial, batch, suggestion).
+absl::StatusOr<ResultsTable> ParseResultsCsv(std::istream& in);
+
+struct BuiltInput {
+  ScoringInput input;
+  // Ragged or incomplete data that was scored anyway.
+  std::vector<std::string> warnings;
+};
+
+// Scoring input from a table: batch size and batch count from the largest indices, per trial
+// the minimum of each batch (a missing batch is +inf, so the best so far carries forward), the
+// random-search method's evaluations pooled per problem as the baseline, the random-search
+// method also scored as a method. With `generalization`, the held-out column is scored at the
+// visible argmin (Bayesmark). InvalidArgument: no rows of the random-search method, or a
+// problem without random-search rows.
+absl::StatusOr<BuiltInput> BuildScoringInput(const ResultsTable& table,
+                                             const std::string& random_search_method,
+                                             bool generalization);
+
+}  // namespace bbo::scoring
+
+#endif  // BBO_REPORT_RESULTS_CSV_H_

@@ -1,0 +1,117 @@
+#include "report/results_csv.h"
+
+#include <sstream>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "report/report_json.h"
+
+namespace bbo::scoring {
+namespace {
+
+using ::testing::HasSubstr;
+
+absl::StatusOr<ResultsTable> Parse(const std::string& csv) {
+  std::istringstream in(csv);
+  return ParseResultsCsv(in);
+}
+
+const MethodResult* Find(const Leaderboard& b, const std::string& name) {
+  for (const auto& r : b.rows) {
+    if (r.method == name) return &r;
+  }
+  return nullptr;
+}
+
+// Random search: batch 0 {4, 1}, batch 1 {3, 2}. Method A: trial 0 {3, 5} {1, 4}; trial 1
+// {1.5, 9} {2, 8}.
+constexpr char kSmall[] =
+    "problem,method,trial,batch,suggestion,value\n"
+    "p,random-search,0,0,0,4\np,random-search,0,0,1,1\n"
+    "p,random-search,0,1,0,3\np,random-search,0,1,1,2\n"
+    "p,A,0,0,0,3\np,A,0,0,1,5\np,A,0,1,0,1\np,A,0,1,1,4\n"
+    "p,A,1,0,0,1.5\np,A,1,0,1,9\np,A,1,1,0,2\np,A,1,1,1,8\n";
+
+TEST(ResultsCsvTest, ScoresASmallTableByHand) {
+  auto table = Parse(kSmall);
+  ASSERT_TRUE(table.ok()) << table.status();
+  auto built = BuildScoringInput(*table, "random-search", false);
+  ASSERT_TRUE(built.ok()) << built.status();
+  EXPECT_EQ(built->input.batch_size, 2);
+  EXPECT_EQ(built->input.n_batches, 2);
+  auto board = ComputeLeaderboard(built->input, "");
+  ASSERT_TRUE(board.ok()) << board.status();
+  // clip = 2nd smallest of {4,1,3,2} = 2; opt = best of all evaluations = 1 (minus 10000 ulp).
+  EXPECT_EQ(board->baselines.at("p").clip, 2);
+  // A: S = {3, 1} -> {1 (clamped), 0}; S = {1.5, 1.5} -> {.5, .5}; mean {.75, .25}: 75.
+  const MethodResult* a = Find(*board, "A");
+  ASSERT_NE(a, nullptr);
+  EXPECT_NEAR(a->problems[0].norm_mean_perf[0], 0.75, 1e-9);
+  EXPECT_NEAR(a->score, 75.0, 1e-9);
+  // rand-med after 4 draws = 1 = A's median S -> normalized median 1 -> median score 0.
+  EXPECT_NEAR(a->median_score, 0.0, 1e-9);
+  // Random search is scored as a method from its own trial: S = {1, 1} = the optimum: 100.
+  EXPECT_NEAR(Find(*board, "random-search")->score, 100.0, 1e-6);
+  EXPECT_TRUE(built->warnings.size() == 1);  // 2 trials for A, 1 for random search
+  EXPECT_THAT(built->warnings[0], HasSubstr("ragged"));
+
+  nlohmann::json j = LeaderboardJson(*board, built->input);
+  ASSERT_TRUE(j["methods"].is_array());
+  const auto& m = j["methods"][0];
+  for (const char* key : {"method", "leaderboard_score", "median_score", "problems"}) {
+    EXPECT_TRUE(m.contains(key)) << key;
+  }
+  EXPECT_EQ(m["problems"][0]["normalized_mean"].size(), 2u);
+  EXPECT_EQ(m["problems"][0]["normalized_median"].size(), 2u);
+}
+
+TEST(ResultsCsvTest, GeneralizationIsScoredAtTheVisibleArgmin) {
+  const std::string csv =
+      "problem,method,trial,batch,suggestion,value,generalization\n"
+      "p,random-search,0,0,0,3,3\np,random-search,0,0,1,4,4\n"
+      "p,random-search,0,1,0,1,1\np,random-search,0,1,1,2,2\n"
+      "p,M,0,0,0,1,5\np,M,0,0,1,2,0.5\np,M,0,1,0,3,0.7\np,M,0,1,1,4,9\n";
+  auto table = Parse(csv);
+  ASSERT_TRUE(table.ok()) << table.status();
+  // Visible loss: M's S = {1, 1} = the best visible value anywhere: 100.
+  auto visible = ComputeLeaderboard(BuildScoringInput(*table, "random-search", false)->input, "");
+  EXPECT_NEAR(Find(*visible, "M")->score, 100.0, 1e-6);
+  // Held-out loss at the visible argmin: 5 at both batches; (5 - .5) / (2 - .5) clamps to 1: 0.
+  auto held_out = ComputeLeaderboard(BuildScoringInput(*table, "random-search", true)->input, "");
+  ASSERT_TRUE(held_out.ok()) << held_out.status();
+  EXPECT_NEAR(Find(*held_out, "M")->score, 0.0, 1e-6);
+}
+
+TEST(ResultsCsvTest, MalformedRowsNameTheLine) {
+  struct Case {
+    std::string csv;
+    std::string expect;
+  } cases[] = {
+      {"problem,method,trial,batch,value\n", "no \"suggestion\" column"},
+      {"problem,method,trial,batch,suggestion,value\np,m,0,0,0\n", "line 2: has 5 fields"},
+      {"problem,method,trial,batch,suggestion,value\np,m,x,0,0,1\n", "line 2: trial \"x\""},
+      {"problem,method,trial,batch,suggestion,value\np,m,0,-1,0,1\n", "line 2: batch"},
+      {"problem,method,trial,batch,suggestion,value\np,m,0,0,0,1\np,m,0,0,0,abc\n",
+       "line 3: value \"abc\""},
+      {"problem,method,trial,batch,suggestion,value\np,m,0,0,0,nan\n", "use inf"},
+      {"problem,method,trial,batch,suggestion,value\np,m,0,0,0,1\np,m,0,0,0,2\n",
+       "line 3: repeats"},
+      {"", "empty"},
+  };
+  for (const auto& c : cases) {
+    auto t = Parse(c.csv);
+    EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument) << c.csv;
+    EXPECT_THAT(t.status().message(), HasSubstr(c.expect)) << c.csv;
+  }
+  // inf is a valid (crashed) value.
+  EXPECT_TRUE(Parse("problem,method,trial,batch,suggestion,value\np,m,0,0,0,inf\n").ok());
+}
+
+TEST(ResultsCsvTest, MissingRandomSearchIsAClearError) {
+  auto table = Parse("problem,method,trial,batch,suggestion,value\np,m,0,0,0,1\n");
+  auto built = BuildScoringInput(*table, "random-search", false);
+  EXPECT_THAT(built.status().message(), HasSubstr("--random-search"));
+}
+
+}  // namespace
+}  // namespace bbo::scoring

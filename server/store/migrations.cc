@@ -1,0 +1,201 @@
+// Numbered schema migrations. Never edit a migration that has shipped: append a new one.
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "server/store/sqlite_store.h"
+
+namespace bbo {
+namespace {
+
+const std::vector<const char*>& Migrations() {
+  static const auto* kMigrations = new std::vector<const char*>{
+      // 1: the initial schema.
+      R"sql(
+CREATE TABLE submissions (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  kind INTEGER NOT NULL,
+  archive BLOB NOT NULL,
+  digest TEXT NOT NULL,
+  trials INTEGER NOT NULL,
+  is_baseline INTEGER NOT NULL DEFAULT 0,
+  created_at REAL NOT NULL
+);
+CREATE TABLE workers (
+  id TEXT PRIMARY KEY,
+  hostname TEXT NOT NULL,
+  slots INTEGER NOT NULL,
+  registered_at REAL NOT NULL,
+  last_heartbeat REAL NOT NULL
+);
+CREATE TABLE jobs (
+  id INTEGER PRIMARY KEY,
+  submission_id INTEGER NOT NULL REFERENCES submissions(id),
+  problem TEXT NOT NULL,
+  trial INTEGER NOT NULL,
+  seed INTEGER NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('queued', 'leased', 'done', 'failed')),
+  worker_id TEXT,
+  lease_expires_at REAL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  last_error TEXT,
+  builtin INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (submission_id, problem, trial)
+);
+CREATE INDEX jobs_by_state ON jobs (state, builtin, id);
+CREATE TABLE studies (
+  id INTEGER PRIMARY KEY,
+  job_id INTEGER REFERENCES jobs(id),
+  submission_id INTEGER NOT NULL,
+  problem TEXT NOT NULL,
+  trial INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  batch_size INTEGER NOT NULL,
+  n_batches INTEGER NOT NULL,
+  suggest_budget_s REAL NOT NULL,
+  study_budget_s REAL NOT NULL,
+  optimizer_time_s REAL NOT NULL DEFAULT 0,
+  batches_done INTEGER NOT NULL DEFAULT 0,
+  best_value REAL,
+  started_at REAL NOT NULL,
+  ended_at REAL,
+  end_reason TEXT
+);
+CREATE INDEX studies_by_submission ON studies (submission_id, problem, state);
+CREATE INDEX studies_by_job ON studies (job_id);
+CREATE TABLE batches (
+  study_id INTEGER NOT NULL REFERENCES studies(id),
+  batch INTEGER NOT NULL,
+  source TEXT NOT NULL,
+  turn_time_s REAL NOT NULL,
+  host_suggest_time_s REAL NOT NULL,
+  host_observe_time_s REAL NOT NULL,
+  eval_time_s REAL NOT NULL,
+  n_replaced INTEGER NOT NULL,
+  PRIMARY KEY (study_id, batch)
+);
+CREATE TABLE evaluations (
+  study_id INTEGER NOT NULL,
+  batch INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  params_json TEXT NOT NULL,
+  value REAL NOT NULL,
+  replaced INTEGER NOT NULL,
+  eval_time_s REAL NOT NULL,
+  PRIMARY KEY (study_id, batch, idx),
+  FOREIGN KEY (study_id, batch) REFERENCES batches(study_id, batch)
+);
+CREATE TABLE study_errors (
+  id INTEGER PRIMARY KEY,
+  study_id INTEGER NOT NULL REFERENCES studies(id),
+  batch INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  message TEXT NOT NULL
+);
+CREATE INDEX study_errors_by_study ON study_errors (study_id);
+)sql",
+      // 2: keep the optimizer's original suggestion when random search replaced it.
+      R"sql(
+ALTER TABLE evaluations ADD COLUMN suggested_json TEXT;
+)sql",
+      // 3: the order in which studies reached a scored final state, so the scoring service
+      // can find what changed since its last computation (incremental rescoring).
+      R"sql(
+ALTER TABLE studies ADD COLUMN final_seq INTEGER;
+UPDATE studies SET final_seq = id WHERE state IN ('completed', 'cut_off', 'failed');
+CREATE INDEX studies_by_final_seq ON studies (final_seq);
+)sql",
+      // 4: the problem's signature (values at fixed probe points) at the time of each study,
+      // to detect a problem that changed between runs.
+      R"sql(
+ALTER TABLE studies ADD COLUMN problem_signature TEXT;
+)sql",
+      // 5: boards (a final phase's warm-start board runs the same jobs with real parameter
+      // names): jobs get a board and are unique per board, which SQLite can only do by
+      // rebuilding the table; studies record their board; evaluations keep the problem's
+      // held-out ("generalization") loss; submissions record their team.
+      R"sql(
+CREATE TABLE jobs_v5 (
+  id INTEGER PRIMARY KEY,
+  submission_id INTEGER NOT NULL REFERENCES submissions(id),
+  problem TEXT NOT NULL,
+  trial INTEGER NOT NULL,
+  seed INTEGER NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('queued', 'leased', 'done', 'failed')),
+  worker_id TEXT,
+  lease_expires_at REAL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  last_error TEXT,
+  builtin INTEGER NOT NULL DEFAULT 0,
+  board TEXT NOT NULL DEFAULT '',
+  UNIQUE (submission_id, problem, trial, board)
+);
+INSERT INTO jobs_v5 (id, submission_id, problem, trial, seed, state, worker_id,
+                     lease_expires_at, attempts, last_error, builtin)
+  SELECT id, submission_id, problem, trial, seed, state, worker_id, lease_expires_at, attempts,
+         last_error, builtin FROM jobs;
+DROP TABLE jobs;
+ALTER TABLE jobs_v5 RENAME TO jobs;
+CREATE INDEX jobs_by_state ON jobs (state, builtin, id);
+ALTER TABLE studies ADD COLUMN board TEXT NOT NULL DEFAULT '';
+ALTER TABLE evaluations ADD COLUMN generalization REAL;
+ALTER TABLE submissions ADD COLUMN team TEXT NOT NULL DEFAULT '';
+CREATE INDEX submissions_by_team ON submissions (team);
+CREATE INDEX submissions_by_digest ON submissions (digest);
+)sql",
+  };
+  return *kMigrations;
+}
+
+}  // namespace
+
+int LatestSchemaVersion() { return static_cast<int>(Migrations().size()); }
+
+namespace {
+
+absl::Status ApplyMigrations(sqlite::Database* db, int target) {
+  sqlite::Transaction tx(db);
+  RETURN_IF_ERROR(tx.Begin());
+  ASSIGN_OR_RETURN(auto q, db->Prepare("SELECT COALESCE(MAX(version), 0) FROM schema_version"));
+  ASSIGN_OR_RETURN(bool row, q->Step());
+  int version = row ? static_cast<int>(q->Int(0)) : 0;
+  q.reset();
+  if (version > LatestSchemaVersion()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("database schema version ", version, " is newer than this binary's ",
+                     LatestSchemaVersion(), "; upgrade bbo-server"));
+  }
+  if (version >= target) return tx.Commit();
+  for (int v = version + 1; v <= target; ++v) {
+    RETURN_IF_ERROR(db->Exec(Migrations()[v - 1]));
+    RETURN_IF_ERROR(db->Exec(absl::StrCat("INSERT INTO schema_version VALUES (", v, ")")));
+  }
+  ASSIGN_OR_RETURN(auto check, db->Prepare("PRAGMA foreign_key_check"));
+  ASSIGN_OR_RETURN(bool violation, check->Step());
+  if (violation) {
+    return absl::DataLossError(absl::StrCat("the database has a dangling reference in table ",
+                                            check->Text(0), "; migration rolled back"));
+  }
+  check.reset();
+  return tx.Commit();
+}
+
+}  // namespace
+
+absl::Status Migrate(sqlite::Database* db) { return MigrateTo(db, LatestSchemaVersion()); }
+
+absl::Status MigrateTo(sqlite::Database* db, int target) {
+  RETURN_IF_ERROR(db->Exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"));
+  // Migrations that rebuild a table (SQLite's documented procedure: create, copy, drop, rename)
+  // run with foreign-key enforcement off, which can only be switched outside a transaction; the
+  // references are checked before committing instead.
+  RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys=OFF"));
+  absl::Status st = ApplyMigrations(db, target);
+  absl::Status on = db->Exec("PRAGMA foreign_keys=ON");
+  return st.ok() ? on : st;
+}
+
+}  // namespace bbo

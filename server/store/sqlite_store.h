@@ -1,0 +1,104 @@
+#ifndef BBO_SERVER_STORE_SQLITE_STORE_H_
+#define BBO_SERVER_STORE_SQLITE_STORE_H_
+
+// SqliteStore: the Store on one SQLite file (WAL, prepared statements, one transaction per
+// method, numbered schema migrations in migrations.cc). Thread-safe: one connection guarded by a
+// mutex; SQLite work is short (no RPC or child process runs under the lock).
+
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "common/sqlite.h"
+#include "server/store/store.h"
+
+namespace bbo {
+
+class SqliteStore : public Store {
+ public:
+  // Opens or creates the file and applies pending migrations. Unavailable when the file cannot
+  // be opened; FailedPrecondition when the file's schema is newer than this binary.
+  static absl::StatusOr<std::unique_ptr<SqliteStore>> Open(const std::string& path);
+
+  absl::StatusOr<int64_t> AddSubmission(const SubmissionRecord& s, const std::string& archive,
+                                        const std::vector<std::string>& problems,
+                                        int64_t seed_base,
+                                        const std::vector<std::string>& boards) override;
+  using Store::AddSubmission;
+  absl::StatusOr<SubmissionRecord> GetSubmission(int64_t id) override;
+  absl::StatusOr<std::optional<SubmissionRecord>> FindSubmission(const std::string& name) override;
+  absl::StatusOr<std::string> GetSubmissionArchive(int64_t id) override;
+  absl::StatusOr<std::vector<SubmissionRecord>> ListSubmissions() override;
+  absl::StatusOr<std::vector<SubmissionRecord>> FindSubmissionsByDigest(
+      const std::string& digest) override;
+  absl::StatusOr<int> CountTeamSubmissions(const std::string& team) override;
+  absl::StatusOr<std::vector<std::string>> ListBoards() override;
+  absl::StatusOr<JobCounts> CountJobs(int64_t submission_id) override;
+  absl::StatusOr<int> CountStudiesWithErrors(int64_t submission_id) override;
+  absl::StatusOr<std::optional<JobRecord>> LeaseJob(const std::string& worker_id,
+                                                    double lease_expires_at) override;
+  absl::StatusOr<std::optional<JobRecord>> LeaseBuiltinJob(const std::string& owner,
+                                                           double lease_expires_at) override;
+  absl::StatusOr<JobRecord> GetJob(int64_t job_id) override;
+  absl::Status RenewLeases(const std::string& worker_id, double lease_expires_at) override;
+  absl::StatusOr<std::vector<int64_t>> ExpireLeases(double now, int max_attempts) override;
+  absl::Status FinishJob(int64_t job_id, const std::string& worker_id, const std::string& error,
+                         int max_attempts) override;
+  absl::Status RegisterWorker(const std::string& worker_id, const std::string& hostname,
+                              int slots, double now) override;
+  absl::Status TouchWorker(const std::string& worker_id, double now) override;
+  absl::StatusOr<int64_t> CreateStudy(const StudyRecord& s) override;
+  absl::StatusOr<StudyRecord> GetStudy(int64_t study_id) override;
+  absl::Status RecordBatch(const BatchRecord& b) override;
+  absl::Status RecordStudyError(const StudyErrorRecord& e) override;
+  absl::StatusOr<StudyState> EndStudy(int64_t study_id, StudyState state,
+                                      const std::string& reason, double ended_at,
+                                      double optimizer_time_s) override;
+  absl::StatusOr<std::vector<StudyErrorRecord>> ListStudyErrors(int64_t study_id) override;
+  absl::StatusOr<std::vector<std::pair<std::string, StudyErrorRecord>>> ListSubmissionErrors(
+      int64_t submission_id, int limit) override;
+  absl::StatusOr<std::vector<std::vector<double>>> StudyValues(int64_t study_id) override;
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ProblemSignatures() override;
+  absl::StatusOr<std::vector<std::pair<int, EvaluationRecord>>> StudyEvaluations(
+      int64_t study_id) override;
+  absl::StatusOr<std::vector<int64_t>> ListStudyIds() override;
+  using Store::LoadScoringData;
+  absl::StatusOr<ScoringData> LoadScoringData(const std::vector<std::string>& problems,
+                                              const std::string& board) override;
+  absl::StatusOr<ScoringChanges> ScoringChangesSince(int64_t after_seq) override;
+  using Store::ExportResultsCsv;
+  absl::Status ExportResultsCsv(std::ostream& out, const std::string& board) override;
+
+  // The schema version after migrations (for tests and `bbo-server --version`).
+  absl::StatusOr<int> SchemaVersion();
+  // Runs raw SQL on the connection. Fault-injection tests only (e.g. PRAGMA max_page_count to
+  // simulate a full disk).
+  absl::Status ExecForTesting(const std::string& sql);
+
+ private:
+  explicit SqliteStore(std::unique_ptr<sqlite::Database> db) : db_(std::move(db)) {}
+  absl::StatusOr<std::optional<JobRecord>> LeaseLocked(bool builtin, const std::string& owner,
+                                                       double lease_expires_at)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<sqlite::Statement*> Stmt(const char* sql) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  template <typename Key>
+  absl::StatusOr<std::optional<SubmissionRecord>> QuerySubmission(const char* sql, const Key& key)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  absl::Mutex mu_;
+  std::unique_ptr<sqlite::Database> db_ ABSL_GUARDED_BY(mu_);
+  // Prepared statements cached by their SQL text (pointer identity of the literal).
+  std::map<const char*, std::unique_ptr<sqlite::Statement>> stmts_ ABSL_GUARDED_BY(mu_);
+};
+
+// Applies numbered migrations to `db` (schema_version table). Exposed for tests.
+absl::Status Migrate(sqlite::Database* db);
+// Applies the migrations up to `version` only (tests of a later migration on an older file).
+absl::Status MigrateTo(sqlite::Database* db, int version);
+// The number of migrations this binary knows.
+int LatestSchemaVersion();
+
+}  // namespace bbo
+
+#endif  // BBO_SERVER_STORE_SQLITE_STORE_H_
