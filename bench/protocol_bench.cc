@@ -65,9 +65,9 @@ void BM_BatchRoundTrip(benchmark::State& state) {
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
   bbo::CoordinatorOptions opts;
   opts.db_path = db;
-  opts.study.n_batches = 1 << 30;  // one long study: no re-opening inside the loop
-  opts.study.suggest_budget_s = 1e9;
-  opts.study.study_budget_s = 1e12;
+  opts.study.budget.n_batches = 1 << 30;  // one long study: no re-opening inside the loop
+  opts.study.budget.suggest_budget_s = 1e9;
+  opts.study.budget.study_budget_s = 1e12;
   opts.run_baseline = false;
   opts.eval_threads = 1;
   std::vector<std::unique_ptr<bbo::Problem>> problems;

@@ -48,6 +48,7 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
     return absl::InvalidArgumentError(
         absl::StrCat("SUBMISSION_DIR: ", o.submission_dir, " is not a directory"));
   }
+  RETURN_IF_ERROR(o.budget.Validate());
   std::vector<std::unique_ptr<Problem>> problems;
   if (o.suite == "practice") {
     if (o.problems.empty()) {
@@ -93,10 +94,7 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
 
   CoordinatorOptions co;
   co.db_path = o.db_path.empty() ? scratch + "/local.sqlite" : o.db_path;
-  co.study.batch_size = o.batch_size;
-  co.study.n_batches = o.n_batches;
-  co.study.suggest_budget_s = o.suggest_budget_s;
-  co.study.study_budget_s = o.study_budget_s;
+  co.study.budget = o.budget;
   co.competition.baseline_trials = o.baseline_trials;
   co.competition.default_trials = o.trials;
   co.queue.lease_ttl_s = 30;
@@ -116,7 +114,7 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
                  "bbo local: %s (%s) on %zu problems x %d trials = %d studies of %d x %d "
                  "evaluations\n",
                  name.c_str(), reg.kind == SubmissionKind::kPython ? "python" : "executable",
-                 n_problems, o.trials, reg.jobs, o.n_batches, o.batch_size);
+                 n_problems, o.trials, reg.jobs, o.budget.n_batches, o.budget.batch_size);
   }
 
   SandboxOptions so;
@@ -179,8 +177,8 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
   nlohmann::json report;
   report["submission"] = name;
   report["trials"] = o.trials;
-  report["batch_size"] = o.batch_size;
-  report["n_batches"] = o.n_batches;
+  report["batch_size"] = o.budget.batch_size;
+  report["n_batches"] = o.budget.n_batches;
   for (const auto& row : board.board.rows) {
     nlohmann::json problems_json = nlohmann::json::object();
     nlohmann::json normalized = nlohmann::json::object();

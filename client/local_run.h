@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/study_budget.h"
 #include "nlohmann/json.hpp"
 
 namespace bbo {
@@ -21,10 +22,7 @@ struct LocalRunOptions {
   int baseline_trials = 10;
   // Concurrent sandboxed optimizers.
   int workers = 1;
-  int batch_size = 8;
-  int n_batches = 16;
-  double suggest_budget_s = 40;
-  double study_budget_s = 640;
+  StudyBudget budget;
   // Only these problems of the suite (empty = all).
   std::vector<std::string> problems;
   // The suite (registry.h): "practice" by default; a visible suite for local scoring, e.g.

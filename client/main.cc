@@ -691,12 +691,12 @@ int main(int argc, char** argv) {
                         "Random-search baseline trials per problem")
       ->default_val(10)
       ->check(CLI::Range(1, 1000));
-  cmd_local->add_option("--batch-size", local.batch_size, "Points per batch")->default_val(8);
-  cmd_local->add_option("--n-batches", local.n_batches, "Batches per study")->default_val(16);
-  cmd_local->add_option("--suggest-budget", local.suggest_budget_s,
+  cmd_local->add_option("--batch-size", local.budget.batch_size, "Points per batch")->default_val(8);
+  cmd_local->add_option("--n-batches", local.budget.n_batches, "Batches per study")->default_val(16);
+  cmd_local->add_option("--suggest-budget", local.budget.suggest_budget_s,
                         "Optimizer seconds per suggest")
       ->default_val(40);
-  cmd_local->add_option("--study-budget", local.study_budget_s, "Optimizer seconds per study")
+  cmd_local->add_option("--study-budget", local.budget.study_budget_s, "Optimizer seconds per study")
       ->default_val(640);
   cmd_local->add_option("--db", local.db_path, "Keep the results in this SQLite file");
   cmd_local->add_flag("--insecure-no-sandbox", local.insecure_no_sandbox,

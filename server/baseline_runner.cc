@@ -24,9 +24,9 @@ absl::StatusOr<int> BaselineRunner::RunPending(const std::atomic<bool>* stop) {
     if (!space.ok()) return space.status();
     std::mt19937_64 rng(static_cast<uint64_t>(job->seed));
     std::string error;
-    for (int b = 0; b < study.n_batches; ++b) {
+    for (int b = 0; b < study.budget.n_batches; ++b) {
       std::vector<IncomingPoint> points;
-      for (Point& p : space->SampleRandom(study.batch_size, rng)) {
+      for (Point& p : space->SampleRandom(study.budget.batch_size, rng)) {
         points.push_back({std::move(p), ""});
       }
       absl::StatusOr<BatchOutcome> out = studies_->SubmitBatch(study.study_id, b, points, 0, 0);

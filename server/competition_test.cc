@@ -35,8 +35,8 @@ class CompetitionTest : public ::testing::Test {
     problems_ = std::make_unique<ProblemSet>(std::move(problems));
     evaluator_ = std::make_unique<Evaluator>(1);
     StudyOptions so;
-    so.batch_size = 4;
-    so.n_batches = 3;
+    so.budget.batch_size = 4;
+    so.budget.n_batches = 3;
     studies_ = std::make_unique<StudyManager>(store_.get(), problems_.get(), evaluator_.get(),
                                               &clock_, so);
     CompetitionOptions co;
@@ -319,8 +319,8 @@ TEST_F(CompetitionTest, PerTeamLimitNeedsATeamAndCountsItsSubmissions) {
 TEST_F(CompetitionTest, WarmStartBoardRunsTheSameJobsWithRealNamesOnItsOwnBoard) {
   // A final phase with anonymized names and the warm-start board (seed 001 §4.7).
   StudyOptions so;
-  so.batch_size = 4;
-  so.n_batches = 3;
+  so.budget.batch_size = 4;
+  so.budget.n_batches = 3;
   so.anonymize = true;
   so.anonymize_seed = 5;
   StudyManager anon_studies(store_.get(), problems_.get(), evaluator_.get(), &clock_, so);

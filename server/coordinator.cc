@@ -29,8 +29,8 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Create(
                                                options.study);
   c->queue_ = std::make_unique<JobQueue>(c->store_.get(), c->clock_.get(), options.queue);
   c->competition_ = std::make_unique<Competition>(c->store_.get(), c->problems_.get(),
-                                                  c->clock_.get(), options.study.batch_size,
-                                                  options.study.n_batches, options.competition);
+                                                  c->clock_.get(), options.study.budget.batch_size,
+                                                  options.study.budget.n_batches, options.competition);
   c->baseline_ = std::make_unique<BaselineRunner>(c->store_.get(), c->problems_.get(),
                                                   c->studies_.get(), c->clock_.get());
   RETURN_IF_ERROR(c->CheckProblemSignatures());

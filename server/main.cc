@@ -85,10 +85,10 @@ int main(int argc, char** argv) {
 
   bbo::CoordinatorOptions opts;
   opts.db_path = absl::GetFlag(FLAGS_db);
-  opts.study.batch_size = absl::GetFlag(FLAGS_batch_size);
-  opts.study.n_batches = absl::GetFlag(FLAGS_n_batches);
-  opts.study.suggest_budget_s = absl::GetFlag(FLAGS_suggest_budget_s);
-  opts.study.study_budget_s = absl::GetFlag(FLAGS_study_budget_s);
+  opts.study.budget.batch_size = absl::GetFlag(FLAGS_batch_size);
+  opts.study.budget.n_batches = absl::GetFlag(FLAGS_n_batches);
+  opts.study.budget.suggest_budget_s = absl::GetFlag(FLAGS_suggest_budget_s);
+  opts.study.budget.study_budget_s = absl::GetFlag(FLAGS_study_budget_s);
   opts.competition.default_trials = absl::GetFlag(FLAGS_default_trials);
   opts.competition.baseline_trials = absl::GetFlag(FLAGS_baseline_trials);
   opts.competition.seed = absl::GetFlag(FLAGS_seed);
@@ -127,8 +127,8 @@ int main(int argc, char** argv) {
   opts.queue.lease_ttl_s = absl::GetFlag(FLAGS_lease_ttl_s);
   opts.queue.heartbeat_interval_s = std::max(0.2, opts.queue.lease_ttl_s / 6);
   opts.eval_threads = absl::GetFlag(FLAGS_eval_threads);
-  if (opts.study.batch_size < 1 || opts.study.n_batches < 1) {
-    std::fprintf(stderr, "bbo-server: --batch_size and --n_batches must be >= 1\n");
+  if (absl::Status valid = opts.study.budget.Validate(); !valid.ok()) {
+    std::fprintf(stderr, "bbo-server: --%s\n", std::string(valid.message()).c_str());
     return 2;
   }
 
@@ -188,7 +188,7 @@ int main(int argc, char** argv) {
   (*coordinator)->Start();
   spdlog::info("event=serving target={} db={} problems={} batch_size={} n_batches={}",
                (*server)->target(), opts.db_path, (*coordinator)->problems().names().size(),
-               opts.study.batch_size, opts.study.n_batches);
+               opts.study.budget.batch_size, opts.study.budget.n_batches);
   if (!absl::GetFlag(FLAGS_port_file).empty()) {
     std::string tmp = absl::GetFlag(FLAGS_port_file) + ".tmp";
     if (FILE* f = std::fopen(tmp.c_str(), "w")) {

@@ -28,8 +28,8 @@ TEST(ReplayTest, ReproducesARecordedStudyAndDetectsAChangedProblem) {
   Evaluator evaluator(2);
   FakeClock clock;
   StudyOptions so;
-  so.batch_size = 4;
-  so.n_batches = 3;
+  so.budget.batch_size = 4;
+  so.budget.n_batches = 3;
   StudyManager studies(store.get(), &set, &evaluator, &clock, so);
   std::mt19937_64 rng(3);
   for (const std::string& name : set.names()) {

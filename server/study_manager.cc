@@ -63,10 +63,7 @@ absl::StatusOr<OpenedStudy> StudyManager::OpenPractice(const std::string& proble
 
 absl::StatusOr<OpenedStudy> StudyManager::Open(StudyRecord rec, const Problem* problem,
                                                uint64_t seed) {
-  rec.batch_size = options_.batch_size;
-  rec.n_batches = options_.n_batches;
-  rec.suggest_budget_s = options_.suggest_budget_s;
-  rec.study_budget_s = options_.study_budget_s;
+  rec.budget = options_.budget;
   rec.started_at = clock_->NowSeconds();
   rec.state = StudyState::kRunning;
   rec.problem_signature = SignatureOf(problem);
@@ -94,11 +91,8 @@ absl::StatusOr<OpenedStudy> StudyManager::Open(StudyRecord rec, const Problem* p
   out.study_id = rec.id;
   out.api_config_json = anonymization ? anonymization->space->api_config().dump()
                                       : problem->space().api_config().dump();
-  out.batch_size = rec.batch_size;
-  out.n_batches = rec.n_batches;
-  out.suggest_budget_s = rec.suggest_budget_s;
-  out.study_budget_s = rec.study_budget_s;
-  out.remaining_s = rec.study_budget_s;
+  out.budget = rec.budget;
+  out.remaining_s = rec.budget.study_budget_s;
   return out;
 }
 
@@ -166,13 +160,13 @@ absl::Status StudyManager::Finish(Live& live, StudyState state, const std::strin
 
 absl::Status StudyManager::CheckBudget(Live& live, double turn_s) {
   std::string why;
-  if (turn_s > live.record.suggest_budget_s) {
+  if (turn_s > live.record.budget.suggest_budget_s) {
     why = absl::StrFormat("batch %d: the optimizer took %.3f s, over the %.3g s per-suggest budget",
-                          live.next_batch, turn_s, live.record.suggest_budget_s);
-  } else if (live.used_s + turn_s > live.record.study_budget_s) {
+                          live.next_batch, turn_s, live.record.budget.suggest_budget_s);
+  } else if (live.used_s + turn_s > live.record.budget.study_budget_s) {
     why = absl::StrFormat("batch %d: the optimizer used %.3f s in total, over the %.3g s study "
                           "budget",
-                          live.next_batch, live.used_s + turn_s, live.record.study_budget_s);
+                          live.next_batch, live.used_s + turn_s, live.record.budget.study_budget_s);
   } else {
     return absl::OkStatus();
   }
@@ -191,7 +185,7 @@ absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
   absl::StatusOr<BatchOutcome> out = [&]() -> absl::StatusOr<BatchOutcome> {
     RETURN_IF_ERROR(CheckBudget(*live, turn_s));
     const SearchSpace& space = live->problem->space();
-    const int n = live->record.batch_size;
+    const int n = live->record.budget.batch_size;
     std::vector<Point> points;
     std::vector<bool> replaced;
     std::vector<std::string> suggested(n);
@@ -255,7 +249,7 @@ absl::StatusOr<BatchOutcome> StudyManager::ReportSuggestFailure(int64_t study_id
       return done;
     }
     const SearchSpace& space = live->problem->space();
-    std::vector<Point> points = space.SampleRandom(live->record.batch_size, live->rng);
+    std::vector<Point> points = space.SampleRandom(live->record.budget.batch_size, live->rng);
     std::vector<bool> replaced(points.size(), true);
     std::vector<std::string> errors = {
         absl::StrCat("suggest failed: ", message, "; batch filled by random search")};
@@ -313,11 +307,11 @@ absl::StatusOr<BatchOutcome> StudyManager::Evaluate(Live& live, std::vector<Poin
   }
   out.evaluated = std::move(points);
   out.errors = std::move(errors);
-  if (live.next_batch >= live.record.n_batches) {
+  if (live.next_batch >= live.record.budget.n_batches) {
     RETURN_IF_ERROR(Finish(live, StudyState::kCompleted, "done"));
     out.study_done = true;
   }
-  out.remaining_s = std::max(0.0, live.record.study_budget_s - live.used_s);
+  out.remaining_s = std::max(0.0, live.record.budget.study_budget_s - live.used_s);
   live.turn_started = clock_->Now();
   return out;
 }
@@ -348,7 +342,7 @@ absl::StatusOr<StudyState> StudyManager::EndStudy(int64_t study_id, const std::s
   if (state == StudyState::kRunning) {
     state = cut_off ? StudyState::kCutOff : StudyState::kFailed;
     std::string why = absl::StrCat("ended by host after ", live->next_batch, " of ",
-                                   live->record.n_batches, " batches: ", reason);
+                                   live->record.budget.n_batches, " batches: ", reason);
     if (!cut_off) {
       store_->RecordStudyError({study_id, live->next_batch, "ended_early", reason}).IgnoreError();
     }
@@ -367,8 +361,8 @@ void StudyManager::Sweep() {
     for (auto& [id, live] : live_) {
       if (live->busy || live->record.state != StudyState::kRunning) continue;
       double turn_s = absl::ToDoubleSeconds(now - live->turn_started);
-      bool over = turn_s > live->record.suggest_budget_s + options_.sweep_grace_s ||
-                  live->used_s + turn_s > live->record.study_budget_s + options_.sweep_grace_s;
+      bool over = turn_s > live->record.budget.suggest_budget_s + options_.sweep_grace_s ||
+                  live->used_s + turn_s > live->record.budget.study_budget_s + options_.sweep_grace_s;
       // Normally the worker reports an overdue optimizer first (its kill grace is shorter than
       // ours); this catches remote clients and workers that vanished.
       if (over) {

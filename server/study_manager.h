@@ -29,6 +29,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/search_space.h"
+#include "common/study_budget.h"
 #include "common/clock.h"
 #include "server/evaluator.h"
 #include "server/problem_set.h"
@@ -38,14 +39,8 @@
 namespace bbo {
 
 struct StudyOptions {
-  // Points per batch (seed 001: 8).
-  int batch_size = 8;
-  // Batches per study (seed 001: 16).
-  int n_batches = 16;
-  // Optimizer time allowed for one turn (observe + suggest), seconds (seed 001: 40).
-  double suggest_budget_s = 40;
-  // Optimizer time allowed for the whole study, seconds (seed 001: 640).
-  double study_budget_s = 640;
+  // Shape and time budget of every study.
+  StudyBudget budget;
   // Practice studies (remote clients) whose turn has run this much past the budget are cut off
   // by Sweep(), seconds.
   double sweep_grace_s = 5;
@@ -59,10 +54,7 @@ struct StudyOptions {
 struct OpenedStudy {
   int64_t study_id = 0;
   std::string api_config_json;
-  int batch_size = 0;
-  int n_batches = 0;
-  double suggest_budget_s = 0;
-  double study_budget_s = 0;
+  StudyBudget budget;
   double remaining_s = 0;
 };
 

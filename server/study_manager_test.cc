@@ -35,10 +35,10 @@ class StudyManagerTest : public ::testing::Test {
     problems_ = std::make_unique<ProblemSet>(std::move(problems));
     evaluator_ = std::make_unique<Evaluator>(2);
     StudyOptions opts;
-    opts.batch_size = 4;
-    opts.n_batches = 3;
-    opts.suggest_budget_s = 10;
-    opts.study_budget_s = 25;
+    opts.budget.batch_size = 4;
+    opts.budget.n_batches = 3;
+    opts.budget.suggest_budget_s = 10;
+    opts.budget.study_budget_s = 25;
     manager_ = std::make_unique<StudyManager>(store_.get(), problems_.get(), evaluator_.get(),
                                               &clock_, opts);
   }
@@ -65,8 +65,8 @@ class StudyManagerTest : public ::testing::Test {
 TEST_F(StudyManagerTest, RunsAllBatchesAndCompletes) {
   auto study = manager_->OpenPractice("mixed");
   ASSERT_TRUE(study.ok()) << study.status();
-  EXPECT_EQ(study->batch_size, 4);
-  EXPECT_EQ(study->n_batches, 3);
+  EXPECT_EQ(study->budget.batch_size, 4);
+  EXPECT_EQ(study->budget.n_batches, 3);
   EXPECT_THAT(study->api_config_json, HasSubstr("kernel"));
   for (int b = 0; b < 3; ++b) {
     clock_.Advance(absl::Seconds(1));
@@ -256,8 +256,8 @@ TEST_F(StudyManagerTest, SweepCutsOffAbandonedPracticeStudy) {
 
 TEST_F(StudyManagerTest, FullDiskLosesNothingAndTheStudyCanResume) {
   StudyOptions opts;
-  opts.batch_size = 4;
-  opts.n_batches = 100000;
+  opts.budget.batch_size = 4;
+  opts.budget.n_batches = 100000;
   StudyManager manager(store_.get(), problems_.get(), evaluator_.get(), &clock_, opts);
   auto study = manager.OpenPractice("mixed");
   ASSERT_TRUE(study.ok());
@@ -372,8 +372,8 @@ TEST_F(StudyManagerTest, RecordsTheHeldOutLossTheOptimizerNeverSees) {
   problems.push_back(std::make_unique<HeldOutProblem>());
   ProblemSet set(std::move(problems));
   StudyOptions opts;
-  opts.batch_size = 2;
-  opts.n_batches = 1;
+  opts.budget.batch_size = 2;
+  opts.budget.n_batches = 1;
   StudyManager manager(store_.get(), &set, evaluator_.get(), &clock_, opts);
   auto study = manager.OpenPractice("held_out");
   ASSERT_TRUE(study.ok()) << study.status();

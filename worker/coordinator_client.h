@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/study_budget.h"
 #include "nlohmann/json.hpp"
 
 namespace bbo {
@@ -36,10 +37,7 @@ struct JobLease {
 struct StudyInfo {
   int64_t study_id = 0;
   nlohmann::json api_config;
-  int batch_size = 8;
-  int n_batches = 16;
-  double suggest_budget_s = 40;
-  double study_budget_s = 640;
+  StudyBudget budget;
   double remaining_s = 640;
 };
 

@@ -135,10 +135,10 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     if (info.api_config.is_discarded()) {
       return absl::InternalError("coordinator sent an api_config that is not JSON");
     }
-    info.batch_size = resp.batch_size();
-    info.n_batches = resp.n_batches();
-    info.suggest_budget_s = resp.suggest_budget_s();
-    info.study_budget_s = resp.study_budget_s();
+    info.budget.batch_size = resp.batch_size();
+    info.budget.n_batches = resp.n_batches();
+    info.budget.suggest_budget_s = resp.suggest_budget_s();
+    info.budget.study_budget_s = resp.study_budget_s();
     info.remaining_s = resp.remaining_s();
     return info;
   }

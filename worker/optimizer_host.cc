@@ -86,10 +86,10 @@ absl::Status OptimizerHost::Start(const StartInfo& info) {
   nlohmann::json msg = {{"type", "start"},
                         {"protocol", kProtocol},
                         {"api_config", info.api_config},
-                        {"batch_size", info.batch_size},
-                        {"n_batches", info.n_batches},
-                        {"suggest_budget_s", info.suggest_budget_s},
-                        {"study_budget_s", info.study_budget_s},
+                        {"batch_size", info.budget.batch_size},
+                        {"n_batches", info.budget.n_batches},
+                        {"suggest_budget_s", info.budget.suggest_budget_s},
+                        {"study_budget_s", info.budget.study_budget_s},
                         {"remaining_s", info.remaining_s}};
   RETURN_IF_ERROR(Send(msg));
   absl::StatusOr<nlohmann::json> reply = ReadMessage(absl::Now() + info.startup_timeout);

@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/study_budget.h"
 #include "nlohmann/json.hpp"
 #include "worker/child_process.h"
 
@@ -21,10 +22,7 @@ namespace bbo {
 
 struct StartInfo {
   nlohmann::json api_config;
-  int batch_size = 8;
-  int n_batches = 16;
-  double suggest_budget_s = 40;
-  double study_budget_s = 640;
+  StudyBudget budget;
   double remaining_s = 640;
   // Time allowed to answer `start` with `ready`.
   absl::Duration startup_timeout = absl::Seconds(60);

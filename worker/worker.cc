@@ -201,10 +201,7 @@ absl::Status Worker::RunStudy(const JobLease& job, const std::string& dir,
 
   StartInfo start;
   start.api_config = study.api_config;
-  start.batch_size = study.batch_size;
-  start.n_batches = study.n_batches;
-  start.suggest_budget_s = study.suggest_budget_s;
-  start.study_budget_s = study.study_budget_s;
+  start.budget = study.budget;
   start.remaining_s = study.remaining_s;
   start.startup_timeout = absl::Seconds(options_.startup_timeout_s);
   if (absl::Status s = host.Start(start); !s.ok()) {
@@ -218,12 +215,12 @@ absl::Status Worker::RunStudy(const JobLease& job, const std::string& dir,
 
   double remaining = study.remaining_s;
   double observe_s = 0;
-  for (int b = 0; b < study.n_batches && !stop_; ++b) {
+  for (int b = 0; b < study.budget.n_batches && !stop_; ++b) {
     // The coordinator's clock for this turn started before observe; what observe used is gone.
-    const double turn_left = std::min(study.suggest_budget_s - observe_s, remaining - observe_s);
+    const double turn_left = std::min(study.budget.suggest_budget_s - observe_s, remaining - observe_s);
     absl::Duration deadline = absl::Seconds(std::max(0.0, turn_left) + options_.kill_grace_s);
     absl::StatusOr<std::vector<nlohmann::json>> x =
-        host.Suggest(b, study.batch_size, remaining, deadline);
+        host.Suggest(b, study.budget.batch_size, remaining, deadline);
     absl::StatusOr<BatchValues> values;
     if (x.ok()) {
       values = client_->SubmitBatch(study.study_id, b, *x, host.last_suggest_seconds(), observe_s);

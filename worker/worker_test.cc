@@ -49,9 +49,9 @@ class ScriptedCoordinator : public CoordinatorClient {
     StudyInfo s;
     s.study_id = 1;
     s.api_config = nlohmann::json::parse(R"({"x0": {"type": "real", "range": [0, 1]}})");
-    s.batch_size = 4;
-    s.n_batches = n_batches;
-    s.suggest_budget_s = suggest_budget_s;
+    s.budget.batch_size = 4;
+    s.budget.n_batches = n_batches;
+    s.budget.suggest_budget_s = suggest_budget_s;
     s.remaining_s = 640;
     return s;
   }

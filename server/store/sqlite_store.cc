@@ -459,8 +459,8 @@ absl::StatusOr<int64_t> SqliteStore::CreateStudy(const StudyRecord& s) {
   } else {
     u->BindNull(1);
   }
-  u->Bind(2, s.submission_id).Bind(3, s.problem).Bind(4, s.trial).Bind(5, s.batch_size);
-  u->Bind(6, s.n_batches).Bind(7, s.suggest_budget_s).Bind(8, s.study_budget_s);
+  u->Bind(2, s.submission_id).Bind(3, s.problem).Bind(4, s.trial).Bind(5, s.budget.batch_size);
+  u->Bind(6, s.budget.n_batches).Bind(7, s.budget.suggest_budget_s).Bind(8, s.budget.study_budget_s);
   u->Bind(9, s.started_at);
   if (s.problem_signature.empty()) {
     u->BindNull(10);
@@ -488,10 +488,10 @@ absl::StatusOr<StudyRecord> SqliteStore::GetStudy(int64_t study_id) {
   s.problem = q->Text(3);
   s.trial = static_cast<int>(q->Int(4));
   s.state = ParseStudyState(q->Text(5));
-  s.batch_size = static_cast<int>(q->Int(6));
-  s.n_batches = static_cast<int>(q->Int(7));
-  s.suggest_budget_s = q->Double(8);
-  s.study_budget_s = q->Double(9);
+  s.budget.batch_size = static_cast<int>(q->Int(6));
+  s.budget.n_batches = static_cast<int>(q->Int(7));
+  s.budget.suggest_budget_s = q->Double(8);
+  s.budget.study_budget_s = q->Double(9);
   s.started_at = q->Double(10);
   if (!q->IsNull(11)) s.problem_signature = q->Text(11);
   s.board = q->Text(12);

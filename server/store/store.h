@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/study_budget.h"
 
 namespace bbo {
 
@@ -72,10 +73,7 @@ struct StudyRecord {
   std::string problem;
   int trial = 0;
   StudyState state = StudyState::kRunning;
-  int batch_size = 8;
-  int n_batches = 16;
-  double suggest_budget_s = 40;
-  double study_budget_s = 640;
+  StudyBudget budget;
   double started_at = 0;
   // ProblemSignature() of the problem when the study was opened ("" = not recorded).
   std::string problem_signature;

@@ -1,0 +1,32 @@
+#ifndef BBO_COMMON_STUDY_BUDGET_H_
+#define BBO_COMMON_STUDY_BUDGET_H_
+
+// The shape and time budget of one study, shared by the coordinator (which enforces it), the
+// worker (which passes it to the optimizer) and `bbo local`. Defaults are the NeurIPS 2020 BBO
+// challenge's (Turner et al. 2021, §3): 16 batches of 8 points, 40 s per turn, 640 s per study.
+// A plain value type.
+
+#include "absl/status/status.h"
+
+namespace bbo {
+
+struct StudyBudget {
+  // Points per batch.
+  int batch_size = 8;
+  // Batches per study.
+  int n_batches = 16;
+  // Optimizer time allowed for one turn (observe + suggest), seconds.
+  double suggest_budget_s = 40;
+  // Optimizer time allowed for the whole study, seconds.
+  double study_budget_s = 640;
+
+  // OK, or InvalidArgument naming the first field that is out of range (sizes >= 1, budgets
+  // finite or +inf and > 0).
+  absl::Status Validate() const;
+
+  friend bool operator==(const StudyBudget&, const StudyBudget&) = default;
+};
+
+}  // namespace bbo
+
+#endif  // BBO_COMMON_STUDY_BUDGET_H_
