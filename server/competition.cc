@@ -77,7 +77,8 @@ Competition::Competition(Store* store, const ProblemSet* problems, Clock* clock,
       clock_(clock),
       batch_size_(batch_size),
       n_batches_(n_batches),
-      options_(std::move(options)) {
+      options_(std::move(options)),
+      access_(options_.hidden_phase) {
   boards_.push_back(kMainBoard);
   if (options_.warm_start_board) boards_.push_back(kWarmStartBoard);
   absl::MutexLock l(&cache_mu_);
@@ -229,8 +230,8 @@ absl::StatusOr<LeaderboardReport> Competition::Leaderboard(const std::string& bo
   absl::MutexLock l(&cache_mu_);
   const std::string board_key = BoardFromName(board_name);
   ASSIGN_OR_RETURN(BoardState * state, FindBoard(board_key));
-  ASSIGN_OR_RETURN(bool changed, RefreshInput(board_key, *state));
-  if (state->cached != nullptr && !changed) return *state->cached;
+  RETURN_IF_ERROR(RefreshInput(board_key, *state).status());
+  if (state->cached != nullptr && state->cached_seq == state->seq) return *state->cached;
   RETURN_IF_ERROR(BaselineReady(*state));
   computations_++;
   ASSIGN_OR_RETURN(scoring::Leaderboard board,
@@ -244,6 +245,18 @@ absl::StatusOr<LeaderboardReport> Competition::Leaderboard(const std::string& bo
   out.json["board"] = BoardDisplayName(board_key);
   out.board = std::move(board);
   state->cached = std::make_shared<const LeaderboardReport>(out);
+  state->cached_seq = state->seq;
+  return out;
+}
+
+absl::StatusOr<LeaderboardReport> Competition::Leaderboard(const Identity& who,
+                                                           const std::string& board) {
+  ASSIGN_OR_RETURN(LeaderboardReport out, Leaderboard(board));
+  if (!access_.ShowsPerProblemResults(who)) {
+    for (auto& row : out.board.rows) row.problems.clear();
+    out.json = nullptr;
+    out.per_problem = false;
+  }
   return out;
 }
 
@@ -257,14 +270,24 @@ absl::StatusOr<std::shared_ptr<const nlohmann::json>> Competition::Report(
     return absl::InvalidArgumentError("bootstrap_replicates: must be in [1, 10^6]");
   }
   if (request.top_k < 1) return absl::InvalidArgumentError("top_k: must be >= 1");
-  absl::MutexLock l(&cache_mu_);
   const std::string board_key = BoardFromName(request.board);
-  ASSIGN_OR_RETURN(BoardState * state, FindBoard(board_key));
-  ASSIGN_OR_RETURN(bool changed, RefreshInput(board_key, *state));
   const auto key = std::make_tuple(request.bootstrap_replicates, request.seed, request.top_k);
-  if (!changed && state->report != nullptr && state->report_key == key) return state->report;
-  RETURN_IF_ERROR(BaselineReady(*state));
-  const scoring::ScoringInput& input = state->input;
+  absl::MutexLock report_lock(&report_mu_);
+  // Under cache_mu_ only long enough to bring the board up to date and take a snapshot of it.
+  BoardState* state = nullptr;
+  int64_t seq = 0;
+  scoring::ScoringInput input;
+  {
+    absl::MutexLock l(&cache_mu_);
+    ASSIGN_OR_RETURN(state, FindBoard(board_key));
+    RETURN_IF_ERROR(RefreshInput(board_key, *state).status());
+    seq = state->seq;
+    if (state->report != nullptr && state->report_seq == seq && state->report_key == key) {
+      return state->report;
+    }
+    RETURN_IF_ERROR(BaselineReady(*state));
+    input = state->input;
+  }
   scoring::ReportOptions o;
   o.phase = board_key == kMainBoard ? options_.phase
                                     : absl::StrCat(options_.phase, " (", board_key, " board)");
@@ -285,15 +308,20 @@ absl::StatusOr<std::shared_ptr<const nlohmann::json>> Competition::Report(
     }
   }
   reports_++;
-  ASSIGN_OR_RETURN(scoring::Report report,
-                   scoring::ComputeReport(input, o, &state->scoring_cache));
-  state->report = std::make_shared<const nlohmann::json>(scoring::ReportJson(report, input));
+  std::unique_ptr<scoring::ScoringCache>& cache = report_caches_[board_key];
+  if (cache == nullptr) cache = std::make_unique<scoring::ScoringCache>();
+  ASSIGN_OR_RETURN(scoring::Report report, scoring::ComputeReport(input, o, cache.get()));
+  auto json = std::make_shared<const nlohmann::json>(scoring::ReportJson(report, input));
+  absl::MutexLock l(&cache_mu_);
+  state->report = json;
+  state->report_seq = seq;
   state->report_key = key;
-  return state->report;
+  return json;
 }
 
 absl::StatusOr<std::vector<scoring::ReportFile>> Competition::ReportFiles(
-    const ReportRequest& request, const std::string& format) {
+    const Identity& who, const ReportRequest& request, const std::string& format) {
+  RETURN_IF_ERROR(access_.RequireOrganizerIfHidden(who, "the scoring reports"));
   ASSIGN_OR_RETURN(std::shared_ptr<const nlohmann::json> report, Report(request));
   return scoring::RenderReportFiles(*report, format);
 }

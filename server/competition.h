@@ -23,6 +23,7 @@
 #include "scoring/leaderboard.h"
 #include "report/report_files.h"
 #include "common/clock.h"
+#include "server/access.h"
 #include "server/problem_set.h"
 #include "server/store/store.h"
 
@@ -58,6 +59,9 @@ struct CompetitionOptions {
   // Also run every submission, on the same problems and seeds, with the real parameter names
   // for a second, "warm-start" board (seed 001 §4.7). Only meaningful with anonymized studies.
   bool warm_start_board = false;
+  // A hidden phase: per-problem results and the scoring reports are for organizers only
+  // (server/access.h).
+  bool hidden_phase = false;
 };
 
 struct RegisteredSubmission {
@@ -86,6 +90,9 @@ struct LeaderboardReport {
   int n_batches = 0;
   // Everything above as JSON (rows, per-problem scores and curves, baselines).
   nlohmann::json json;
+  // False when the reader may not see problem names or per-problem results (a hidden phase):
+  // the rows then carry no per-problem scores and `json` is null.
+  bool per_problem = true;
 };
 
 struct ReportRequest {
@@ -121,15 +128,22 @@ class Competition {
   // the last computation are reloaded from the store and rescored (scoring::ScoringCache).
   // NotFound: the phase has no such board.
   absl::StatusOr<LeaderboardReport> Leaderboard(const std::string& board = kMainBoard);
+  // The leaderboard as `who` may see it: in a hidden phase, non-organizers get the overall
+  // scores only (AccessPolicy::ShowsPerProblemResults).
+  absl::StatusOr<LeaderboardReport> Leaderboard(const Identity& who, const std::string& board);
   // The boards of this phase: kMainBoard, then kWarmStartBoard when warm_start_board.
   const std::vector<std::string>& boards() const { return boards_; }
   // The full scoring report of the phase (report/report.h layout): leaderboard, bootstrap rank
   // sets, Mann-Whitney/Borda tables by dimension band and attribute, anytime views, attainment.
   // Cached like Leaderboard() for the same request. NotFound: another phase; InvalidArgument:
-  // bad replicates / top_k; FailedPrecondition: baseline not finished.
+  // bad replicates / top_k; FailedPrecondition: baseline not finished. The computation (seconds
+  // for large B) runs outside the lock Leaderboard() takes, on a snapshot of the board's data:
+  // leaderboards keep answering while a report computes. Reports are computed one at a time.
   absl::StatusOr<std::shared_ptr<const nlohmann::json>> Report(const ReportRequest& request);
-  // Report() rendered as the files of `format` (html, json, csv; report/report_files.h).
-  absl::StatusOr<std::vector<scoring::ReportFile>> ReportFiles(const ReportRequest& request,
+  // Report() rendered as the files of `format` (html, json, csv; report/report_files.h), for
+  // `who`: PermissionDenied in a hidden phase unless `who` is an organizer.
+  absl::StatusOr<std::vector<scoring::ReportFile>> ReportFiles(const Identity& who,
+                                                              const ReportRequest& request,
                                                               const std::string& format);
   // How many times the leaderboard / report was actually computed (for tests and metrics).
   int leaderboard_computations() const { return computations_.load(); }
@@ -147,6 +161,7 @@ class Competition {
   const int batch_size_;
   const int n_batches_;
   const CompetitionOptions options_;
+  const AccessPolicy access_;
 
   // The scoring state of one board, kept up to date incrementally.
   struct BoardState {
@@ -154,8 +169,11 @@ class Competition {
     int64_t seq = 0;
     scoring::ScoringInput input;
     scoring::ScoringCache scoring_cache;
+    // The leaderboard and the report, with the store sequence number they were computed at.
     std::shared_ptr<const LeaderboardReport> cached;
+    int64_t cached_seq = -1;
     std::shared_ptr<const nlohmann::json> report;
+    int64_t report_seq = -1;
     std::tuple<int, uint64_t, int> report_key;
   };
   // The state of `board` (a stored board, see BoardFromName). NotFound for another board.
@@ -171,6 +189,12 @@ class Competition {
   // Serializes registrations, so per-team limits and the evaluate-once rule hold under
   // concurrent calls.
   absl::Mutex register_mu_;
+  // Taken before cache_mu_ (never the other way round): one report computation at a time.
+  absl::Mutex report_mu_ ABSL_ACQUIRED_BEFORE(cache_mu_);
+  // Per-problem scoring memo of the report computations, per board (reports run outside
+  // cache_mu_, so they cannot share BoardState::scoring_cache).
+  std::map<std::string, std::unique_ptr<scoring::ScoringCache>> report_caches_
+      ABSL_GUARDED_BY(report_mu_);
   absl::Mutex cache_mu_;
   std::map<std::string, std::unique_ptr<BoardState>> board_states_ ABSL_GUARDED_BY(cache_mu_);
   std::atomic<int> computations_{0};

@@ -2,7 +2,10 @@
 
 #include <sys/stat.h>
 
+#include <chrono>
 #include <filesystem>
+#include <future>
+#include <thread>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -59,7 +62,33 @@ class CompetitionTest : public ::testing::Test {
     return *TarDirectory(dir.string());
   }
 
+  // Registers `name` and plays all its jobs by hand: x = 1 + drift * (job + batch + point), so
+  // drift 0 always suggests the optimum.
+  void PlaySubmission(const std::string& name, int trials, double drift) {
+    auto reg = competition_->Register(name, Archive("optimizer", true), trials);
+    ASSERT_TRUE(reg.ok()) << reg.status();
+    if (!worker_registered_) {
+      ASSERT_TRUE(store_->RegisterWorker("w", "h", 1, 0).ok());
+      worker_registered_ = true;
+    }
+    for (int j = 0; j < reg->jobs; ++j) {
+      auto job = store_->LeaseJob("w", 1e12);
+      ASSERT_TRUE(job.ok() && job->has_value());
+      auto study = studies_->OpenForJob((*job)->id, "w");
+      ASSERT_TRUE(study.ok()) << study.status();
+      for (int b = 0; b < 3; ++b) {
+        std::vector<IncomingPoint> pts;
+        for (int i = 0; i < 4; ++i) {
+          pts.push_back({testing::GoodPoint(1.0 + drift * (j + b + i)), ""});
+        }
+        ASSERT_TRUE(studies_->SubmitBatch(study->study_id, b, pts, 0, 0).ok());
+      }
+      ASSERT_TRUE(store_->FinishJob((*job)->id, "w", "", 3).ok());
+    }
+  }
+
   fs::path root_;
+  bool worker_registered_ = false;
   FakeClock clock_;
   std::unique_ptr<SqliteStore> store_;
   std::unique_ptr<ProblemSet> problems_;
@@ -268,6 +297,72 @@ TEST_F(CompetitionTest, IncrementalRescoringMatchesAFreshComputationAndServesRep
   r.phase = "";
   r.bootstrap_replicates = 0;
   EXPECT_EQ(competition_->Report(r).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(CompetitionTest, LeaderboardAnswersWhileAMillionReplicateReportComputes) {
+  BaselineRunner runner(store_.get(), problems_.get(), studies_.get(), &clock_);
+  ASSERT_TRUE(runner.RunPending().ok());
+  PlaySubmission("steady", 20, 0.01);
+  PlaySubmission("drifting", 20, 0.2);
+  ASSERT_TRUE(competition_->Leaderboard().ok());
+
+  ReportRequest r;
+  r.bootstrap_replicates = 1000000;
+  std::future<absl::StatusOr<std::shared_ptr<const nlohmann::json>>> report =
+      std::async(std::launch::async, [&] { return competition_->Report(r); });
+  // Wait until the report's computation has begun (its data snapshot is taken).
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (competition_->report_computations() == 0 &&
+         std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  ASSERT_EQ(competition_->report_computations(), 1);
+  // A study finishing meanwhile makes the leaderboard recompute, still without waiting.
+  PlaySubmission("late", 1, 0.1);
+  absl::StatusOr<LeaderboardReport> board = competition_->Leaderboard();
+  ASSERT_TRUE(board.ok()) << board.status();
+  EXPECT_EQ(board->board.rows.size(), 4u);
+  EXPECT_EQ(report.wait_for(std::chrono::seconds(0)), std::future_status::timeout)
+      << "the leaderboard waited for the report";
+  absl::StatusOr<std::shared_ptr<const nlohmann::json>> done = report.get();
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ((**done)["bootstrap"]["replicates"], 1000000);
+  // The report was computed on the snapshot taken before "late" finished; the next request sees
+  // the new study and recomputes.
+  r.bootstrap_replicates = 100;
+  auto fresh = competition_->Report(r);
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_EQ(competition_->report_computations(), 2);
+}
+
+TEST_F(CompetitionTest, HiddenPhaseLeaderboardShowsOverallScoresOnlyToParticipants) {
+  CompetitionOptions co;
+  co.baseline_trials = 5;
+  co.hidden_phase = true;
+  Competition hidden(store_.get(), problems_.get(), &clock_, 4, 3, co);
+  BaselineRunner runner(store_.get(), problems_.get(), studies_.get(), &clock_);
+  ASSERT_TRUE(runner.RunPending().ok());
+  PlaySubmission("steady", 2, 0.01);
+  auto participant = hidden.Leaderboard(Identity::Anonymous(), "main");
+  ASSERT_TRUE(participant.ok()) << participant.status();
+  EXPECT_FALSE(participant->per_problem);
+  EXPECT_TRUE(participant->json.is_null());
+  ASSERT_FALSE(participant->board.rows.empty());
+  for (const auto& row : participant->board.rows) EXPECT_TRUE(row.problems.empty());
+  auto organizer = hidden.Leaderboard(Identity::Organizer(), "main");
+  ASSERT_TRUE(organizer.ok());
+  EXPECT_TRUE(organizer->per_problem);
+  EXPECT_FALSE(organizer->board.rows[0].problems.empty());
+  EXPECT_EQ(organizer->board.rows[0].score, participant->board.rows[0].score);
+  ReportRequest r;
+  r.bootstrap_replicates = 10;
+  EXPECT_EQ(hidden.ReportFiles(Identity::Anonymous(), r, "json").status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(hidden.ReportFiles(Identity::Organizer(), r, "json").ok());
+  // A visible phase shows everything to everyone.
+  auto visible = competition_->Leaderboard(Identity::Anonymous(), "main");
+  ASSERT_TRUE(visible.ok());
+  EXPECT_TRUE(visible->per_problem);
 }
 
 TEST_F(CompetitionTest, FinalPhaseEvaluatesEachSubmissionOnceWithThePhasesTrials) {

@@ -14,6 +14,9 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Create(
     CoordinatorOptions options, std::vector<std::unique_ptr<Problem>> problems,
     std::unique_ptr<Clock> clock, std::unique_ptr<Store> store) {
   auto c = std::unique_ptr<Coordinator>(new Coordinator());
+  // The phase's access rules live in the domain objects that apply them (server/access.h).
+  options.study.hidden_phase = options.hidden_phase;
+  options.competition.hidden_phase = options.hidden_phase;
   c->options_ = options;
   c->clock_ = clock ? std::move(clock) : std::make_unique<RealClock>();
   if (store) {

@@ -41,7 +41,8 @@ struct CoordinatorOptions {
   // studies (its results would then mix two different problems).
   bool allow_changed_problems = false;
   // A hidden phase (feedback, final): problems, per-problem results and the full report are
-  // served to organizers only (server/rpc/access.h), identified by this token.
+  // served to organizers only (server/access.h); the transport (server/rpc/authenticate.h)
+  // recognizes them by this token.
   bool hidden_phase = false;
   std::string organizer_token;
 };

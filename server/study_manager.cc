@@ -61,6 +61,13 @@ absl::StatusOr<OpenedStudy> StudyManager::OpenPractice(const std::string& proble
   return Open(rec, problem, (static_cast<uint64_t>(rd()) << 32) ^ rd());
 }
 
+absl::StatusOr<OpenedStudy> StudyManager::OpenPractice(const Identity& who,
+                                                       const std::string& problem) {
+  RETURN_IF_ERROR(
+      AccessPolicy(options_.hidden_phase).RequireOrganizerIfHidden(who, "practice studies"));
+  return OpenPractice(problem);
+}
+
 absl::StatusOr<OpenedStudy> StudyManager::Open(StudyRecord rec, const Problem* problem,
                                                uint64_t seed) {
   rec.budget = options_.budget;
@@ -385,6 +392,12 @@ std::vector<ProblemInfo> StudyManager::ListProblems() const {
     out.push_back({name, p->description(), p->space().api_config().dump()});
   }
   return out;
+}
+
+absl::StatusOr<std::vector<ProblemInfo>> StudyManager::ListProblems(const Identity& who) const {
+  RETURN_IF_ERROR(
+      AccessPolicy(options_.hidden_phase).RequireOrganizerIfHidden(who, "the problems"));
+  return ListProblems();
 }
 
 int StudyManager::LiveStudies() {

@@ -33,6 +33,7 @@
 #include "common/clock.h"
 #include "server/evaluator.h"
 #include "server/problem_set.h"
+#include "server/access.h"
 #include "server/anonymize.h"
 #include "server/store/store.h"
 
@@ -48,6 +49,9 @@ struct StudyOptions {
   // this seed. Points are stored and evaluated under the real names.
   bool anonymize = false;
   uint64_t anonymize_seed = 0;
+  // A hidden phase: the problems and practice studies on them are for organizers only
+  // (server/access.h).
+  bool hidden_phase = false;
 };
 
 // What a study looks like to its optimizer.
@@ -91,6 +95,9 @@ class StudyManager {
   absl::StatusOr<OpenedStudy> OpenForJob(int64_t job_id, const std::string& worker_id);
   // Opens a practice study on a named problem (remote clients). NotFound for an unknown problem.
   absl::StatusOr<OpenedStudy> OpenPractice(const std::string& problem);
+  // The same for a remote caller: PermissionDenied when `who` may not see the problems of this
+  // phase (AccessPolicy::RequireOrganizerIfHidden).
+  absl::StatusOr<OpenedStudy> OpenPractice(const Identity& who, const std::string& problem);
 
   // Evaluates one batch. NotFound (unknown study), FailedPrecondition (study not running, or
   // `batch` is not the next batch), DeadlineExceeded (over budget: the study is now cut off),
@@ -116,6 +123,8 @@ class StudyManager {
 
   // The problems OpenPractice accepts, in the order of the problem set.
   std::vector<ProblemInfo> ListProblems() const;
+  // The same for a remote caller; PermissionDenied when `who` may not see them.
+  absl::StatusOr<std::vector<ProblemInfo>> ListProblems(const Identity& who) const;
 
   // Number of studies held in memory (running).
   int LiveStudies();

@@ -41,11 +41,9 @@ grpc::Status CompetitionServiceImpl::ListSubmissions(grpc::ServerContext*,
 grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext* context,
                                                     const v1::GetLeaderboardRequest* req,
                                                     v1::GetLeaderboardResponse* resp) {
-  absl::StatusOr<LeaderboardReport> report = competition_->Leaderboard(req->board());
+  absl::StatusOr<LeaderboardReport> report =
+      competition_->Leaderboard(auth_->Authenticate(context), req->board());
   if (!report.ok()) return ToGrpcStatus(report.status());
-  // In a hidden phase participants see the overall scores only: no problem names, no
-  // per-problem results, no report JSON.
-  const bool per_problem = !access_->hidden() || access_->IsOrganizer(context);
   int rank = 0;
   for (const auto& r : report->board.rows) {
     v1::LeaderboardRow* row = resp->add_rows();
@@ -56,7 +54,6 @@ grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext* context
     row->set_baseline(r.is_baseline);
     row->set_complete(r.complete);
     for (const auto& p : r.problems) {
-      if (!per_problem) break;
       v1::ProblemScore* ps = row->add_problems();
       ps->set_problem(p.problem);
       ps->set_score(p.score);
@@ -65,7 +62,7 @@ grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext* context
   }
   resp->set_batch_size(report->batch_size);
   resp->set_n_batches(report->n_batches);
-  if (per_problem) resp->set_report_json(report->json.dump());
+  if (report->per_problem) resp->set_report_json(report->json.dump());
   resp->set_phase(competition_->options().phase);
   resp->set_board(BoardDisplayName(BoardFromName(req->board())));
   return grpc::Status::OK;
@@ -74,8 +71,7 @@ grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext* context
 grpc::Status ScoringServiceImpl::GetReport(grpc::ServerContext* context,
                                            const v1::GetReportRequest* req,
                                            v1::GetReportResponse* resp) {
-  grpc::Status allowed = access_->RequireOrganizerIfHidden(context, "the scoring reports");
-  if (!allowed.ok()) return allowed;
+  const Identity who = auth_->Authenticate(context);
   ReportRequest r;
   r.phase = req->phase();
   r.board = req->board();
@@ -91,7 +87,8 @@ grpc::Status ScoringServiceImpl::GetReport(grpc::ServerContext* context,
     default:
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "format: unknown report format");
   }
-  absl::StatusOr<std::vector<scoring::ReportFile>> files = competition_->ReportFiles(r, format);
+  absl::StatusOr<std::vector<scoring::ReportFile>> files =
+      competition_->ReportFiles(who, r, format);
   if (!files.ok()) return ToGrpcStatus(files.status());
   resp->set_phase(r.phase.empty() ? competition_->options().phase : r.phase);
   for (auto& f : *files) {

@@ -11,13 +11,12 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coord
                                                               const std::string& address) {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   auto s = std::unique_ptr<GrpcServer>(new GrpcServer());
-  s->access_ = std::make_unique<AccessPolicy>(coordinator->options().hidden_phase,
-                                              coordinator->options().organizer_token);
-  s->study_ = std::make_unique<StudyServiceImpl>(&coordinator->studies(), s->access_.get());
+  s->auth_ = std::make_unique<Authenticator>(coordinator->options().organizer_token);
+  s->study_ = std::make_unique<StudyServiceImpl>(&coordinator->studies(), s->auth_.get());
   s->worker_ = std::make_unique<WorkerServiceImpl>(&coordinator->queue());
   s->competition_ =
-      std::make_unique<CompetitionServiceImpl>(&coordinator->competition(), s->access_.get());
-  s->scoring_ = std::make_unique<ScoringServiceImpl>(&coordinator->competition(), s->access_.get());
+      std::make_unique<CompetitionServiceImpl>(&coordinator->competition(), s->auth_.get());
+  s->scoring_ = std::make_unique<ScoringServiceImpl>(&coordinator->competition(), s->auth_.get());
   grpc::ServerBuilder builder;
   builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &s->port_);
   builder.RegisterService(s->study_.get());

@@ -31,7 +31,7 @@ class GrpcServer {
 
  private:
   GrpcServer() = default;
-  std::unique_ptr<AccessPolicy> access_;
+  std::unique_ptr<Authenticator> auth_;
   std::unique_ptr<StudyServiceImpl> study_;
   std::unique_ptr<WorkerServiceImpl> worker_;
   std::unique_ptr<CompetitionServiceImpl> competition_;

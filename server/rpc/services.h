@@ -9,14 +9,14 @@
 #include "bbo/v1/study_service.grpc.pb.h"
 #include "bbo/v1/worker_service.grpc.pb.h"
 #include "server/coordinator.h"
-#include "server/rpc/access.h"
+#include "server/rpc/authenticate.h"
 
 namespace bbo::rpc {
 
 class StudyServiceImpl final : public v1::StudyService::Service {
  public:
-  StudyServiceImpl(StudyManager* studies, const AccessPolicy* access)
-      : studies_(studies), access_(access) {}
+  StudyServiceImpl(StudyManager* studies, const Authenticator* auth)
+      : studies_(studies), auth_(auth) {}
   grpc::Status OpenStudy(grpc::ServerContext*, const v1::OpenStudyRequest* req,
                          v1::OpenStudyResponse* resp) override;
   grpc::Status SubmitBatch(grpc::ServerContext*, const v1::SubmitBatchRequest* req,
@@ -31,7 +31,7 @@ class StudyServiceImpl final : public v1::StudyService::Service {
 
  private:
   StudyManager* studies_;
-  const AccessPolicy* access_;
+  const Authenticator* auth_;
 };
 
 class WorkerServiceImpl final : public v1::WorkerService::Service {
@@ -54,8 +54,8 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
 
 class CompetitionServiceImpl final : public v1::CompetitionService::Service {
  public:
-  CompetitionServiceImpl(Competition* competition, const AccessPolicy* access)
-      : competition_(competition), access_(access) {}
+  CompetitionServiceImpl(Competition* competition, const Authenticator* auth)
+      : competition_(competition), auth_(auth) {}
   grpc::Status RegisterSubmission(grpc::ServerContext*, const v1::RegisterSubmissionRequest* req,
                                   v1::RegisterSubmissionResponse* resp) override;
   grpc::Status ListSubmissions(grpc::ServerContext*, const v1::ListSubmissionsRequest* req,
@@ -65,19 +65,19 @@ class CompetitionServiceImpl final : public v1::CompetitionService::Service {
 
  private:
   Competition* competition_;
-  const AccessPolicy* access_;
+  const Authenticator* auth_;
 };
 
 class ScoringServiceImpl final : public v1::ScoringService::Service {
  public:
-  ScoringServiceImpl(Competition* competition, const AccessPolicy* access)
-      : competition_(competition), access_(access) {}
+  ScoringServiceImpl(Competition* competition, const Authenticator* auth)
+      : competition_(competition), auth_(auth) {}
   grpc::Status GetReport(grpc::ServerContext*, const v1::GetReportRequest* req,
                          v1::GetReportResponse* resp) override;
 
  private:
   Competition* competition_;
-  const AccessPolicy* access_;
+  const Authenticator* auth_;
 };
 
 }  // namespace bbo::rpc

@@ -18,17 +18,14 @@ void OutcomeToProto(const BatchOutcome& out, Resp* resp) {
 grpc::Status StudyServiceImpl::OpenStudy(grpc::ServerContext* context,
                                          const v1::OpenStudyRequest* req,
                                          v1::OpenStudyResponse* resp) {
-  if (req->target_case() == v1::OpenStudyRequest::kProblem) {
-    grpc::Status allowed = access_->RequireOrganizerIfHidden(context, "practice studies");
-    if (!allowed.ok()) return allowed;
-  }
+  const Identity who = auth_->Authenticate(context);
   absl::StatusOr<OpenedStudy> s;
   switch (req->target_case()) {
     case v1::OpenStudyRequest::kJobId:
       s = studies_->OpenForJob(req->job_id(), req->worker_id());
       break;
     case v1::OpenStudyRequest::kProblem:
-      s = studies_->OpenPractice(req->problem());
+      s = studies_->OpenPractice(who, req->problem());
       break;
     default:
       return ToGrpcStatus(absl::InvalidArgumentError("target: set job_id or problem"));
@@ -85,9 +82,10 @@ grpc::Status StudyServiceImpl::EndStudy(grpc::ServerContext*, const v1::EndStudy
 grpc::Status StudyServiceImpl::ListProblems(grpc::ServerContext* context,
                                             const v1::ListProblemsRequest*,
                                             v1::ListProblemsResponse* resp) {
-  grpc::Status allowed = access_->RequireOrganizerIfHidden(context, "the problems");
-  if (!allowed.ok()) return allowed;
-  for (const ProblemInfo& p : studies_->ListProblems()) {
+  absl::StatusOr<std::vector<ProblemInfo>> problems =
+      studies_->ListProblems(auth_->Authenticate(context));
+  if (!problems.ok()) return ToGrpcStatus(problems.status());
+  for (const ProblemInfo& p : *problems) {
     v1::ProblemInfo* o = resp->add_problems();
     o->set_name(p.name);
     o->set_description(p.description);

@@ -1,0 +1,16 @@
+#include "server/access.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace bbo {
+
+absl::Status AccessPolicy::RequireOrganizerIfHidden(const Identity& who,
+                                                    absl::string_view what) const {
+  if (ShowsPerProblemResults(who)) return absl::OkStatus();
+  return absl::PermissionDeniedError(
+      absl::StrCat(what,
+                   " of this hidden phase are for organizers only (send the organizer token: "
+                   "bbo --token or BBO_TOKEN)"));
+}
+
+}  // namespace bbo

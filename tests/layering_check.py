@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""The layering rules of bbo-arena, checked on the source tree (run by ctest as LayeringTest).
+
+    layering_check.py ROOT        checks the tree at ROOT; exit 1 and one line per violation
+    layering_check.py --self-test builds small trees that break each rule and checks that each
+                                  is caught (exit 1 if a rule goes unnoticed)
+
+The rules (README.md "Layout" draws them):
+  1. Layers point one way: common <- problems, scoring <- report <- server, worker <- client.
+     Each folder includes project headers only from the folders in ALLOWED below.
+  2. The CLI (client/) uses other folders' public headers only: nothing under an internal/
+     folder, and of server/ only the embedding header and the store interfaces.
+  3. Helpers under an internal/ folder are included only from the folder that holds it.
+  4. gRPC stays at the edges: no header outside server/rpc/ includes gRPC, and of the sources
+     only server/rpc/, main.cc files, the worker's and the CLI's transport files, tests/ and
+     bench/ do.
+  5. No non-test source file is longer than MAX_LINES lines.
+"""
+
+import os
+import re
+import sys
+import tempfile
+
+MAX_LINES = 700
+
+# Project folders a folder's files may include from ("bbo" = generated protobuf messages).
+ALLOWED = {
+    "common": {"common", "bbo"},
+    "problems": {"common", "problems"},
+    "scoring": {"common", "scoring"},
+    "report": {"common", "scoring", "report"},
+    "server": {"common", "problems", "scoring", "report", "server", "bbo"},
+    "worker": {"common", "worker", "bbo"},
+    "client": {"common", "problems", "scoring", "report", "server", "worker", "client", "bbo"},
+}
+# The only server/ headers the CLI may include.
+CLIENT_SERVER_HEADERS = {"server/embed.h", "server/store/store.h"}
+# Sources (besides server/rpc/, main.cc files, tests/ and bench/) that speak gRPC.
+GRPC_SOURCES = {"client/remote.cc", "worker/grpc_coordinator_client.cc"}
+# Top-level folders whose sources are checked; the rest (tests/, bench/, examples/) are free.
+LAYERED = set(ALLOWED)
+PROJECT_ROOTS = LAYERED | {"bbo", "tests", "bench", "examples"}
+SOURCE_SUFFIXES = (".h", ".cc")
+SKIP_DIRS = {".git", "build", "vendor", "node_modules", "demo-out"}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+[<"]([^">]+)[">]')
+
+
+def is_grpc(path):
+    return (path.startswith("grpcpp/") or path.startswith("grpc/")
+            or path.endswith(".grpc.pb.h"))
+
+
+def is_test(rel):
+    base = os.path.basename(rel)
+    return base.endswith("_test.cc") or base.endswith("_test.h") or "/testing/" in rel \
+        or rel.startswith("tests/")
+
+
+def sources(root):
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames
+                             if d not in SKIP_DIRS and not d.startswith("build"))
+        for name in sorted(filenames):
+            if name.endswith(SOURCE_SUFFIXES):
+                full = os.path.join(dirpath, name)
+                yield os.path.relpath(full, root).replace(os.sep, "/"), full
+
+
+def internal_owner(path):
+    """The folder allowed to include `path` if it lies under an internal/ folder, else None."""
+    parts = path.split("/")
+    if "internal" not in parts[:-1]:
+        return None
+    return "/".join(parts[:parts.index("internal")])
+
+
+def check_file(rel, text):
+    errors = []
+    top = rel.split("/")[0]
+    lines = text.splitlines()
+    if top in LAYERED and not is_test(rel) and len(lines) > MAX_LINES:
+        errors.append(f"{rel}: {len(lines)} lines (the limit is {MAX_LINES}; split it by concept)")
+    for number, line in enumerate(lines, 1):
+        m = INCLUDE.match(line)
+        if not m:
+            continue
+        inc = m.group(1)
+        where = f"{rel}:{number}: includes {inc}"
+        head = inc.split("/")[0]
+        if is_grpc(inc):
+            in_rpc = rel.startswith("server/rpc/")
+            if rel.endswith(".h") and not in_rpc:
+                errors.append(f"{where}: gRPC in a header outside server/rpc/")
+            elif not (in_rpc or os.path.basename(rel) == "main.cc" or rel in GRPC_SOURCES
+                      or top in ("tests", "bench", "examples")):
+                errors.append(f"{where}: gRPC outside server/rpc/, main.cc and the transport "
+                              f"files {sorted(GRPC_SOURCES)}")
+            continue
+        if "/" not in inc or head not in PROJECT_ROOTS:
+            continue  # a system or third-party header
+        owner = internal_owner(inc)
+        if owner is not None and not rel.startswith(owner + "/"):
+            errors.append(f"{where}: an internal header of {owner}/")
+        if top not in LAYERED:
+            continue
+        if head not in ALLOWED[top]:
+            errors.append(f"{where}: {top}/ may include only from {sorted(ALLOWED[top])}")
+        elif top == "client" and head == "server" and inc not in CLIENT_SERVER_HEADERS:
+            errors.append(f"{where}: the CLI may include of server/ only "
+                          f"{sorted(CLIENT_SERVER_HEADERS)}")
+    return errors
+
+
+def check_tree(root):
+    errors = []
+    count = 0
+    for rel, full in sources(root):
+        count += 1
+        with open(full, encoding="utf-8", errors="replace") as f:
+            errors.extend(check_file(rel, f.read()))
+    return count, errors
+
+
+def self_test():
+    """Each case: files of a small tree and the text one violation must contain."""
+    long_file = "\n".join(["// x"] * (MAX_LINES + 1))
+    cases = [
+        ({"problems/p.cc": '#include "server/store/store.h"\n'}, "problems/ may include only"),
+        ({"problems/p.h": '#include "worker/worker.h"\n'}, "problems/ may include only"),
+        ({"scoring/s.cc": '#include "report/report.h"\n'}, "scoring/ may include only"),
+        ({"scoring/s.cc": '#include "server/competition.h"\n'}, "scoring/ may include only"),
+        ({"common/c.cc": '#include "problems/problem.h"\n'}, "common/ may include only"),
+        ({"client/c.cc": '#include "server/coordinator.h"\n'}, "the CLI may include of server/"),
+        ({"client/c.cc": '#include "report/internal/json_view.h"\n'}, "an internal header"),
+        ({"server/a.cc": '#include "problems/ml/internal/model.h"\n'}, "an internal header"),
+        ({"server/competition.h": '#include "grpcpp/server_context.h"\n'}, "gRPC in a header"),
+        ({"worker/w.h": '#include "bbo/v1/worker_service.grpc.pb.h"\n'}, "gRPC in a header"),
+        ({"server/competition.cc": '#include "grpcpp/grpcpp.h"\n'}, "gRPC outside"),
+        ({"server/big.cc": long_file}, "lines (the limit"),
+    ]
+    allowed = {
+        "server/rpc/services.h": '#include "bbo/v1/study_service.grpc.pb.h"\n',
+        "server/main.cc": '#include "grpcpp/server_builder.h"\n',
+        "client/remote.cc": '#include "grpcpp/create_channel.h"\n',
+        "client/main.cc": '#include "server/embed.h"\n#include "report/report.h"\n',
+        "problems/ml/x.cc": '#include "problems/ml/internal/model.h"\n',
+        "server/big_test.cc": long_file,
+        "tests/e2e.cc": '#include "server/coordinator.h"\n#include "grpcpp/grpcpp.h"\n',
+        "report/r.cc": '#include "scoring/leaderboard.h"\n#include <vector>\n',
+    }
+    failures = []
+    for files, expected in cases:
+        with tempfile.TemporaryDirectory() as root:
+            for rel, text in files.items():
+                os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+                with open(os.path.join(root, rel), "w") as f:
+                    f.write(text)
+            _, errors = check_tree(root)
+            if not any(expected in e for e in errors):
+                failures.append(f"not caught: {files} (expected '{expected}', got {errors})")
+    with tempfile.TemporaryDirectory() as root:
+        for rel, text in allowed.items():
+            os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+            with open(os.path.join(root, rel), "w") as f:
+                f.write(text)
+        _, errors = check_tree(root)
+        failures.extend(f"false alarm: {e}" for e in errors)
+    for f in failures:
+        print(f)
+    print(f"layering self-test: {len(cases)} violations, {len(allowed)} allowed files, "
+          f"{len(failures)} failures")
+    return 1 if failures else 0
+
+
+def main(argv):
+    if len(argv) == 2 and argv[1] == "--self-test":
+        return self_test()
+    if len(argv) != 2 or not os.path.isdir(argv[1]):
+        print(__doc__)
+        return 2
+    count, errors = check_tree(argv[1])
+    for e in errors:
+        print(e)
+    print(f"layering: {count} source files checked, {len(errors)} violations")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
