@@ -22,6 +22,15 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// An empty line for `name` in its page-wide style.
+LineSeries StyledSeries(const std::string& name, MethodStyles& styles) {
+  LineSeries s;
+  s.name = name;
+  s.color = styles.For(name).color;
+  s.dash = styles.For(name).dash;
+  return s;
+}
+
 // One line per drawn method from anytime.methods[name][key].
 std::string AnytimeChart(const std::vector<MethodRow>& rows, const json& methods, const char* key,
                          const std::string& y_label, std::vector<ReferenceLine> references,
@@ -40,10 +49,7 @@ std::string AnytimeChart(const std::vector<MethodRow>& rows, const json& methods
   chart.y_max = 1;
   chart.references = std::move(references);
   for (const std::string& name : sel.drawn) {
-    LineSeries s;
-    s.name = name;
-    s.color = styles.For(name).color;
-    s.dash = styles.For(name).dash;
+    LineSeries s = StyledSeries(name, styles);
     s.y = series_of(name);
     chart.series.push_back(std::move(s));
   }
@@ -78,10 +84,7 @@ std::string RenderScorePlot(const std::vector<MethodRow>& rows, MethodStyles& st
   chart.references = {{0, "random search"}, {100, "best known, every time"}};
   for (const std::string& name : sel.drawn) {
     const json& row = *by_name[name];
-    LineSeries s;
-    s.name = name;
-    s.color = styles.For(name).color;
-    s.dash = styles.For(name).dash;
+    LineSeries s = StyledSeries(name, styles);
     const std::vector<double> perf = Nums(Get(row, "mean_perf"));
     const std::vector<double> error_bar = Nums(Get(row, "mean_perf_error_bar"));
     for (size_t t = 0; t < perf.size(); ++t) {
@@ -165,10 +168,7 @@ std::string RenderAttainment(const std::vector<MethodRow>& rows, const json& rep
   chart.y_label = "score of the attained level";
   chart.references = {{0, "random search"}, {100, "best known"}};
   for (const std::string& name : sel.drawn) {
-    LineSeries s;
-    s.name = name;
-    s.color = styles.For(name).color;
-    s.dash = styles.For(name).dash;
+    LineSeries s = StyledSeries(name, styles);
     for (double v : level_of(name, median)) s.y.push_back(Score(v));
     const std::vector<double> best_quarter = level_of(name, q25);
     const std::vector<double> worst_quarter = level_of(name, q75);
