@@ -148,9 +148,8 @@ std::map<std::string, std::string> ReportCsv(const json& r) {
     const json& ballots = Obj(Get(np, "ballots"));
     const int n_ballots = static_cast<int>(ballots.size());
     for (const json& row : Arr(Get(np, "rows"))) {
-      w.Row({"overall", "all", n_ballots, Get(row, "method"), Get(row, "borda"),
-             Get(row, "firsts"), Get(row, "top_three"), Get(np, "familywise_alpha"),
-             Get(np, "pairwise_alpha")});
+      w.Row({"overall", "all", n_ballots, Get(row, "method"), Get(row, "borda"), Get(row, "firsts"),
+             Get(row, "top_three"), Get(np, "familywise_alpha"), Get(np, "pairwise_alpha")});
     }
     for (const json& g : Arr(Get(np, "groups"))) {
       for (const json& row : Arr(Get(g, "rows"))) {

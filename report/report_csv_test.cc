@@ -46,24 +46,24 @@ TEST(ReportCsvTest, WritesNumbersAtFullPrecisionAndNullsEmpty) {
   auto csv = ReportCsv(j);
   // error_bar is 100 x the last error bar; integers stay integers.
   EXPECT_THAT(csv["leaderboard.csv"], HasSubstr("\n1,m,,,0.10000000000000001,2,,,7,,,final\n"));
-  EXPECT_THAT(csv["curves.csv"], HasSubstr("\nm,0,0.25,0.01,,,0.5\nm,1,0.10000000000000001,0.02,,,\n"));
+  EXPECT_THAT(csv["curves.csv"],
+              HasSubstr("\nm,0,0.25,0.01,,,0.5\nm,1,0.10000000000000001,0.02,,,\n"));
 }
 
 TEST(ReportCsvTest, ToleratesWrongTypesWithoutThrowing) {
-  const json wrong[] = {json(), json(1), json("s"), json(true), json::array({1}),
-                        json::object({{"k", 1}})};
+  const json wrong[] = {json(),     json(1),          json("s"),
+                        json(true), json::array({1}), json::object({{"k", 1}})};
   for (const json& w : wrong) {
-    json j = {{"methods", {{{"method", "m"},
-                            {"mean_perf", w},
-                            {"mean_perf_error_bar", w},
-                            {"problems", w}}}},
-              {"problems", {{{"problem", "p"}, {"attributes", {1, "a", nullptr}},
-                             {"rand_mean_perf", {0.5}}}}},
-              {"bootstrap", {{"replicates", w}, {"methods", {{{"method", "m"},
-                                                                {"rank_counts", {3, nullptr}}}}},
-                             {"top_rankings", {{{"ranking", {"m", 2}}, {"frequency", w}}}}}},
-              {"nonparametric", {{"rows", w}, {"ballots", w}, {"groups", {{{"problems", w},
-                                                                           {"rows", w}}}}}},
+    json j = {{"methods",
+               {{{"method", "m"}, {"mean_perf", w}, {"mean_perf_error_bar", w}, {"problems", w}}}},
+              {"problems",
+               {{{"problem", "p"}, {"attributes", {1, "a", nullptr}}, {"rand_mean_perf", {0.5}}}}},
+              {"bootstrap",
+               {{"replicates", w},
+                {"methods", {{{"method", "m"}, {"rank_counts", {3, nullptr}}}}},
+                {"top_rankings", {{{"ranking", {"m", 2}}, {"frequency", w}}}}}},
+              {"nonparametric",
+               {{"rows", w}, {"ballots", w}, {"groups", {{{"problems", w}, {"rows", w}}}}}},
               {"anytime", {{"methods", {{"m", w}}}}},
               {"attainment", {{"levels", w}, {"methods", {{"m", {w, {0.5, w}}}}}}}};
     std::map<std::string, std::string> csv;

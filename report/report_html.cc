@@ -20,7 +20,6 @@
 namespace bbo::scoring {
 namespace {
 
-using nlohmann::json;
 using internal::Get;
 using internal::MethodRow;
 using internal::MethodStyles;
@@ -36,6 +35,7 @@ using internal::RenderScorePlot;
 using internal::RenderSummary;
 using internal::Section;
 using internal::Str;
+using nlohmann::json;
 
 constexpr char kStyle[] = R"css(
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;
@@ -100,8 +100,8 @@ std::string RenderDocument(const json& report) {
 }  // namespace
 
 std::string RenderReportHtml(const nlohmann::json& report) {
-  // The json view (internal/json_view.h) never throws, but a report is external input rendered inside a server:
-  // should a corner of nlohmann's API still throw, a short page beats a crash.
+  // The json view (internal/json_view.h) never throws, but a report is external input rendered
+  // inside a server: should a corner of nlohmann's API still throw, a short page beats a crash.
   try {
     return RenderDocument(report);
   } catch (const std::exception& e) {

@@ -9,11 +9,11 @@ namespace {
 using ::testing::ElementsAre;
 
 TEST(NiceStepTest, PicksOneTwoOrFiveTimesAPowerOfTen) {
-  EXPECT_DOUBLE_EQ(NiceStep(100, 6), 20);   // raw 16.7
-  EXPECT_DOUBLE_EQ(NiceStep(1, 6), 0.2);    // raw 0.167
-  EXPECT_DOUBLE_EQ(NiceStep(6, 6), 1);      // raw 1
-  EXPECT_DOUBLE_EQ(NiceStep(24, 6), 5);     // raw 4
-  EXPECT_DOUBLE_EQ(NiceStep(42, 6), 10);    // raw 7
+  EXPECT_DOUBLE_EQ(NiceStep(100, 6), 20);  // raw 16.7
+  EXPECT_DOUBLE_EQ(NiceStep(1, 6), 0.2);   // raw 0.167
+  EXPECT_DOUBLE_EQ(NiceStep(6, 6), 1);     // raw 1
+  EXPECT_DOUBLE_EQ(NiceStep(24, 6), 5);    // raw 4
+  EXPECT_DOUBLE_EQ(NiceStep(42, 6), 10);   // raw 7
 }
 
 TEST(StepDecimalsTest, PrintsMultiplesOfTheStepExactly) {

@@ -22,6 +22,10 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+bool AnyFinite(const std::vector<double>& v) {
+  return std::any_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
+}
+
 // An empty line for `name` in its page-wide style.
 LineSeries StyledSeries(const std::string& name, MethodStyles& styles) {
   LineSeries s;
@@ -36,13 +40,8 @@ std::string AnytimeChart(const std::vector<MethodRow>& rows, const json& methods
                          const std::string& y_label, std::vector<ReferenceLine> references,
                          MethodStyles& styles, std::string* caption) {
   auto series_of = [&](const std::string& name) { return Nums(Get(Get(methods, name), key)); };
-  Selection sel =
-      Select(OrderedNames(rows, methods), styles, kMaxLines, [&](const std::string& name) {
-        for (double v : series_of(name)) {
-          if (std::isfinite(v)) return true;
-        }
-        return false;
-      });
+  Selection sel = Select(OrderedNames(rows, methods), styles, kMaxLines,
+                         [&](const std::string& name) { return AnyFinite(series_of(name)); });
   LineChart chart;
   chart.y_label = y_label;
   chart.y_min = 0;
@@ -74,10 +73,7 @@ std::string RenderScorePlot(const std::vector<MethodRow>& rows, MethodStyles& st
     if (by_name.emplace(r.name, r.row).second) ordered.push_back(r.name);
   }
   Selection sel = Select(ordered, styles, kMaxLines, [&](const std::string& name) {
-    for (double v : Nums(Get(*by_name[name], "mean_perf"))) {
-      if (std::isfinite(v)) return true;
-    }
-    return false;
+    return AnyFinite(Nums(Get(*by_name[name], "mean_perf")));
   });
   LineChart chart;
   chart.y_label = "normalized score";
@@ -159,10 +155,7 @@ std::string RenderAttainment(const std::vector<MethodRow>& rows, const json& rep
   });
   const int cap = kMaxAttainmentMethods - (has_baseline ? 1 : 0);
   Selection sel = Select(OrderedNames(rows, methods), styles, cap, [&](const std::string& name) {
-    for (double v : level_of(name, median)) {
-      if (std::isfinite(v)) return true;
-    }
-    return false;
+    return AnyFinite(level_of(name, median));
   });
   LineChart chart;
   chart.y_label = "score of the attained level";
