@@ -4,10 +4,8 @@
 #include <cmath>
 #include <ctime>
 #include <set>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "report/report_json.h"
 
@@ -56,52 +54,6 @@ std::pair<int, int> RankInterval(const std::vector<int>& counts, double alpha) {
   }
   if (hi == 0) hi = static_cast<int>(counts.size());
   return {lo, hi};
-}
-
-// CSV field: numbers at full precision (empty for null), strings quoted when needed.
-std::string Field(const nlohmann::json& v) {
-  if (v.is_null()) return "";
-  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  if (v.is_number_integer()) return absl::StrCat(v.get<int64_t>());
-  if (v.is_number()) return absl::StrFormat("%.17g", v.get<double>());
-  std::string s = v.is_string() ? v.get<std::string>() : v.dump();
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) {
-    if (c == '"') q += '"';
-    q += c;
-  }
-  return q + "\"";
-}
-
-class CsvWriter {
- public:
-  explicit CsvWriter(const std::vector<std::string>& header) {
-    out_ << absl::StrJoin(header, ",") << "\n";
-  }
-  void Row(const std::vector<nlohmann::json>& fields) {
-    for (size_t i = 0; i < fields.size(); ++i) {
-      if (i > 0) out_ << ',';
-      out_ << Field(fields[i]);
-    }
-    out_ << '\n';
-  }
-  std::string str() const { return out_.str(); }
-
- private:
-  std::ostringstream out_;
-};
-
-const nlohmann::json& Get(const nlohmann::json& j, const char* key) {
-  static const nlohmann::json kNull;
-  if (!j.is_object()) return kNull;
-  auto it = j.find(key);
-  return it == j.end() ? kNull : *it;
-}
-
-const nlohmann::json& At(const nlohmann::json& j, size_t i) {
-  static const nlohmann::json kNull;
-  return j.is_array() && i < j.size() ? j[i] : kNull;
 }
 
 }  // namespace
@@ -291,152 +243,6 @@ nlohmann::json ReportJson(const Report& report, const ScoringInput& input) {
   }
   j["attainment"] = {{"levels", report.attainment.levels}, {"methods", att}};
   return j;
-}
-
-std::map<std::string, std::string> ReportCsv(const nlohmann::json& r) {
-  std::map<std::string, std::string> files;
-  const nlohmann::json& methods = Get(r, "methods");
-  {
-    CsvWriter w({"rank", "method", "baseline", "complete", "leaderboard_score", "error_bar",
-                 "median_score", "table2_median_score", "rs_equivalent_evals",
-                 "rs_equivalent_bound", "rs_efficiency", "phase"});
-    int rank = 0;
-    for (const auto& m : methods) {
-      const nlohmann::json& eb = Get(m, "mean_perf_error_bar");
-      nlohmann::json eb_last = eb.is_array() && !eb.empty() && eb.back().is_number()
-                                   ? nlohmann::json(100 * eb.back().get<double>())
-                                   : nlohmann::json();
-      w.Row({++rank, Get(m, "method"), Get(m, "baseline"), Get(m, "complete"),
-             Get(m, "leaderboard_score"), eb_last, Get(m, "median_score"),
-             Get(m, "table2_median_score"), Get(m, "rs_equivalent_evals"),
-             Get(m, "rs_equivalent_bound"), Get(m, "rs_efficiency"), Get(r, "phase")});
-    }
-    files["leaderboard.csv"] = w.str();
-  }
-  {
-    CsvWriter w({"method", "batch", "mean_perf", "mean_perf_error_bar", "normalized_mean_perf",
-                 "median_perf", "rand_mean_perf"});
-    for (const auto& m : methods) {
-      const nlohmann::json& mp = Get(m, "mean_perf");
-      for (size_t t = 0; mp.is_array() && t < mp.size(); ++t) {
-        w.Row({Get(m, "method"), static_cast<int>(t), At(mp, t),
-               At(Get(m, "mean_perf_error_bar"), t), At(Get(m, "normalized_mean_perf"), t),
-               At(Get(m, "median_perf"), t), At(Get(r, "rand_mean_perf"), t)});
-      }
-    }
-    files["curves.csv"] = w.str();
-  }
-  {
-    CsvWriter w({"method", "problem", "trials", "score", "batch", "normalized_mean",
-                 "normalized_median", "normalized_median_lb", "normalized_median_ub"});
-    for (const auto& m : methods) {
-      for (const auto& p : Get(m, "problems")) {
-        const nlohmann::json& nm = Get(p, "normalized_mean");
-        for (size_t t = 0; nm.is_array() && t < nm.size(); ++t) {
-          w.Row({Get(m, "method"), Get(p, "problem"), Get(p, "trials"), Get(p, "score"),
-                 static_cast<int>(t), At(nm, t), At(Get(p, "normalized_median"), t),
-                 At(Get(p, "normalized_median_lb"), t), At(Get(p, "normalized_median_ub"), t)});
-        }
-      }
-    }
-    files["method_problems.csv"] = w.str();
-  }
-  {
-    CsvWriter w({"problem", "dimension", "attributes", "opt", "clip", "batch", "rand_mean_perf",
-                 "rand_med_perf"});
-    for (const auto& p : Get(r, "problems")) {
-      std::vector<std::string> attrs;
-      for (const auto& a : Get(p, "attributes")) attrs.push_back(a.get<std::string>());
-      const nlohmann::json& rm = Get(p, "rand_mean_perf");
-      for (size_t t = 0; rm.is_array() && t < rm.size(); ++t) {
-        w.Row({Get(p, "problem"), Get(p, "dimension"), absl::StrJoin(attrs, ";"), Get(p, "opt"),
-               Get(p, "clip"), static_cast<int>(t), At(rm, t), At(Get(p, "rand_med_perf"), t)});
-      }
-    }
-    files["problems.csv"] = w.str();
-  }
-  const nlohmann::json& boot = Get(r, "bootstrap");
-  if (boot.is_object()) {
-    CsvWriter w({"method", "rank", "count", "frequency", "p_top_k", "top_k", "rank_interval_lo",
-                 "rank_interval_hi", "replicates", "seed"});
-    const double reps = Get(boot, "replicates").is_number()
-                            ? Get(boot, "replicates").get<double>()
-                            : 0.0;
-    for (const auto& m : Get(boot, "methods")) {
-      const nlohmann::json& counts = Get(m, "rank_counts");
-      for (size_t k = 0; counts.is_array() && k < counts.size(); ++k) {
-        w.Row({Get(m, "method"), static_cast<int>(k + 1), counts[k],
-               reps > 0 ? nlohmann::json(counts[k].get<double>() / reps) : nlohmann::json(),
-               Get(m, "p_top_k"), Get(boot, "top_k"), At(Get(m, "rank_interval"), 0),
-               At(Get(m, "rank_interval"), 1), Get(boot, "replicates"), Get(boot, "seed")});
-      }
-    }
-    files["bootstrap_ranks.csv"] = w.str();
-    CsvWriter tops({"ranking", "frequency"});
-    for (const auto& t : Get(boot, "top_rankings")) {
-      std::vector<std::string> names;
-      for (const auto& n : Get(t, "ranking")) names.push_back(n.get<std::string>());
-      tops.Row({absl::StrJoin(names, " > "), Get(t, "frequency")});
-    }
-    files["top_rankings.csv"] = tops.str();
-  }
-  const nlohmann::json& np = Get(r, "nonparametric");
-  if (np.is_object()) {
-    CsvWriter w({"kind", "group", "problems", "method", "borda", "firsts", "top_three",
-                 "familywise_alpha", "pairwise_alpha"});
-    const int n_ballots = static_cast<int>(Get(np, "ballots").size());
-    for (const auto& row : Get(np, "rows")) {
-      w.Row({"overall", "all", n_ballots, Get(row, "method"), Get(row, "borda"),
-             Get(row, "firsts"), Get(row, "top_three"), Get(np, "familywise_alpha"),
-             Get(np, "pairwise_alpha")});
-    }
-    for (const auto& g : Get(np, "groups")) {
-      for (const auto& row : Get(g, "rows")) {
-        w.Row({Get(g, "kind"), Get(g, "group"), static_cast<int>(Get(g, "problems").size()),
-               Get(row, "method"), Get(row, "borda"), Get(row, "firsts"), Get(row, "top_three"),
-               Get(np, "familywise_alpha"), Get(np, "pairwise_alpha")});
-      }
-    }
-    files["borda.csv"] = w.str();
-    CsvWriter b({"problem", "method", "position", "borda"});
-    const nlohmann::json& ballots = Get(np, "ballots");
-    if (ballots.is_object()) {
-      for (const auto& [problem, rows] : ballots.items()) {
-        for (const auto& row : rows) {
-          b.Row({problem, Get(row, "method"), Get(row, "position"), Get(row, "borda")});
-        }
-      }
-    }
-    files["ballots.csv"] = b.str();
-  }
-  const nlohmann::json& any = Get(Get(r, "anytime"), "methods");
-  if (any.is_object()) {
-    CsvWriter w({"method", "batch", "ecdf_runtime_to_target", "avg_fractional_rank"});
-    for (const auto& [method, v] : any.items()) {
-      const nlohmann::json& e = Get(v, "ecdf_runtime_to_target");
-      for (size_t t = 0; e.is_array() && t < e.size(); ++t) {
-        w.Row({method, static_cast<int>(t), e[t], At(Get(v, "avg_fractional_rank"), t)});
-      }
-    }
-    files["anytime.csv"] = w.str();
-  }
-  const nlohmann::json& att = Get(r, "attainment");
-  if (att.is_object()) {
-    CsvWriter w({"method", "level", "batch", "normalized"});
-    const nlohmann::json& levels = Get(att, "levels");
-    const nlohmann::json& am = Get(att, "methods");
-    if (am.is_object()) {
-      for (const auto& [method, curves] : am.items()) {
-        for (size_t l = 0; l < curves.size(); ++l) {
-          for (size_t t = 0; t < curves[l].size(); ++t) {
-            w.Row({method, At(levels, l), static_cast<int>(t), curves[l][t]});
-          }
-        }
-      }
-    }
-    files["attainment.csv"] = w.str();
-  }
-  return files;
 }
 
 }  // namespace bbo::scoring

@@ -40,6 +40,7 @@
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
+#include "report/report_csv.h"
 #include "scoring/anytime.h"
 #include "scoring/bootstrap.h"
 #include "scoring/borda.h"
@@ -105,11 +106,7 @@ absl::StatusOr<Report> ComputeReport(const ScoringInput& input, const ReportOpti
 
 nlohmann::json ReportJson(const Report& report, const ScoringInput& input);
 
-// CSV renderings of a report JSON: file name -> contents (leaderboard.csv, curves.csv,
-// method_problems.csv, problems.csv, bootstrap_ranks.csv, top_rankings.csv, borda.csv,
-// ballots.csv, anytime.csv, attainment.csv). Every number of the JSON appears in one of them;
-// tolerant of missing sections and keys.
-std::map<std::string, std::string> ReportCsv(const nlohmann::json& report);
+// ReportCsv (the CSV rendering of a report JSON) is declared in report/report_csv.h.
 
 }  // namespace bbo::scoring
 

@@ -1,7 +1,7 @@
 #include "report/report_files.h"
 
 #include "absl/strings/str_cat.h"
-#include "report/report.h"
+#include "report/report_csv.h"
 #include "report/report_html.h"
 
 namespace bbo::scoring {

@@ -126,13 +126,6 @@ TEST(ReportTest, GroupsRankIntervalsJsonAndCsv) {
   EXPECT_THAT(csv["borda.csv"], HasSubstr("attribute,noisy,2,good,2,2,2,"));
 }
 
-TEST(ReportCsvTest, QuotesNamesAndToleratesMissingSections) {
-  nlohmann::json j = {{"methods", {{{"method", "a,\"b\""}, {"leaderboard_score", nullptr}}}}};
-  auto csv = ReportCsv(j);
-  EXPECT_THAT(csv["leaderboard.csv"], HasSubstr("1,\"a,\"\"b\"\"\",,,,"));
-  EXPECT_EQ(csv.count("bootstrap_ranks.csv"), 0u);
-}
-
 // --- End to end on generated results with known distributions. ---
 //
 // Every evaluation on problem p is X = U^a_p with U uniform on (0, 1), so the known optimum is 0,

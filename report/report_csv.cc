@@ -1,0 +1,199 @@
+#include "report/report_csv.h"
+
+#include <cstdint>
+#include <sstream>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "report/internal/json_view.h"
+
+namespace bbo::scoring {
+namespace {
+
+using internal::Arr;
+using internal::At;
+using internal::Get;
+using internal::Num;
+using internal::Obj;
+using internal::Str;
+using nlohmann::json;
+
+// CSV field: numbers at full precision (empty for null), strings quoted when needed.
+std::string Field(const json& v) {
+  if (v.is_null()) return "";
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_integer()) return absl::StrCat(v.get<int64_t>());
+  if (v.is_number()) return absl::StrFormat("%.17g", v.get<double>());
+  std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"') q += '"';
+    q += c;
+  }
+  return q + "\"";
+}
+
+class CsvWriter {
+ public:
+  explicit CsvWriter(const std::vector<std::string>& header) {
+    out_ << absl::StrJoin(header, ",") << "\n";
+  }
+  void Row(const std::vector<json>& fields) {
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (i > 0) out_ << ',';
+      out_ << Field(fields[i]);
+    }
+    out_ << '\n';
+  }
+  std::string str() const { return out_.str(); }
+
+ private:
+  std::ostringstream out_;
+};
+
+}  // namespace
+
+std::map<std::string, std::string> ReportCsv(const json& r) {
+  std::map<std::string, std::string> files;
+  const json& methods = Arr(Get(r, "methods"));
+  {
+    CsvWriter w({"rank", "method", "baseline", "complete", "leaderboard_score", "error_bar",
+                 "median_score", "table2_median_score", "rs_equivalent_evals",
+                 "rs_equivalent_bound", "rs_efficiency", "phase"});
+    int rank = 0;
+    for (const json& m : methods) {
+      const json& eb = Arr(Get(m, "mean_perf_error_bar"));
+      const json eb_last =
+          !eb.empty() && eb.back().is_number() ? json(100 * Num(eb.back())) : json();
+      w.Row({++rank, Get(m, "method"), Get(m, "baseline"), Get(m, "complete"),
+             Get(m, "leaderboard_score"), eb_last, Get(m, "median_score"),
+             Get(m, "table2_median_score"), Get(m, "rs_equivalent_evals"),
+             Get(m, "rs_equivalent_bound"), Get(m, "rs_efficiency"), Get(r, "phase")});
+    }
+    files["leaderboard.csv"] = w.str();
+  }
+  {
+    CsvWriter w({"method", "batch", "mean_perf", "mean_perf_error_bar", "normalized_mean_perf",
+                 "median_perf", "rand_mean_perf"});
+    for (const json& m : methods) {
+      const json& mp = Arr(Get(m, "mean_perf"));
+      for (size_t t = 0; t < mp.size(); ++t) {
+        w.Row({Get(m, "method"), static_cast<int>(t), mp[t], At(Get(m, "mean_perf_error_bar"), t),
+               At(Get(m, "normalized_mean_perf"), t), At(Get(m, "median_perf"), t),
+               At(Get(r, "rand_mean_perf"), t)});
+      }
+    }
+    files["curves.csv"] = w.str();
+  }
+  {
+    CsvWriter w({"method", "problem", "trials", "score", "batch", "normalized_mean",
+                 "normalized_median", "normalized_median_lb", "normalized_median_ub"});
+    for (const json& m : methods) {
+      for (const json& p : Arr(Get(m, "problems"))) {
+        const json& nm = Arr(Get(p, "normalized_mean"));
+        for (size_t t = 0; t < nm.size(); ++t) {
+          w.Row({Get(m, "method"), Get(p, "problem"), Get(p, "trials"), Get(p, "score"),
+                 static_cast<int>(t), nm[t], At(Get(p, "normalized_median"), t),
+                 At(Get(p, "normalized_median_lb"), t), At(Get(p, "normalized_median_ub"), t)});
+        }
+      }
+    }
+    files["method_problems.csv"] = w.str();
+  }
+  {
+    CsvWriter w({"problem", "dimension", "attributes", "opt", "clip", "batch", "rand_mean_perf",
+                 "rand_med_perf"});
+    for (const json& p : Arr(Get(r, "problems"))) {
+      std::vector<std::string> attrs;
+      for (const json& a : Arr(Get(p, "attributes"))) attrs.push_back(Str(a));
+      const json& rm = Arr(Get(p, "rand_mean_perf"));
+      for (size_t t = 0; t < rm.size(); ++t) {
+        w.Row({Get(p, "problem"), Get(p, "dimension"), absl::StrJoin(attrs, ";"), Get(p, "opt"),
+               Get(p, "clip"), static_cast<int>(t), rm[t], At(Get(p, "rand_med_perf"), t)});
+      }
+    }
+    files["problems.csv"] = w.str();
+  }
+  const json& boot = Get(r, "bootstrap");
+  if (boot.is_object()) {
+    CsvWriter w({"method", "rank", "count", "frequency", "p_top_k", "top_k", "rank_interval_lo",
+                 "rank_interval_hi", "replicates", "seed"});
+    const double reps = Num(Get(boot, "replicates"));
+    for (const json& m : Arr(Get(boot, "methods"))) {
+      const json& counts = Arr(Get(m, "rank_counts"));
+      for (size_t k = 0; k < counts.size(); ++k) {
+        const json frequency =
+            reps > 0 && counts[k].is_number() ? json(Num(counts[k]) / reps) : json();
+        w.Row({Get(m, "method"), static_cast<int>(k + 1), counts[k], frequency, Get(m, "p_top_k"),
+               Get(boot, "top_k"), At(Get(m, "rank_interval"), 0), At(Get(m, "rank_interval"), 1),
+               Get(boot, "replicates"), Get(boot, "seed")});
+      }
+    }
+    files["bootstrap_ranks.csv"] = w.str();
+    CsvWriter tops({"ranking", "frequency"});
+    for (const json& t : Arr(Get(boot, "top_rankings"))) {
+      std::vector<std::string> names;
+      for (const json& n : Arr(Get(t, "ranking"))) names.push_back(Str(n));
+      tops.Row({absl::StrJoin(names, " > "), Get(t, "frequency")});
+    }
+    files["top_rankings.csv"] = tops.str();
+  }
+  const json& np = Get(r, "nonparametric");
+  if (np.is_object()) {
+    CsvWriter w({"kind", "group", "problems", "method", "borda", "firsts", "top_three",
+                 "familywise_alpha", "pairwise_alpha"});
+    const json& ballots = Obj(Get(np, "ballots"));
+    const int n_ballots = static_cast<int>(ballots.size());
+    for (const json& row : Arr(Get(np, "rows"))) {
+      w.Row({"overall", "all", n_ballots, Get(row, "method"), Get(row, "borda"), Get(row, "firsts"),
+             Get(row, "top_three"), Get(np, "familywise_alpha"), Get(np, "pairwise_alpha")});
+    }
+    for (const json& g : Arr(Get(np, "groups"))) {
+      for (const json& row : Arr(Get(g, "rows"))) {
+        w.Row({Get(g, "kind"), Get(g, "group"), static_cast<int>(Arr(Get(g, "problems")).size()),
+               Get(row, "method"), Get(row, "borda"), Get(row, "firsts"), Get(row, "top_three"),
+               Get(np, "familywise_alpha"), Get(np, "pairwise_alpha")});
+      }
+    }
+    files["borda.csv"] = w.str();
+    CsvWriter b({"problem", "method", "position", "borda"});
+    for (const auto& [problem, rows] : ballots.items()) {
+      for (const json& row : Arr(rows)) {
+        b.Row({problem, Get(row, "method"), Get(row, "position"), Get(row, "borda")});
+      }
+    }
+    files["ballots.csv"] = b.str();
+  }
+  const json& any = Get(Get(r, "anytime"), "methods");
+  if (any.is_object()) {
+    CsvWriter w({"method", "batch", "ecdf_runtime_to_target", "avg_fractional_rank"});
+    for (const auto& [method, v] : any.items()) {
+      const json& e = Arr(Get(v, "ecdf_runtime_to_target"));
+      for (size_t t = 0; t < e.size(); ++t) {
+        w.Row({method, static_cast<int>(t), e[t], At(Get(v, "avg_fractional_rank"), t)});
+      }
+    }
+    files["anytime.csv"] = w.str();
+  }
+  const json& att = Get(r, "attainment");
+  if (att.is_object()) {
+    CsvWriter w({"method", "level", "batch", "normalized"});
+    const json& levels = Get(att, "levels");
+    for (const auto& [method, curves] : Obj(Get(att, "methods")).items()) {
+      const json& per_level = Arr(curves);
+      for (size_t l = 0; l < per_level.size(); ++l) {
+        const json& curve = Arr(per_level[l]);
+        for (size_t t = 0; t < curve.size(); ++t) {
+          w.Row({method, At(levels, l), static_cast<int>(t), curve[t]});
+        }
+      }
+    }
+    files["attainment.csv"] = w.str();
+  }
+  return files;
+}
+
+}  // namespace bbo::scoring

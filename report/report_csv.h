@@ -1,0 +1,28 @@
+#ifndef BBO_REPORT_REPORT_CSV_H_
+#define BBO_REPORT_REPORT_CSV_H_
+
+// The CSV rendering of a report JSON (layout documented in report/report.h). report/report.h
+// includes this header, so its callers see ReportCsv too.
+//
+// Pure and thread-safe; never throws.
+
+#include <map>
+#include <string>
+
+#include "nlohmann/json.hpp"
+
+namespace bbo::scoring {
+
+// CSV renderings of a report JSON: file name -> contents (leaderboard.csv, curves.csv,
+// method_problems.csv, problems.csv, bootstrap_ranks.csv, top_rankings.csv, borda.csv,
+// ballots.csv, anytime.csv, attainment.csv). Every number of the JSON appears in one of them.
+// Numbers are written at full precision (null as an empty field), strings quoted when they hold
+// a comma, quote or line break. Tolerant of missing sections and keys, nulls and values of the
+// wrong JSON type: leaderboard.csv, curves.csv, method_problems.csv and problems.csv are always
+// written (possibly header only); the other files only when their section is an object; a
+// list of the wrong type counts as empty.
+std::map<std::string, std::string> ReportCsv(const nlohmann::json& report);
+
+}  // namespace bbo::scoring
+
+#endif  // BBO_REPORT_REPORT_CSV_H_
