@@ -15,6 +15,7 @@
 namespace bbo {
 namespace {
 
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -168,8 +169,8 @@ TEST(ArenaDatabaseTest, ReportInputIsTheExportedCsvsBitForBit) {
   }
   // The data above is ragged: the warnings say so.
   auto main = (*db)->LoadReportInput("main", false);
-  EXPECT_THAT(main->warnings, testing::Contains(HasSubstr("has results on 1 of 2 problems")));
-  EXPECT_THAT(main->warnings, testing::Contains(HasSubstr("fewer than 2 suggestions")));
+  EXPECT_THAT(main->warnings, Contains(HasSubstr("has results on 1 of 2 problems")));
+  EXPECT_THAT(main->warnings, Contains(HasSubstr("fewer than 2 suggestions")));
   EXPECT_EQ(main->input.methods.count("random-search-baseline"), 1u);
   EXPECT_EQ(main->input.problems.at("p").random_evals.size(), 12u);
 }
