@@ -12,7 +12,6 @@
 // Board names are the public ones ("main", "warm-start"), as on the command line.
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <ostream>

@@ -73,7 +73,9 @@ bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 void ExpectSameDoubles(const std::vector<double>& a, const std::vector<double>& b,
                        const std::string& what) {
   ASSERT_EQ(a.size(), b.size()) << what;
-  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(SameBits(a[i], b[i])) << what << " [" << i << "]";
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_TRUE(SameBits(a[i], b[i])) << what << " [" << i << "]";
+  }
 }
 
 // Every field of the scoring input, bit for bit.
