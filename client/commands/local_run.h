@@ -1,9 +1,9 @@
-#ifndef BBO_CLIENT_LOCAL_RUN_H_
-#define BBO_CLIENT_LOCAL_RUN_H_
+#ifndef BBO_CLIENT_COMMANDS_LOCAL_RUN_H_
+#define BBO_CLIENT_COMMANDS_LOCAL_RUN_H_
 
 // `bbo local`: scores one submission on the practice suite on this machine, with an embedded
-// coordinator (gRPC on 127.0.0.1, a SQLite file) and embedded sandboxed workers — the starter-kit
-// experience in one command.
+// coordinator (server/embed.h LocalServer: gRPC on 127.0.0.1, a SQLite file) and embedded
+// sandboxed workers — the starter-kit experience in one command.
 
 #include <string>
 #include <vector>
@@ -12,7 +12,7 @@
 #include "common/study_budget.h"
 #include "nlohmann/json.hpp"
 
-namespace bbo {
+namespace bbo::client {
 
 struct LocalRunOptions {
   std::string submission_dir;
@@ -48,6 +48,6 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& options);
 // Human-readable table of a RunLocal report.
 std::string FormatLocalReport(const nlohmann::json& report);
 
-}  // namespace bbo
+}  // namespace bbo::client
 
-#endif  // BBO_CLIENT_LOCAL_RUN_H_
+#endif  // BBO_CLIENT_COMMANDS_LOCAL_RUN_H_

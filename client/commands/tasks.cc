@@ -1,4 +1,17 @@
-#include "client/tasks_command.h"
+// bbo tasks design / bbo tasks list: designs of generated-task families (seed 004,
+// problems/generated/task_generator.h), for organizers.
+//
+//   bbo tasks design --family F --out design.sqlite [--points N] [--seed S]
+//       Evaluates the real tasks of family F (registry.h GeneratedFamilies(): "bbob-d5",
+//       "ml-<model>-<metric>") at N Sobol points, with progress on stderr, checks that a
+//       generator fits, and stores the design in the SQLite file (a family already in the file
+//       is replaced, other families are kept).
+//   bbo tasks list [--design design.sqlite] [--json]
+//       The families stored in a design file (tasks, points, dimensions); without --design, the
+//       families that `bbo tasks design` can run here.
+//
+// The generated suite reads the file: `bbo problems list --suite generated --family F
+// --design design.sqlite`.
 
 #include <chrono>
 #include <cstdint>
@@ -9,26 +22,15 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "client/commands/commands.h"
 #include "nlohmann/json.hpp"
 #include "problems/generated/task_generator.h"
 #include "problems/registry.h"
 
-namespace bbo {
+namespace bbo::client {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct DesignArgs {
-  std::string family;
-  std::string out;
-  int points = kDefaultDesignPoints;
-  uint64_t seed = 0;
-};
-
-struct ListArgs {
-  std::string design;
-  bool json = false;
-};
 
 int Fail(const char* command, const absl::Status& status) {
   std::fprintf(stderr, "bbo tasks %s: %s\n", command, std::string(status.message()).c_str());
@@ -39,7 +41,9 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-int Design(const DesignArgs& a) {
+}  // namespace
+
+int RunTasksDesign(const TasksDesignArgs& a) {
   auto real = MakeFamilyTasks(a.family, a.seed);
   if (!real.ok()) return Fail("design", real.status());
   std::vector<const Problem*> tasks;
@@ -65,7 +69,7 @@ int Design(const DesignArgs& a) {
   return 0;
 }
 
-int List(const ListArgs& a) {
+int RunTasksList(const TasksListArgs& a) {
   if (a.design.empty()) {
     const std::vector<std::string> families = GeneratedFamilies();
     if (a.json) {
@@ -93,50 +97,4 @@ int List(const ListArgs& a) {
   return 0;
 }
 
-// CLI11 callbacks cannot return an exit code; RuntimeError carries it out of CLI11_PARSE.
-void Exit(int code) {
-  if (code != 0) throw CLI::RuntimeError(code);
-}
-
-}  // namespace
-
-void AddTasksCommand(CLI::App& app) {
-  auto* tasks = app.add_subcommand(
-      "tasks",
-      "Designs of generated-task families (seed 004): run a family's design into a "
-      "SQLite file, list the families (organizers).");
-  tasks->require_subcommand(1);
-
-  auto design = std::make_shared<DesignArgs>();
-  auto* cmd_design = tasks->add_subcommand(
-      "design",
-      "Evaluate a family's real tasks at Sobol points and store the design for the "
-      "generated suite (progress on stderr).");
-  cmd_design
-      ->add_option("--family", design->family,
-                   "Task family: bbob-d5 or ml-<model>-<metric> (bbo tasks list)")
-      ->required();
-  cmd_design
-      ->add_option("--out", design->out,
-                   "SQLite design file (created if missing; the family is replaced)")
-      ->required();
-  cmd_design->add_option("--points", design->points, "Sobol design points")
-      ->default_val(kDefaultDesignPoints)
-      ->check(CLI::Range(4, 100000));
-  cmd_design
-      ->add_option("--seed", design->seed,
-                   "Instance seed of the real tasks (BBOB instance - 1, ML splits)")
-      ->default_val(0);
-  cmd_design->callback([design] { Exit(Design(*design)); });
-
-  auto list = std::make_shared<ListArgs>();
-  auto* cmd_list = tasks->add_subcommand(
-      "list",
-      "The families stored in a design file, or (without --design) the families that "
-      "can be designed here.");
-  cmd_list->add_option("--design", list->design, "SQLite design file from `bbo tasks design`");
-  cmd_list->add_flag("--json", list->json, "JSON output");
-  cmd_list->callback([list] { Exit(List(*list)); });
-}
-
-}  // namespace bbo
+}  // namespace bbo::client

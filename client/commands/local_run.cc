@@ -1,4 +1,4 @@
-#include "client/local_run.h"
+#include "client/commands/local_run.h"
 
 #include <unistd.h>
 
@@ -14,13 +14,12 @@
 #include "absl/time/clock.h"
 #include "common/archive.h"
 #include "common/status_macros.h"
-#include "server/coordinator.h"
 #include "problems/practice_suite.h"
 #include "problems/registry.h"
-#include "server/rpc/grpc_server.h"
+#include "server/embed.h"
 #include "worker/worker.h"
 
-namespace bbo {
+namespace bbo::client {
 namespace {
 
 namespace fs = std::filesystem;
@@ -92,28 +91,22 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
     }
   } cleanup{scratch};
 
-  CoordinatorOptions co;
-  co.db_path = o.db_path.empty() ? scratch + "/local.sqlite" : o.db_path;
-  co.study.budget = o.budget;
-  co.competition.baseline_trials = o.baseline_trials;
-  co.competition.default_trials = o.trials;
-  co.queue.lease_ttl_s = 30;
-  co.queue.heartbeat_interval_s = 2;
-  ASSIGN_OR_RETURN(std::unique_ptr<Coordinator> coordinator,
-                   Coordinator::Create(co, std::move(problems)));
-  ASSIGN_OR_RETURN(std::unique_ptr<rpc::GrpcServer> server,
-                   rpc::GrpcServer::Start(coordinator.get(), "127.0.0.1:0"));
-  coordinator->Start();
+  LocalServerOptions lo;
+  lo.db_path = o.db_path.empty() ? scratch + "/local.sqlite" : o.db_path;
+  lo.budget = o.budget;
+  lo.baseline_trials = o.baseline_trials;
+  lo.default_trials = o.trials;
+  ASSIGN_OR_RETURN(std::unique_ptr<LocalServer> server,
+                   LocalServer::Start(lo, std::move(problems)));
 
   ASSIGN_OR_RETURN(std::string archive, TarDirectory(o.submission_dir));
   std::string name = SubmissionName(o.submission_dir);
-  ASSIGN_OR_RETURN(RegisteredSubmission reg,
-                   coordinator->competition().Register(name, archive, o.trials));
+  ASSIGN_OR_RETURN(LocalSubmission reg, server->Register(name, archive, o.trials));
   if (o.progress) {
     std::fprintf(stderr,
                  "bbo local: %s (%s) on %zu problems x %d trials = %d studies of %d x %d "
                  "evaluations\n",
-                 name.c_str(), reg.kind == SubmissionKind::kPython ? "python" : "executable",
+                 name.c_str(), reg.python ? "python" : "executable",
                  n_problems, o.trials, reg.jobs, o.budget.n_batches, o.budget.batch_size);
   }
 
@@ -137,7 +130,7 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
   std::vector<std::thread> threads;
   std::vector<absl::Status> results(std::max(1, o.workers));
   for (int i = 0; i < std::max(1, o.workers); ++i) {
-    clients.push_back(MakeGrpcCoordinatorClient(server->target()));
+    clients.push_back(MakeGrpcCoordinatorClient(server->address()));
     workers.push_back(std::make_unique<Worker>(clients.back().get(), &sandbox, wo));
     RETURN_IF_ERROR(workers.back()->Register("bbo-local", 1));
   }
@@ -153,9 +146,9 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
   absl::Time start = absl::Now();
   int last_done = -1;
   while (true) {
-    absl::StatusOr<JobCounts> counts = coordinator->store().CountJobs(reg.submission_id);
+    absl::StatusOr<LocalProgress> counts = server->Progress(reg.id);
     if (!counts.ok()) break;
-    int done = counts->done + counts->failed;
+    int done = counts->finished;
     if (o.progress && done != last_done) {
       std::fprintf(stderr, "  [%3d/%3d] studies done  (%.0f s)\n", done, counts->total,
                    absl::ToDoubleSeconds(absl::Now() - start));
@@ -171,15 +164,15 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
   for (const absl::Status& s : results) {
     if (!s.ok()) return absl::InternalError(absl::StrCat("worker failed: ", s.message()));
   }
-  coordinator->WaitForBaseline(absl::Minutes(5));
+  server->WaitForBaseline(absl::Minutes(5));
 
-  ASSIGN_OR_RETURN(LeaderboardReport board, coordinator->competition().Leaderboard());
+  ASSIGN_OR_RETURN(scoring::Leaderboard board, server->Leaderboard());
   nlohmann::json report;
   report["submission"] = name;
   report["trials"] = o.trials;
   report["batch_size"] = o.budget.batch_size;
   report["n_batches"] = o.budget.n_batches;
-  for (const auto& row : board.board.rows) {
+  for (const auto& row : board.rows) {
     nlohmann::json problems_json = nlohmann::json::object();
     nlohmann::json normalized = nlohmann::json::object();
     for (const auto& p : row.problems) {
@@ -198,18 +191,17 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
       report["normalized_mean_perf"] = normalized;
     }
   }
-  ASSIGN_OR_RETURN(std::vector<SubmissionStatus> list, coordinator->competition().List());
   nlohmann::json errors = nlohmann::json::array();
-  auto errs = coordinator->store().ListSubmissionErrors(reg.submission_id, 50);
+  // The errors are advisory: a report without them is still the submission's score.
+  auto errs = server->StudyErrors(reg.id, 50);
   if (errs.ok()) {
-    for (const auto& [problem, e] : *errs) {
-      errors.push_back({{"problem", problem}, {"batch", e.batch}, {"kind", e.kind},
+    for (const LocalStudyError& e : *errs) {
+      errors.push_back({{"problem", e.problem}, {"batch", e.batch}, {"kind", e.kind},
                         {"message", e.message}});
     }
   }
   report["errors"] = errors;
-  server->Shutdown();
-  coordinator->Stop();
+  server->Stop();
   return report;
 }
 
@@ -248,4 +240,4 @@ std::string FormatLocalReport(const nlohmann::json& r) {
   return out;
 }
 
-}  // namespace bbo
+}  // namespace bbo::client

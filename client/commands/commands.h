@@ -1,0 +1,156 @@
+#ifndef BBO_CLIENT_COMMANDS_COMMANDS_H_
+#define BBO_CLIENT_COMMANDS_COMMANDS_H_
+
+// The `bbo` commands, one Run function each: main.cc parses the command line into these Args
+// and returns the Run function's result as the exit code. Output goes to stdout, progress and
+// errors ("bbo <command>: ...") to stderr.
+//
+// Exit codes: 0 success; 1 the command failed (unreachable server, unreadable file, a study not
+// reproduced by replay, ...); 2 a combination of options the command line cannot express
+// (`bbo report` with two sources, `bbo replay` without studies).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "client/commands/local_run.h"
+#include "problems/registry.h"
+#include "scoring/bootstrap.h"
+
+namespace bbo::client {
+
+// The bbo-server to talk to.
+struct ServerArgs {
+  // "host:port".
+  std::string address = "127.0.0.1:50051";
+  // The organizer token for hidden phases ("" = none).
+  std::string token;
+};
+
+// bbo local: score a submission on this machine (local_run.h).
+struct LocalArgs {
+  LocalRunOptions run;
+  // Comma-separated problem names ("" = the whole suite).
+  std::string problems;
+  bool json = false;
+};
+int RunLocalCommand(LocalArgs args);
+
+// bbo submit: register a submission folder or archive.
+struct SubmitArgs {
+  ServerArgs server;
+  std::string path;
+  // "" = the folder's or archive's name without its extension.
+  std::string name;
+  // 0 = the server's default.
+  int trials = 0;
+  std::string team;
+};
+int RunSubmit(const SubmitArgs& args);
+
+// bbo status: submissions and their progress.
+struct StatusArgs {
+  ServerArgs server;
+  bool json = false;
+};
+int RunStatus(const StatusArgs& args);
+
+// bbo leaderboard.
+struct LeaderboardArgs {
+  ServerArgs server;
+  bool json = false;
+  // "main" or "warm-start".
+  std::string board = "main";
+};
+int RunLeaderboard(const LeaderboardArgs& args);
+
+// bbo problems: the practice problems a remote client can open studies on.
+struct ProblemsArgs {
+  ServerArgs server;
+  bool json = false;
+};
+int RunProblems(const ProblemsArgs& args);
+
+// bbo problems list: a suite built on this machine.
+struct ProblemsListArgs {
+  std::string suite = "practice";
+  // A suite file (JSON); overrides `suite`.
+  std::string suite_file;
+  SuiteOptions suite_options;
+  bool show_optimum = false;
+  bool json = false;
+  bool counts_only = false;
+};
+int RunProblemsList(const ProblemsListArgs& args);
+
+// bbo score: a results CSV scored offline.
+struct ScoreArgs {
+  std::string path;
+  std::string random_search = "random-search";
+  bool json = false;
+  bool generalization = false;
+  double alpha = 0.05;
+  scoring::BootstrapOptions bootstrap;
+};
+int RunScore(const ScoreArgs& args);
+
+// bbo export: a coordinator's scored results as a CSV.
+struct ExportArgs {
+  std::string db;
+  // "" or "-" = stdout.
+  std::string out;
+  std::string board = "main";
+};
+int RunExport(const ExportArgs& args);
+
+// bbo report: the full report of a phase from a server (default), a results CSV or a SQLite
+// file.
+struct ReportArgs {
+  ServerArgs server;
+  // --server was given explicitly (it conflicts with --results and --db).
+  bool server_set = false;
+  std::string results;
+  std::string db;
+  std::string random_search = "random-search";
+  bool generalization = false;
+  std::string phase;
+  std::string board = "main";
+  // html, json or csv.
+  std::string format = "html";
+  // Output folder.
+  std::string out = "report";
+  scoring::BootstrapOptions bootstrap;
+};
+int RunReport(const ReportArgs& args);
+
+// bbo replay: re-evaluate recorded studies and compare the values bit for bit.
+struct ReplayArgs {
+  std::string db;
+  std::vector<int64_t> study_ids;
+  bool all = false;
+  // The suite the studies ran on, besides the practice suite ("" = none).
+  std::string suite;
+  std::string suite_file;
+  SuiteOptions suite_options;
+};
+int RunReplay(const ReplayArgs& args);
+
+// bbo tasks design / bbo tasks list: generated-task designs (seed 004).
+struct TasksDesignArgs {
+  std::string family;
+  std::string out;
+  int points = 0;
+  uint64_t seed = 0;
+};
+int RunTasksDesign(const TasksDesignArgs& args);
+
+struct TasksListArgs {
+  // A design file ("" = the families that can be designed here).
+  std::string design;
+  bool json = false;
+};
+int RunTasksList(const TasksListArgs& args);
+
+}  // namespace bbo::client
+
+#endif  // BBO_CLIENT_COMMANDS_COMMANDS_H_

@@ -1,0 +1,51 @@
+// bbo leaderboard: a bbo-server's current leaderboard.
+
+#include <cstdio>
+#include <iostream>
+
+#include "client/commands/commands.h"
+#include "client/remote.h"
+#include "nlohmann/json.hpp"
+
+namespace bbo::client {
+
+int RunLeaderboard(const LeaderboardArgs& a) {
+  v1::GetLeaderboardRequest req;
+  req.set_board(a.board);
+  auto resp = Remote(a.server.address, a.server.token).GetLeaderboard(req);
+  if (!resp.ok()) return PrintRemoteError("leaderboard", resp.status());
+  if (a.json) {
+    if (resp->report_json().empty()) {
+      // A hidden phase without the organizer token: overall scores only.
+      nlohmann::json j;
+      j["phase"] = resp->phase();
+      j["board"] = resp->board();
+      j["rows"] = nlohmann::json::array();
+      for (const auto& row : resp->rows()) {
+        j["rows"].push_back({{"rank", row.rank()},
+                             {"name", row.name()},
+                             {"score", row.score()},
+                             {"median_score", row.median_score()},
+                             {"baseline", row.baseline()},
+                             {"complete", row.complete()}});
+      }
+      std::cout << j.dump(2) << "\n";
+      return 0;
+    }
+    std::cout << nlohmann::json::parse(resp->report_json()).dump(2) << "\n";
+    return 0;
+  }
+  std::printf("Leaderboard of phase %s, %s board (%d batches of %d; 100 = the best value found "
+              "on each problem every time, 0 = one random guess)\n",
+              resp->phase().c_str(), resp->board().c_str(), resp->n_batches(),
+              resp->batch_size());
+  std::printf("%-5s %-32s %10s %10s\n", "rank", "name", "score", "median");
+  for (const auto& row : resp->rows()) {
+    std::printf("%-5d %-32s %10.3f %10.3f%s\n", row.rank(), row.name().c_str(), row.score(),
+                row.median_score(),
+                row.baseline() ? "  (baseline)" : (row.complete() ? "" : "  (partial)"));
+  }
+  return 0;
+}
+
+}  // namespace bbo::client

@@ -1,0 +1,137 @@
+// bbo report: the full scoring report of a phase, from a bbo-server's scoring service, a results
+// CSV or a coordinator's SQLite file.
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "client/commands/commands.h"
+#include "client/commands/offline_input.h"
+#include "client/remote.h"
+#include "report/report.h"
+#include "report/report_files.h"
+#include "report/report_json.h"
+#include "server/embed.h"
+
+namespace bbo::client {
+namespace {
+
+namespace fs = std::filesystem;
+
+int WriteReportFiles(const std::vector<scoring::ReportFile>& files, const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    std::fprintf(stderr, "bbo report: cannot create %s: %s\n", dir.c_str(), ec.message().c_str());
+    return 1;
+  }
+  for (const auto& f : files) {
+    // Names come from the renderer, but never let one escape the output folder.
+    if (f.name.find('/') != std::string::npos || f.name.empty() || f.name[0] == '.') {
+      std::fprintf(stderr, "bbo report: refusing to write file named \"%s\"\n", f.name.c_str());
+      return 1;
+    }
+    const fs::path path = fs::path(dir) / f.name;
+    const fs::path tmp = fs::path(dir) / ("." + f.name + ".tmp");
+    {
+      std::ofstream o(tmp, std::ios::binary);
+      o << f.content;
+      o.close();
+      if (!o) {
+        std::fprintf(stderr, "bbo report: cannot write %s\n", tmp.c_str());
+        return 1;
+      }
+    }
+    fs::rename(tmp, path, ec);  // atomic: a reader never sees half a report
+    if (ec) {
+      std::fprintf(stderr, "bbo report: cannot write %s: %s\n", path.c_str(), ec.message().c_str());
+      return 1;
+    }
+    std::printf("%s (%zu bytes)\n", path.c_str(), f.content.size());
+  }
+  return 0;
+}
+
+// From a running coordinator's scoring service.
+int RemoteReport(const ReportArgs& a) {
+  v1::GetReportRequest req;
+  req.set_phase(a.phase);
+  req.set_board(a.board);
+  req.set_format(a.format == "html"  ? v1::REPORT_FORMAT_HTML
+                 : a.format == "csv" ? v1::REPORT_FORMAT_CSV
+                                     : v1::REPORT_FORMAT_JSON);
+  req.set_bootstrap_replicates(a.bootstrap.replicates);
+  req.set_seed(a.bootstrap.seed);
+  req.set_top_k(a.bootstrap.top_k);
+  std::fprintf(stderr, "bbo report: asking %s for the %s report (B = %d)...\n",
+               a.server.address.c_str(), a.phase.empty() ? "current phase's" : a.phase.c_str(),
+               a.bootstrap.replicates);
+  auto resp = Remote(a.server.address, a.server.token).GetReport(req);
+  if (!resp.ok()) return PrintRemoteError("report", resp.status());
+  std::vector<scoring::ReportFile> files;
+  for (const auto& f : resp->files()) files.push_back({f.name(), f.media_type(), f.content()});
+  return WriteReportFiles(files, a.out);
+}
+
+// The scoring input of a coordinator's SQLite file, read directly (no CSV in between).
+std::optional<scoring::BuiltInput> ReadDatabase(const ReportArgs& a) {
+  auto db = ArenaDatabase::Open(a.db);
+  if (!db.ok()) {
+    std::fprintf(stderr, "bbo report: %s\n", std::string(db.status().message()).c_str());
+    return std::nullopt;
+  }
+  auto built = (*db)->LoadReportInput(a.board, a.generalization);
+  if (!built.ok()) {
+    std::fprintf(stderr, "bbo report: %s\n", std::string(built.status().message()).c_str());
+    return std::nullopt;
+  }
+  PrintWarnings("bbo report", built->warnings);
+  return *std::move(built);
+}
+
+}  // namespace
+
+int RunReport(const ReportArgs& a) {
+  const int sources = !a.results.empty() + !a.db.empty() + a.server_set;
+  if (sources > 1) {
+    std::fprintf(stderr, "bbo report: give one of --server, --results, --db\n");
+    return 2;
+  }
+  if (a.format != "html" && a.format != "json" && a.format != "csv") {
+    std::fprintf(stderr, "bbo report: --format must be html, json or csv\n");
+    return 2;
+  }
+  if (a.results.empty() && a.db.empty()) return RemoteReport(a);
+  std::optional<scoring::BuiltInput> built =
+      a.db.empty() ? ReadResults("bbo report", a.results, a.random_search, a.generalization)
+                   : ReadDatabase(a);
+  if (!built) return 1;
+  scoring::ReportOptions o;
+  o.phase = a.phase.empty() ? "practice" : a.phase;
+  o.source = a.db.empty() ? a.results : a.db;
+  o.baseline_row_name = "";
+  o.bootstrap = a.bootstrap;
+  o.warnings = built->warnings;
+  o.problem_info = KnownProblemInfo(built->input);
+  std::fprintf(stderr,
+               "bbo report: scoring %zu methods on %zu problems, bootstrap B = %d...\n",
+               built->input.methods.size(), built->input.problems.size(),
+               a.bootstrap.replicates);
+  auto computed = scoring::ComputeReport(built->input, o);
+  if (!computed.ok()) {
+    std::fprintf(stderr, "bbo report: %s\n", std::string(computed.status().message()).c_str());
+    return 1;
+  }
+  nlohmann::json report = scoring::ReportJson(*computed, built->input);
+  auto files = scoring::RenderReportFiles(report, a.format);
+  if (!files.ok()) {
+    std::fprintf(stderr, "bbo report: %s\n", std::string(files.status().message()).c_str());
+    return 1;
+  }
+  return WriteReportFiles(*files, a.out);
+}
+
+}  // namespace bbo::client

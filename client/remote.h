@@ -1,0 +1,46 @@
+#ifndef BBO_CLIENT_REMOTE_H_
+#define BBO_CLIENT_REMOTE_H_
+
+// Everything gRPC the CLI does: one call per method to a bbo-server, each on its own channel
+// with the call's deadline and, when an organizer token is set, the "authorization: Bearer
+// <token>" metadata. gRPC errors come back as absl::Status with gRPC's code and message.
+// No gRPC header is included here (only the Protobuf messages). Thread-compatible.
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "bbo/v1/competition_service.pb.h"
+#include "bbo/v1/scoring_service.pb.h"
+#include "bbo/v1/study_service.pb.h"
+
+namespace bbo::client {
+
+class Remote {
+ public:
+  // `server`: "host:port". `token`: the organizer token ("" = none).
+  Remote(std::string server, std::string token);
+
+  // CompetitionService; deadlines 120 s, 30 s and 120 s.
+  absl::StatusOr<v1::RegisterSubmissionResponse> RegisterSubmission(
+      const v1::RegisterSubmissionRequest& request) const;
+  absl::StatusOr<v1::ListSubmissionsResponse> ListSubmissions() const;
+  absl::StatusOr<v1::GetLeaderboardResponse> GetLeaderboard(
+      const v1::GetLeaderboardRequest& request) const;
+  // StudyService; deadline 30 s.
+  absl::StatusOr<v1::ListProblemsResponse> ListProblems() const;
+  // ScoringService; deadline 600 s (a report with a large bootstrap takes a while).
+  absl::StatusOr<v1::GetReportResponse> GetReport(const v1::GetReportRequest& request) const;
+
+ private:
+  std::string server_;
+  std::string token_;
+};
+
+// Prints the CLI's error line for a failed call, "bbo: <what>: <message>", plus a hint when the
+// server could not be reached (Unavailable). Returns the exit code, 1.
+int PrintRemoteError(const std::string& what, const absl::Status& status);
+
+}  // namespace bbo::client
+
+#endif  // BBO_CLIENT_REMOTE_H_

@@ -1,0 +1,213 @@
+#include "server/embed.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "server/competition.h"
+#include "server/coordinator.h"
+#include "server/replay.h"
+#include "server/rpc/grpc_server.h"
+#include "server/store/sqlite_store.h"
+#include "server/store/store.h"
+
+namespace bbo {
+
+// --- LocalServer
+
+absl::StatusOr<std::unique_ptr<LocalServer>> LocalServer::Start(
+    const LocalServerOptions& options, std::vector<std::unique_ptr<Problem>> problems) {
+  CoordinatorOptions co;
+  co.db_path = options.db_path;
+  co.study.budget = options.budget;
+  co.competition.baseline_trials = options.baseline_trials;
+  co.competition.default_trials = options.default_trials;
+  // Workers run in this process: a lost one is noticed quickly.
+  co.queue.lease_ttl_s = 30;
+  co.queue.heartbeat_interval_s = 2;
+  std::unique_ptr<LocalServer> local(new LocalServer());
+  ASSIGN_OR_RETURN(local->coordinator_, Coordinator::Create(co, std::move(problems)));
+  ASSIGN_OR_RETURN(local->server_,
+                   rpc::GrpcServer::Start(local->coordinator_.get(), "127.0.0.1:0"));
+  local->coordinator_->Start();
+  return local;
+}
+
+LocalServer::~LocalServer() {
+  // The services first: no call may reach a stopped coordinator.
+  server_.reset();
+  coordinator_.reset();
+}
+
+std::string LocalServer::address() const { return server_->target(); }
+
+absl::StatusOr<LocalSubmission> LocalServer::Register(const std::string& name,
+                                                      const std::string& archive, int trials) {
+  ASSIGN_OR_RETURN(RegisteredSubmission reg,
+                   coordinator_->competition().Register(name, archive, trials));
+  return LocalSubmission{reg.submission_id, reg.kind == SubmissionKind::kPython, reg.jobs};
+}
+
+absl::StatusOr<LocalProgress> LocalServer::Progress(int64_t submission_id) {
+  ASSIGN_OR_RETURN(JobCounts counts, coordinator_->store().CountJobs(submission_id));
+  return LocalProgress{counts.done + counts.failed, counts.total};
+}
+
+bool LocalServer::WaitForBaseline(absl::Duration timeout) {
+  return coordinator_->WaitForBaseline(timeout);
+}
+
+absl::StatusOr<scoring::Leaderboard> LocalServer::Leaderboard() {
+  ASSIGN_OR_RETURN(LeaderboardReport report, coordinator_->competition().Leaderboard());
+  return std::move(report.board);
+}
+
+absl::StatusOr<std::vector<LocalStudyError>> LocalServer::StudyErrors(int64_t submission_id,
+                                                                      int limit) {
+  ASSIGN_OR_RETURN(auto errors, coordinator_->store().ListSubmissionErrors(submission_id, limit));
+  std::vector<LocalStudyError> out;
+  for (auto& [problem, e] : errors) {
+    out.push_back({problem, e.batch, std::move(e.kind), std::move(e.message)});
+  }
+  return out;
+}
+
+void LocalServer::Stop() {
+  server_->Shutdown();
+  coordinator_->Stop();
+}
+
+// --- ArenaDatabase
+
+ArenaDatabase::ArenaDatabase(std::unique_ptr<Store> store) : store_(std::move(store)) {}
+ArenaDatabase::~ArenaDatabase() = default;
+
+absl::StatusOr<std::unique_ptr<ArenaDatabase>> ArenaDatabase::Open(const std::string& path) {
+  if (!std::filesystem::exists(path)) {
+    return absl::NotFoundError(absl::StrCat(path, " does not exist"));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> store, SqliteStore::Open(path));
+  return std::unique_ptr<ArenaDatabase>(new ArenaDatabase(std::move(store)));
+}
+
+absl::Status ArenaDatabase::ExportResultsCsv(const std::string& board, std::ostream& out) {
+  return store_->ExportResultsCsv(out, BoardFromName(board));
+}
+
+namespace {
+
+// Appends the rows ExportResultsCsv writes for one study: every evaluation in batch and index
+// order (the index within its batch is the suggestion), the held-out loss or else the value as
+// the generalization; a study without evaluations is one `inf` row so that its trial counts.
+absl::Status AppendStudyRows(Store& store, int64_t study_id, const std::string& problem,
+                             const std::string& method, int trial,
+                             std::vector<scoring::ResultsRow>& rows) {
+  ASSIGN_OR_RETURN(auto evaluations, store.StudyEvaluations(study_id));
+  if (evaluations.empty()) {
+    rows.push_back({problem, method, trial, 0, 0, HUGE_VAL, HUGE_VAL});
+    return absl::OkStatus();
+  }
+  int batch = -1, suggestion = 0;
+  for (const auto& [b, e] : evaluations) {
+    suggestion = b == batch ? suggestion + 1 : 0;
+    batch = b;
+    rows.push_back({problem, method, trial, b, suggestion, e.value,
+                    e.generalization.value_or(e.value)});
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<scoring::BuiltInput> ArenaDatabase::LoadReportInput(const std::string& board,
+                                                                   bool generalization) {
+  // The methods' scored studies (the latest finished study of each job on the board) come from
+  // LoadScoringData, the coordinator's own choice; their evaluations, and the baseline's
+  // completed studies on any board, row by row: the baseline is scored as a method too and the
+  // report's warnings count the evaluations of each batch, which batch minima do not show.
+  ASSIGN_OR_RETURN(ScoringData data, store_->LoadScoringData({}, BoardFromName(board)));
+  std::vector<scoring::ResultsRow> rows;
+  for (const auto& [method, per_problem] : data.methods) {
+    for (const auto& [problem, curves] : per_problem) {
+      for (const StudyCurve& c : curves) {
+        RETURN_IF_ERROR(AppendStudyRows(*store_, c.study_id, problem, method, c.trial, rows));
+      }
+    }
+  }
+  ASSIGN_OR_RETURN(std::vector<SubmissionRecord> submissions, store_->ListSubmissions());
+  std::map<int64_t, std::string> baselines;
+  for (const SubmissionRecord& s : submissions) {
+    if (s.is_baseline) baselines[s.id] = s.name;
+  }
+  ASSIGN_OR_RETURN(std::vector<int64_t> study_ids, store_->ListStudyIds());
+  for (int64_t id : study_ids) {
+    ASSIGN_OR_RETURN(StudyRecord study, store_->GetStudy(id));
+    auto it = baselines.find(study.submission_id);
+    if (it == baselines.end() || study.state != StudyState::kCompleted) continue;
+    RETURN_IF_ERROR(AppendStudyRows(*store_, id, study.problem, it->second, study.trial, rows));
+  }
+  // ExportResultsCsv's order (the baseline's evaluations are pooled in it).
+  auto key = [](const scoring::ResultsRow& r) {
+    return std::tie(r.problem, r.method, r.trial, r.batch, r.suggestion);
+  };
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  for (size_t i = 1; i < rows.size(); ++i) {
+    if (key(rows[i - 1]) == key(rows[i])) {
+      const scoring::ResultsRow& r = rows[i];
+      return absl::InvalidArgumentError(absl::StrCat(
+          "repeats problem ", r.problem, ", method ", r.method, ", trial ", r.trial, ", batch ",
+          r.batch, ", suggestion ", r.suggestion));
+    }
+  }
+  if (rows.empty()) return absl::InvalidArgumentError("the results table has no rows");
+  scoring::ResultsTable table;
+  table.rows = std::move(rows);
+  table.has_generalization = true;
+  return scoring::BuildScoringInput(table, CompetitionOptions().baseline_name, generalization);
+}
+
+absl::StatusOr<std::vector<int64_t>> ArenaDatabase::StudyIds() { return store_->ListStudyIds(); }
+
+ReplayRun ArenaDatabase::ReplayStudies(
+    const std::vector<int64_t>& study_ids,
+    const std::map<std::string, std::unique_ptr<Problem>>& problems) {
+  ReplayRun run;
+  for (int64_t id : study_ids) {
+    absl::StatusOr<StudyRecord> study = store_->GetStudy(id);
+    if (!study.ok()) {
+      run.error = study.status();
+      break;
+    }
+    ReplayedStudy out;
+    out.study_id = id;
+    out.problem = study->problem;
+    auto it = problems.find(study->problem);
+    if (it == problems.end() || it->second == nullptr) {
+      out.skipped = true;
+      run.studies.push_back(std::move(out));
+      continue;
+    }
+    absl::StatusOr<ReplayResult> r = ReplayStudy(store_.get(), *it->second, id);
+    if (!r.ok()) {
+      run.error = absl::Status(r.status().code(), absl::StrCat("study ", id, ": ",
+                                                               r.status().message()));
+      break;
+    }
+    out.problem = r->problem;
+    out.evaluations = r->evaluations;
+    out.reproduced = r->reproduced;
+    out.differences = std::move(r->differences);
+    out.signature_changed =
+        !r->recorded_signature.empty() && r->recorded_signature != r->signature_now;
+    run.studies.push_back(std::move(out));
+  }
+  return run;
+}
+
+}  // namespace bbo

@@ -1,0 +1,168 @@
+#ifndef BBO_SERVER_EMBED_H_
+#define BBO_SERVER_EMBED_H_
+
+// The coordinator as a library for tools (the `bbo` CLI): the one server/ header that code
+// outside server/ may include. It hides the coordinator, its store and its gRPC services behind
+// two small classes, and includes neither gRPC nor the store:
+//
+//   LocalServer    a coordinator and its gRPC services on 127.0.0.1 in this process (`bbo local`)
+//   ArenaDatabase  a coordinator's SQLite file opened offline (`bbo export`, `bbo report --db`,
+//                  `bbo replay`)
+//
+// Board names are the public ones ("main", "warm-start"), as on the command line.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "common/study_budget.h"
+#include "problems/problem.h"
+#include "report/results_csv.h"
+#include "scoring/leaderboard.h"
+
+namespace bbo {
+
+class Coordinator;
+class Store;
+namespace rpc {
+class GrpcServer;
+}  // namespace rpc
+
+struct LocalServerOptions {
+  // The SQLite file (created if missing).
+  std::string db_path;
+  // Every study's budget.
+  StudyBudget budget;
+  // Random-search baseline trials per problem.
+  int baseline_trials = 10;
+  // Trials per problem of a submission that does not ask for a number.
+  int default_trials = 3;
+};
+
+// A registered submission: its id, whether it runs optimizer.py (else an executable), and the
+// number of jobs queued for it.
+struct LocalSubmission {
+  int64_t id = 0;
+  bool python = false;
+  int jobs = 0;
+};
+
+// Jobs of a submission: `finished` counts done and failed ones.
+struct LocalProgress {
+  int finished = 0;
+  int total = 0;
+};
+
+// An error recorded in one of a submission's studies.
+struct LocalStudyError {
+  std::string problem;
+  int batch = 0;
+  std::string kind;
+  std::string message;
+};
+
+// A coordinator with its gRPC services on 127.0.0.1 (a free port) in this process, its
+// background threads (lease expiry, the random-search baseline) running: workers connect to
+// address(). Stop() (or the destructor) shuts the services down and then the coordinator.
+// Thread-safe, like the coordinator.
+class LocalServer {
+ public:
+  // Opens the store and starts everything; `problems` is the phase's suite. Errors: those of
+  // the store (a SQLite file that cannot be opened) and Unavailable when no port can be bound.
+  static absl::StatusOr<std::unique_ptr<LocalServer>> Start(
+      const LocalServerOptions& options, std::vector<std::unique_ptr<Problem>> problems);
+  ~LocalServer();
+  LocalServer(const LocalServer&) = delete;
+  LocalServer& operator=(const LocalServer&) = delete;
+
+  // "127.0.0.1:<port>", for workers.
+  std::string address() const;
+  // Registers a submission (a tar archive of its folder) with `trials` per problem; the
+  // coordinator's Competition::Register contract (InvalidArgument for a bad archive or name).
+  absl::StatusOr<LocalSubmission> Register(const std::string& name, const std::string& archive,
+                                           int trials);
+  absl::StatusOr<LocalProgress> Progress(int64_t submission_id);
+  // Waits until every queued baseline study has run; false when `timeout` passed first.
+  bool WaitForBaseline(absl::Duration timeout);
+  // The main board (FailedPrecondition while the baseline has not finished on a problem).
+  absl::StatusOr<scoring::Leaderboard> Leaderboard();
+  // The first `limit` errors of a submission's studies, oldest first.
+  absl::StatusOr<std::vector<LocalStudyError>> StudyErrors(int64_t submission_id, int limit);
+  // Idempotent.
+  void Stop();
+
+ private:
+  LocalServer() = default;
+  std::unique_ptr<Coordinator> coordinator_;
+  std::unique_ptr<rpc::GrpcServer> server_;
+};
+
+// One study re-evaluated by ArenaDatabase::ReplayStudies (server/replay.h).
+struct ReplayedStudy {
+  int64_t study_id = 0;
+  std::string problem;
+  // The study's problem is not among those given: not replayed, the fields below are empty.
+  bool skipped = false;
+  int evaluations = 0;
+  int reproduced = 0;
+  // "batch b, point i: recorded X, now Y" (at most 20).
+  std::vector<std::string> differences;
+  // The problem's signature differs from the one recorded with the study.
+  bool signature_changed = false;
+  // Every value reproduced and the signature unchanged (meaningless when skipped).
+  bool ok() const { return reproduced == evaluations && !signature_changed; }
+};
+
+struct ReplayRun {
+  // The studies replayed (or skipped), in order, up to the first error.
+  std::vector<ReplayedStudy> studies;
+  // The error that stopped the replay, if any ("study N: ..." when replaying study N failed).
+  absl::Status error;
+};
+
+// A coordinator's SQLite file, opened offline (a running coordinator may share it: SQLite's
+// WAL lets a reader in). Not thread-safe.
+class ArenaDatabase {
+ public:
+  // NotFound "<path> does not exist" when the file is missing (it is never created here), else
+  // the store's errors.
+  static absl::StatusOr<std::unique_ptr<ArenaDatabase>> Open(const std::string& path);
+  ~ArenaDatabase();
+  ArenaDatabase(const ArenaDatabase&) = delete;
+  ArenaDatabase& operator=(const ArenaDatabase&) = delete;
+
+  // Writes the scored results of `board` as a results CSV (the format of `bbo score`):
+  // problem,method,trial,batch,suggestion,value,generalization. Unavailable when `out` fails.
+  absl::Status ExportResultsCsv(const std::string& board, std::ostream& out);
+
+  // The scoring input of `board`, read from the store without a CSV: exactly what
+  // report/results_csv.h BuildScoringInput makes of ExportResultsCsv's table, with the
+  // coordinator's random-search baseline as the random-search method (and scored as a method
+  // too). `generalization`: score the held-out loss at the visible argmin. InvalidArgument: no
+  // finished study, a repeated evaluation, or BuildScoringInput's errors.
+  absl::StatusOr<scoring::BuiltInput> LoadReportInput(const std::string& board,
+                                                      bool generalization);
+
+  // Ids of every study in the file, ascending.
+  absl::StatusOr<std::vector<int64_t>> StudyIds();
+
+  // Replays `study_ids` on `problems` (by name; a study whose problem is missing is skipped)
+  // and compares the values bit for bit (server/replay.h). The first study that cannot be read
+  // or replayed ends the run with ReplayRun::error.
+  ReplayRun ReplayStudies(const std::vector<int64_t>& study_ids,
+                          const std::map<std::string, std::unique_ptr<Problem>>& problems);
+
+ private:
+  explicit ArenaDatabase(std::unique_ptr<Store> store);
+  std::unique_ptr<Store> store_;
+};
+
+}  // namespace bbo
+
+#endif  // BBO_SERVER_EMBED_H_
