@@ -1,9 +1,9 @@
 #ifndef BBO_SERVER_RPC_GRPC_SERVER_H_
 #define BBO_SERVER_RPC_GRPC_SERVER_H_
 
-// Serves a Coordinator's three services (plus server reflection) on an address such as
-// "127.0.0.1:0" (port 0 picks a free port). Used by bbo-server, by `bbo local` (embedded) and
-// by the end-to-end tests.
+// Serves a Coordinator's four services (plus server reflection) on an address such as
+// "127.0.0.1:0" (port 0 picks a free port). Used by bbo-server, by `bbo local` (through
+// server/embed.h) and by the benchmarks.
 
 #include <memory>
 #include <string>
