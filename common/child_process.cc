@@ -31,8 +31,12 @@ std::string QuoteJson(absl::string_view text) {
 
 class PosixChildProcess : public ChildProcess {
  public:
-  PosixChildProcess(std::unique_ptr<Subprocess> process, std::string name, size_t max_line)
-      : process_(std::move(process)), name_(std::move(name)), max_line_(max_line) {}
+  PosixChildProcess(std::unique_ptr<Subprocess> process, const ProcessSpec& spec)
+      : process_(std::move(process)),
+        name_(spec.name),
+        program_(spec.argv[0]),
+        cwd_(spec.cwd),
+        max_line_(spec.max_line_bytes) {}
 
   ~PosixChildProcess() override {
     Kill();
@@ -44,10 +48,11 @@ class PosixChildProcess : public ChildProcess {
     if (!failure.has_value()) return absl::OkStatus();
     const char* reason = strerror(failure->error_number);
     if (failure->stage == Subprocess::ExecError::Stage::kChdir) {
-      return absl::InvalidArgumentError(absl::StrCat("cannot change to the working directory: ",
-                                                     reason));
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot change to the working directory ", QuoteJson(cwd_), ": ", reason));
     }
-    return absl::InvalidArgumentError(absl::StrCat("cannot execute: ", reason));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot execute ", QuoteJson(program_), ": ", reason));
   }
 
   absl::Status WriteLine(absl::string_view line, absl::Time deadline) override {
@@ -119,6 +124,8 @@ class PosixChildProcess : public ChildProcess {
 
   const std::unique_ptr<Subprocess> process_;
   const std::string name_;
+  const std::string program_;
+  const std::string cwd_;
   const size_t max_line_;
 };
 
@@ -158,7 +165,7 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> PosixProcessLauncher::Launch(
   options.on_stderr_chunk = spec.on_stderr_chunk;
   ASSIGN_OR_RETURN(std::unique_ptr<Subprocess> process, Subprocess::Spawn(std::move(options)));
   return std::unique_ptr<ChildProcess>(
-      new PosixChildProcess(std::move(process), spec.name, spec.max_line_bytes));
+      new PosixChildProcess(std::move(process), spec));
 }
 
 }  // namespace bbo
