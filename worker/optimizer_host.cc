@@ -169,7 +169,8 @@ absl::Status OptimizerHost::Observe(int batch, const std::vector<nlohmann::json>
 void OptimizerHost::End(const std::string& reason) {
   if (ended_) return;
   ended_ = true;
-  Send({{"type", "end"}, {"reason", reason}}).IgnoreError();
+  // An optimizer that can no longer read `end` is reaped (or killed) by the wait below.
+  if (!Send({{"type", "end"}, {"reason", reason}}).ok()) child_->Kill();
   child_->Wait(absl::Seconds(2));
 }
 

@@ -141,9 +141,9 @@ absl::Status Worker::RunJob(const JobLease& job) {
   }
   absl::StatusOr<StudyInfo> study = client_->OpenStudy(job.job_id, worker_id());
   if (!study.ok()) {
-    client_->Finish(worker_id(), job.job_id,
-                    absl::StrCat("cannot open study: ", study.status().message()))
-        .IgnoreError();
+    absl::Status finished = client_->Finish(
+        worker_id(), job.job_id, absl::StrCat("cannot open study: ", study.status().message()));
+    if (!finished.ok()) spdlog::warn("job={}: {}", job.job_id, finished.ToString());
     return study.status();
   }
   spdlog::info("event=study_start job={} study={} trial={}", job.job_id, study->study_id,
@@ -152,7 +152,9 @@ absl::Status Worker::RunJob(const JobLease& job) {
   if (!s.ok()) {
     // The study could not be carried to its end for a host-side reason (coordinator gone,
     // lease lost): hand the job back so it runs again.
-    client_->EndStudy(study->study_id, absl::StrCat("host error: ", s.message())).IgnoreError();
+    absl::Status ended =
+        client_->EndStudy(study->study_id, absl::StrCat("host error: ", s.message()));
+    if (!ended.ok()) spdlog::warn("study={}: {}", study->study_id, ended.ToString());
     return client_->Finish(worker_id(), job.job_id, std::string(s.message()));
   }
   return client_->Finish(worker_id(), job.job_id, "");
