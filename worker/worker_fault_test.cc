@@ -278,6 +278,20 @@ class WorkerFaultTest : public ::testing::Test {
     EXPECT_EQ(launcher_->launched(), modes.size());
   }
 
+  // Runs one job with RunJob (no Register: no heartbeat thread moving the clock meanwhile).
+  void RunOneJob(const std::vector<std::string>& modes, int64_t job_id) {
+    launcher_ = std::make_unique<ScriptedLauncher>(modes, &clock_);
+    env_ = std::make_unique<FaultEnv>(&clock_, launcher_.get());
+    coordinator_ = std::make_unique<RecordingCoordinator>(0, archive_);
+    Sandbox sandbox(SandboxOptions(), env_->launcher());
+    Worker worker(coordinator_.get(), &sandbox, Options(), env_.get());
+    JobLease job;
+    job.job_id = job_id;
+    job.submission_id = 5;
+    job.digest = "d";
+    EXPECT_TRUE(worker.RunJob(job).ok());
+  }
+
   fs::path root_;
   std::string archive_;
   FakeClock clock_;
@@ -335,32 +349,13 @@ TEST_F(WorkerFaultTest, GarbageRepliesAreReportedAndTheStudyGoesOn) {
 }
 
 TEST_F(WorkerFaultTest, SuggestTimeIsMeasuredOnTheEnvClock) {
-  launcher_ = std::make_unique<ScriptedLauncher>(std::vector<std::string>{"slow"}, &clock_);
-  env_ = std::make_unique<FaultEnv>(&clock_, launcher_.get());
-  coordinator_ = std::make_unique<RecordingCoordinator>(0, archive_);
-  Sandbox sandbox(SandboxOptions(), env_->launcher());
-  // No Register: no heartbeat thread moving the clock while the study runs.
-  Worker worker(coordinator_.get(), &sandbox, Options(), env_.get());
-  JobLease job;
-  job.job_id = 9;
-  job.submission_id = 5;
-  job.digest = "d";
-  EXPECT_TRUE(worker.RunJob(job).ok());
+  RunOneJob({"slow"}, 9);
   ASSERT_EQ(coordinator_->suggest_times.size(), 3u);
   for (double s : coordinator_->suggest_times) EXPECT_DOUBLE_EQ(s, 7.0);
 }
 
 TEST_F(WorkerFaultTest, ALauncherThatCannotStartHandsTheJobBack) {
-  launcher_ = std::make_unique<ScriptedLauncher>(std::vector<std::string>{}, &clock_);
-  env_ = std::make_unique<FaultEnv>(&clock_, launcher_.get());
-  coordinator_ = std::make_unique<RecordingCoordinator>(0, archive_);
-  Sandbox sandbox(SandboxOptions(), env_->launcher());
-  Worker worker(coordinator_.get(), &sandbox, Options(), env_.get());
-  JobLease job;
-  job.job_id = 4;
-  job.submission_id = 5;
-  job.digest = "d";
-  EXPECT_TRUE(worker.RunJob(job).ok());
+  RunOneJob({}, 4);
   ASSERT_EQ(coordinator_->finished.size(), 1u);
   EXPECT_THAT(coordinator_->finished[0].second, HasSubstr("cannot start the sandbox"));
   ASSERT_EQ(coordinator_->ended.size(), 1u);
