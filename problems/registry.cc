@@ -12,7 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/status_macros.h"
-#include "problems/external_problem.h"
+#include "problems/external/problem.h"
 #include "problems/generated/task_generator.h"
 #include "problems/internal/bbob.h"
 #include "problems/internal/synthetic_suite.h"

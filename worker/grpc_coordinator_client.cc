@@ -1,6 +1,9 @@
 #include <cmath>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/wire.h"
+#include "spdlog/spdlog.h"
 #include "bbo/v1/study_service.grpc.pb.h"
 #include "bbo/v1/worker_service.grpc.pb.h"
 #include "grpcpp/create_channel.h"
@@ -15,37 +18,20 @@ absl::Status FromGrpc(const grpc::Status& s) {
   return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
 }
 
-void JsonToSuggestion(const nlohmann::json& j, v1::Suggestion* out) {
-  if (!j.is_object()) return;
-  auto* params = out->mutable_params();
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    v1::ParamValue pv;
-    const nlohmann::json& v = it.value();
-    if (v.is_boolean()) {
-      pv.set_bool_value(v.get<bool>());
-    } else if (v.is_number_integer()) {
-      pv.set_int_value(v.get<int64_t>());
-    } else if (v.is_number_float()) {
-      pv.set_real_value(v.get<double>());
-    } else if (v.is_string()) {
-      pv.set_cat_value(v.get<std::string>());
+// The coordinator's evaluated points -> JSON for the optimizer. The coordinator only sends
+// points it evaluated, so an undecodable one is its bug, not the participant's.
+absl::Status EvaluatedToJson(const google::protobuf::RepeatedPtrField<v1::Suggestion>& evaluated,
+                             std::vector<nlohmann::json>* out) {
+  for (const v1::Suggestion& e : evaluated) {
+    absl::StatusOr<nlohmann::json> j = SuggestionToJson(e);
+    if (!j.ok()) {
+      return absl::InternalError(
+          absl::StrCat("the coordinator sent an evaluated point the worker cannot decode: ",
+                       j.status().message()));
     }
-    (*params)[it.key()] = pv;
+    out->push_back(*std::move(j));
   }
-}
-
-nlohmann::json SuggestionToJson(const v1::Suggestion& s) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [name, v] : s.params()) {
-    switch (v.kind_case()) {
-      case v1::ParamValue::kRealValue: j[name] = v.real_value(); break;
-      case v1::ParamValue::kIntValue: j[name] = v.int_value(); break;
-      case v1::ParamValue::kBoolValue: j[name] = v.bool_value(); break;
-      case v1::ParamValue::kCatValue: j[name] = v.cat_value(); break;
-      default: j[name] = nullptr;
-    }
-  }
-  return j;
+  return absl::OkStatus();
 }
 
 class GrpcCoordinatorClient : public CoordinatorClient {
@@ -151,13 +137,21 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     v1::SubmitBatchRequest req;
     req.set_study_id(study_id);
     req.set_batch(batch);
-    for (const auto& j : suggestions) JsonToSuggestion(j, req.add_suggestions());
+    for (size_t i = 0; i < suggestions.size(); ++i) {
+      // A refused value still travels, marked as unset, so the coordinator replaces the point by
+      // random search and tells the participant which parameter was wrong.
+      absl::Status encoded = SuggestionFromJson(suggestions[i], req.add_suggestions());
+      if (!encoded.ok()) {
+        spdlog::debug("study={} batch={} suggestion {}: {}", study_id, batch, i,
+                      std::string(encoded.message()));
+      }
+    }
     req.set_suggest_time_s(suggest_time_s);
     req.set_observe_time_s(observe_time_s);
     v1::SubmitBatchResponse resp;
     if (auto s = FromGrpc(study_->SubmitBatch(&ctx, req, &resp)); !s.ok()) return s;
     BatchValues out;
-    for (const auto& e : resp.evaluated()) out.evaluated.push_back(SuggestionToJson(e));
+    if (absl::Status s = EvaluatedToJson(resp.evaluated(), &out.evaluated); !s.ok()) return s;
     out.values.assign(resp.values().begin(), resp.values().end());
     out.errors.assign(resp.errors().begin(), resp.errors().end());
     out.study_done = resp.study_done();
@@ -178,7 +172,7 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     v1::ReportSuggestFailureResponse resp;
     if (auto s = FromGrpc(study_->ReportSuggestFailure(&ctx, req, &resp)); !s.ok()) return s;
     BatchValues out;
-    for (const auto& e : resp.evaluated()) out.evaluated.push_back(SuggestionToJson(e));
+    if (absl::Status s = EvaluatedToJson(resp.evaluated(), &out.evaluated); !s.ok()) return s;
     out.values.assign(resp.values().begin(), resp.values().end());
     out.study_done = resp.study_done();
     out.remaining_s = resp.remaining_s();

@@ -55,8 +55,9 @@ int main(int argc, char** argv) {
   }
 
   auto client = bbo::MakeGrpcCoordinatorClient(absl::GetFlag(FLAGS_coordinator));
-  bbo::Sandbox sandbox(opts.sandbox);
-  bbo::Worker worker(client.get(), &sandbox, opts);
+  bbo::Env* env = bbo::Env::Default();
+  bbo::Sandbox sandbox(opts.sandbox, env->launcher());
+  bbo::Worker worker(client.get(), &sandbox, opts, env);
   char host[256] = {0};
   gethostname(host, sizeof(host) - 1);
   const int slots = std::max(1, absl::GetFlag(FLAGS_slots));

@@ -61,13 +61,17 @@ std::string QuoteNonStandardNumbers(const std::string& line) {
 
 }  // namespace
 
-OptimizerHost::OptimizerHost(std::unique_ptr<ChildProcess> child, LineCallback on_stray_stdout)
-    : child_(std::move(child)), on_stray_stdout_(std::move(on_stray_stdout)) {}
+OptimizerHost::OptimizerHost(std::unique_ptr<ChildProcess> child, LineCallback on_stray_stdout,
+                             Env* env)
+    : child_(std::move(child)),
+      on_stray_stdout_(std::move(on_stray_stdout)),
+      env_(env != nullptr ? env : Env::Default()) {}
 
 OptimizerHost::~OptimizerHost() { End("shutdown"); }
 
 absl::Status OptimizerHost::Send(const nlohmann::json& msg) {
-  return child_->WriteLine(msg.dump());
+  // No deadline on the write: a child that stops reading fails the read that follows.
+  return child_->WriteLine(msg.dump(), absl::InfiniteFuture());
 }
 
 absl::StatusOr<nlohmann::json> OptimizerHost::ReadMessage(absl::Time deadline) {
@@ -92,7 +96,7 @@ absl::Status OptimizerHost::Start(const StartInfo& info) {
                         {"study_budget_s", info.budget.study_budget_s},
                         {"remaining_s", info.remaining_s}};
   RETURN_IF_ERROR(Send(msg));
-  absl::StatusOr<nlohmann::json> reply = ReadMessage(absl::Now() + info.startup_timeout);
+  absl::StatusOr<nlohmann::json> reply = ReadMessage(env_->Now() + info.startup_timeout);
   if (!reply.ok()) {
     if (absl::IsDeadlineExceeded(reply.status())) {
       return absl::DeadlineExceededError(absl::StrCat(
@@ -115,7 +119,7 @@ absl::Status OptimizerHost::Start(const StartInfo& info) {
 absl::StatusOr<std::vector<nlohmann::json>> OptimizerHost::Suggest(int batch, int n,
                                                                    double remaining_s,
                                                                    absl::Duration deadline) {
-  absl::Time start = absl::Now();
+  absl::Time start = env_->Now();
   nlohmann::json msg = {{"type", "suggest"},
                         {"batch", batch},
                         {"n", n},
@@ -123,7 +127,7 @@ absl::StatusOr<std::vector<nlohmann::json>> OptimizerHost::Suggest(int batch, in
                         {"deadline_s", absl::ToDoubleSeconds(deadline)}};
   RETURN_IF_ERROR(Send(msg));
   absl::StatusOr<nlohmann::json> reply = ReadMessage(start + deadline);
-  last_suggest_s_ = absl::ToDoubleSeconds(absl::Now() - start);
+  last_suggest_s_ = absl::ToDoubleSeconds(env_->Now() - start);
   if (!reply.ok()) return reply.status();
   const std::string type = reply->value("type", "");
   if (type == "error") {
@@ -145,13 +149,13 @@ absl::StatusOr<std::vector<nlohmann::json>> OptimizerHost::Suggest(int batch, in
 
 absl::Status OptimizerHost::Observe(int batch, const std::vector<nlohmann::json>& x,
                                     const std::vector<double>& y, absl::Duration deadline) {
-  absl::Time start = absl::Now();
+  absl::Time start = env_->Now();
   nlohmann::json ys = nlohmann::json::array();
   for (double v : y) ys.push_back(ValueToJson(v));
   nlohmann::json msg = {{"type", "observe"}, {"batch", batch}, {"x", x}, {"y", ys}};
   RETURN_IF_ERROR(Send(msg));
   absl::StatusOr<nlohmann::json> reply = ReadMessage(start + deadline);
-  last_observe_s_ = absl::ToDoubleSeconds(absl::Now() - start);
+  last_observe_s_ = absl::ToDoubleSeconds(env_->Now() - start);
   if (!reply.ok()) return reply.status();
   const std::string type = reply->value("type", "");
   if (type == "error") return absl::AbortedError(reply->value("message", "observe failed"));
@@ -165,7 +169,8 @@ absl::Status OptimizerHost::Observe(int batch, const std::vector<nlohmann::json>
 void OptimizerHost::End(const std::string& reason) {
   if (ended_) return;
   ended_ = true;
-  Send({{"type", "end"}, {"reason", reason}}).IgnoreError();
+  // An optimizer that can no longer read `end` is reaped (or killed) by the wait below.
+  if (!Send({{"type", "end"}, {"reason", reason}}).ok()) child_->Kill();
   child_->Wait(absl::Seconds(2));
 }
 

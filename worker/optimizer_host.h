@@ -16,7 +16,8 @@
 #include "absl/time/time.h"
 #include "common/study_budget.h"
 #include "nlohmann/json.hpp"
-#include "worker/child_process.h"
+#include "common/child_process.h"
+#include "worker/env.h"
 
 namespace bbo {
 
@@ -30,8 +31,9 @@ struct StartInfo {
 
 class OptimizerHost {
  public:
+  // `env` (not owned; null = Env::Default()) is the clock deadlines and timings use.
   explicit OptimizerHost(std::unique_ptr<ChildProcess> child,
-                         LineCallback on_stray_stdout = nullptr);
+                         LineCallback on_stray_stdout = nullptr, Env* env = nullptr);
   ~OptimizerHost();
 
   // Sends `start`, waits for `ready`. DeadlineExceeded / Unavailable (with the stderr tail) /
@@ -62,6 +64,7 @@ class OptimizerHost {
 
   std::unique_ptr<ChildProcess> child_;
   LineCallback on_stray_stdout_;
+  Env* env_;
   bool ended_ = false;
   double last_suggest_s_ = 0;
   double last_observe_s_ = 0;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "worker/env.h"
 
 namespace bbo {
 namespace {
@@ -26,10 +27,12 @@ void AddEnv(std::vector<std::string>& argv, const std::string& kv) {
 }  // namespace
 
 Sandbox::Sandbox(SandboxOptions options, ProcessLauncher* launcher)
-    : options_(std::move(options)), launcher_(launcher ? launcher : &default_launcher_) {}
+    : options_(std::move(options)),
+      launcher_(launcher != nullptr ? launcher : Env::Default()->launcher()) {}
 
 ProcessSpec Sandbox::BuildCommand(const SandboxedCommand& cmd) const {
   ProcessSpec spec;
+  spec.name = "optimizer";
   spec.limits = options_.limits;
   std::vector<std::string> env = {"HOME=/tmp", "PATH=/usr/bin:/bin", "LANG=C.UTF-8",
                                   "TMPDIR=/tmp"};
@@ -86,8 +89,9 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> Sandbox::Launch(const SandboxedCom
     return absl::InvalidArgumentError(
         absl::StrCat("submission_dir: ", cmd.submission_dir, " is not a folder"));
   }
-  absl::StatusOr<std::unique_ptr<ChildProcess>> child =
-      launcher_->Launch(BuildCommand(cmd), std::move(on_stderr_line));
+  ProcessSpec spec = BuildCommand(cmd);
+  spec.on_stderr_line = std::move(on_stderr_line);
+  absl::StatusOr<std::unique_ptr<ChildProcess>> child = launcher_->Launch(spec);
   if (!child.ok()) {
     return absl::UnavailableError(absl::StrCat("cannot start the sandbox: ",
                                                child.status().message()));

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "worker/child_process.h"
+#include "common/child_process.h"
 
 namespace bbo {
 
@@ -51,7 +51,7 @@ struct SandboxedCommand {
 
 class Sandbox {
  public:
-  // `launcher` null -> the real PosixProcessLauncher.
+  // `launcher` (not owned) null -> Env::Default()'s, the real PosixProcessLauncher.
   explicit Sandbox(SandboxOptions options, ProcessLauncher* launcher = nullptr);
 
   // Starts `cmd` in the sandbox. Unavailable when the process cannot be started.
@@ -69,7 +69,6 @@ class Sandbox {
 
  private:
   SandboxOptions options_;
-  PosixProcessLauncher default_launcher_;
   ProcessLauncher* launcher_;
 };
 

@@ -8,7 +8,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "common/archive.h"
 #include "common/status_macros.h"
 #include "spdlog/spdlog.h"
 #include "worker/optimizer_host.h"
@@ -39,8 +38,8 @@ std::string DefaultPythonDir() {
 #endif
 }
 
-Worker::Worker(CoordinatorClient* client, Sandbox* sandbox, WorkerOptions options)
-    : client_(client), sandbox_(sandbox), options_(std::move(options)) {}
+Worker::Worker(CoordinatorClient* client, Sandbox* sandbox, WorkerOptions options, Env* env)
+    : client_(client), sandbox_(sandbox), env_(env), options_(std::move(options)) {}
 
 Worker::~Worker() { Stop(); }
 
@@ -62,9 +61,9 @@ void Worker::Stop() {
 }
 
 void Worker::HeartbeatLoop() {
-  absl::Time next = absl::Now();
+  absl::Time next = env_->Now();
   while (!stop_) {
-    if (absl::Now() >= next) {
+    if (env_->Now() >= next) {
       WorkerIdentity id;
       {
         absl::MutexLock l(&id_mu_);
@@ -72,9 +71,9 @@ void Worker::HeartbeatLoop() {
       }
       absl::Status s = client_->Heartbeat(id.worker_id);
       if (!s.ok()) spdlog::warn("heartbeat failed: {}", s.ToString());
-      next = absl::Now() + absl::Seconds(std::max(0.1, id.heartbeat_interval_s));
+      next = env_->Now() + absl::Seconds(std::max(0.1, id.heartbeat_interval_s));
     }
-    absl::SleepFor(absl::Milliseconds(50));
+    env_->SleepFor(absl::Milliseconds(50));
   }
 }
 
@@ -82,7 +81,7 @@ absl::Status Worker::Run() {
   if (worker_id().empty()) {
     return absl::FailedPreconditionError("Register() the worker before Run()");
   }
-  absl::Time idle_since = absl::Now();
+  absl::Time idle_since = env_->Now();
   while (!stop_) {
     absl::StatusOr<std::optional<JobLease>> job = client_->Lease(worker_id());
     if (!job.ok()) {
@@ -94,21 +93,21 @@ absl::Status Worker::Run() {
         continue;
       }
       spdlog::warn("lease failed: {}", job.status().ToString());
-      absl::SleepFor(absl::Seconds(1));
+      env_->SleepFor(absl::Seconds(1));
       continue;
     }
     if (!job->has_value()) {
       if (options_.exit_when_idle_s > 0 &&
-          absl::Now() - idle_since > absl::Seconds(options_.exit_when_idle_s)) {
+          env_->Now() - idle_since > absl::Seconds(options_.exit_when_idle_s)) {
         return absl::OkStatus();
       }
-      absl::SleepFor(absl::Seconds(options_.idle_poll_s));
+      env_->SleepFor(absl::Seconds(options_.idle_poll_s));
       continue;
     }
     absl::Status s = RunJob(**job);
     if (!s.ok()) spdlog::warn("job={} ended with error: {}", (*job)->job_id, s.ToString());
     jobs_run_++;
-    idle_since = absl::Now();
+    idle_since = env_->Now();
   }
   return absl::OkStatus();
 }
@@ -117,30 +116,19 @@ absl::StatusOr<std::string> Worker::SubmissionDir(const JobLease& job) {
   absl::MutexLock l(&unpack_mu_);
   fs::path dir = fs::path(options_.work_dir) / "submissions" /
                  absl::StrCat(job.submission_id, "-", job.digest);
-  std::error_code ec;
-  if (fs::exists(dir / ".complete", ec)) return dir.string();
+  const fs::path marker = dir / ".complete";
+  if (env_->FileExists(marker.string())) return dir.string();
   ASSIGN_OR_RETURN(std::string archive, client_->Fetch(job.submission_id));
-  fs::path tmp = dir.string() + ".tmp";
-  fs::remove_all(tmp, ec);
-  fs::create_directories(tmp, ec);
-  if (ec) return absl::UnavailableError(absl::StrCat("cannot create ", tmp.string()));
-  RETURN_IF_ERROR(ExtractArchive(archive, tmp.string(), ExtractOptions()));
-  // The sandbox runs as another uid: make the folder world-readable (it is bound read-only).
-  fs::permissions(tmp, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                           fs::perms::others_read | fs::perms::others_exec,
-                  ec);
-  for (auto it = fs::recursive_directory_iterator(tmp, ec); it != fs::end(it); it.increment(ec)) {
-    fs::permissions(it->path(),
-                    fs::perms::group_read | fs::perms::others_read |
-                        (it->is_directory() ? fs::perms::group_exec | fs::perms::others_exec
-                                            : fs::perms::none),
-                    fs::perm_options::add, ec);
+  const std::string tmp = dir.string() + ".tmp";
+  RETURN_IF_ERROR(env_->RemoveAll(tmp));
+  RETURN_IF_ERROR(env_->CreateDirs(tmp));
+  RETURN_IF_ERROR(env_->ExtractSubmission(archive, tmp));
+  RETURN_IF_ERROR(env_->RemoveAll(dir.string()));
+  RETURN_IF_ERROR(env_->Rename(tmp, dir.string()));
+  // Without the marker the next job of this submission fetches it again: slower, still right.
+  if (absl::Status marked = env_->WriteFile(marker.string(), ""); !marked.ok()) {
+    spdlog::warn("submission={}: {}", job.submission_id, marked.ToString());
   }
-  fs::remove_all(dir, ec);
-  fs::rename(tmp, dir, ec);
-  if (ec) return absl::UnavailableError(absl::StrCat("cannot move ", tmp.string()));
-  FILE* f = fopen((dir / ".complete").c_str(), "w");
-  if (f) fclose(f);
   return dir.string();
 }
 
@@ -153,9 +141,9 @@ absl::Status Worker::RunJob(const JobLease& job) {
   }
   absl::StatusOr<StudyInfo> study = client_->OpenStudy(job.job_id, worker_id());
   if (!study.ok()) {
-    client_->Finish(worker_id(), job.job_id,
-                    absl::StrCat("cannot open study: ", study.status().message()))
-        .IgnoreError();
+    absl::Status finished = client_->Finish(
+        worker_id(), job.job_id, absl::StrCat("cannot open study: ", study.status().message()));
+    if (!finished.ok()) spdlog::warn("job={}: {}", job.job_id, finished.ToString());
     return study.status();
   }
   spdlog::info("event=study_start job={} study={} trial={}", job.job_id, study->study_id,
@@ -164,7 +152,9 @@ absl::Status Worker::RunJob(const JobLease& job) {
   if (!s.ok()) {
     // The study could not be carried to its end for a host-side reason (coordinator gone,
     // lease lost): hand the job back so it runs again.
-    client_->EndStudy(study->study_id, absl::StrCat("host error: ", s.message())).IgnoreError();
+    absl::Status ended =
+        client_->EndStudy(study->study_id, absl::StrCat("host error: ", s.message()));
+    if (!ended.ok()) spdlog::warn("study={}: {}", study->study_id, ended.ToString());
     return client_->Finish(worker_id(), job.job_id, std::string(s.message()));
   }
   return client_->Finish(worker_id(), job.job_id, "");
@@ -197,7 +187,7 @@ absl::Status Worker::RunStudy(const JobLease& job, const std::string& dir,
     return absl::UnavailableError(
         absl::StrCat("cannot start the sandbox: ", child.status().message()));
   }
-  OptimizerHost host(*std::move(child));
+  OptimizerHost host(*std::move(child), /*on_stray_stdout=*/nullptr, env_);
 
   StartInfo start;
   start.api_config = study.api_config;

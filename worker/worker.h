@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "worker/coordinator_client.h"
+#include "worker/env.h"
 #include "worker/sandbox.h"
 
 namespace bbo {
@@ -43,8 +44,10 @@ struct WorkerOptions {
 
 class Worker {
  public:
-  // `client` and `sandbox` are not owned and must outlive the worker.
-  Worker(CoordinatorClient* client, Sandbox* sandbox, WorkerOptions options);
+  // `client`, `sandbox` and `env` are not owned and must outlive the worker. `env` gives the
+  // clock and the work-directory operations; the sandbox's launcher is normally env's.
+  Worker(CoordinatorClient* client, Sandbox* sandbox, WorkerOptions options,
+         Env* env = Env::Default());
 
   // Registers with the coordinator (once) and starts the heartbeat thread.
   absl::Status Register(const std::string& hostname, int slots);
@@ -68,6 +71,7 @@ class Worker {
 
   CoordinatorClient* client_;
   Sandbox* sandbox_;
+  Env* env_;
   const WorkerOptions options_;
   absl::Mutex id_mu_;
   WorkerIdentity identity_ ABSL_GUARDED_BY(id_mu_);

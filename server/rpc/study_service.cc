@@ -7,7 +7,7 @@ namespace {
 
 template <typename Resp>
 void OutcomeToProto(const BatchOutcome& out, Resp* resp) {
-  for (const Point& p : out.evaluated) ToProto(p, resp->add_evaluated());
+  for (const Point& p : out.evaluated) PointToProto(p, resp->add_evaluated());
   for (double v : out.values) resp->add_values(v);
   resp->set_study_done(out.study_done);
   resp->set_remaining_s(out.remaining_s);

@@ -39,14 +39,16 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "nlohmann/json.hpp"
+#include "common/child_process.h"
+#include "problems/external/protocol.h"
 #include "problems/problem.h"
 
 namespace bbo {
 
-namespace external_internal {
+namespace external {
 class ProblemProcess;
 class StderrLog;
-}  // namespace external_internal
+}  // namespace external
 
 struct ExternalProblemOptions {
   // The command. argv[0] is an absolute path, a path containing '/' (relative to `working_dir`),
@@ -74,16 +76,9 @@ struct ExternalProblemOptions {
   uint64_t address_space_bytes = 0;
   // How many of the latest errors errors() keeps. Default 100.
   size_t max_recorded_errors = 100;
-};
-
-// One evaluated point.
-struct ExternalEvaluation {
-  // The objective to minimize: +inf when the evaluation failed or the problem said "inf", NaN
-  // when it said "nan" (callers map NaN to +inf).
-  double value = 0;
-  // The problem's held-out loss for the same point, when its reply carries "generalization"
-  // (NaN/+inf as for `value`). Unset for failed requests.
-  std::optional<double> generalization;
+  // Starts the processes (not owned; the seam for fault injection). Default null = the real
+  // PosixProcessLauncher.
+  ProcessLauncher* launcher = nullptr;
 };
 
 class ExternalProblem : public Problem {
@@ -132,10 +127,10 @@ class ExternalProblem : public Problem {
   bool broken() const;
 
  private:
-  using ProcessPtr = std::unique_ptr<external_internal::ProblemProcess>;
+  using ProcessPtr = std::unique_ptr<external::ProblemProcess>;
 
   ExternalProblem(ExternalProblemOptions options, std::string resolved_program,
-                  std::shared_ptr<external_internal::StderrLog> log);
+                  std::shared_ptr<external::StderrLog> log);
 
   // Launches a process and checks its describe reply. `expected` (if set) is the name and
   // api_config of the first process, which a restart must repeat; `describe` (if set) receives
@@ -149,7 +144,7 @@ class ExternalProblem : public Problem {
 
   const ExternalProblemOptions options_;
   const std::string program_;  // argv[0] resolved before fork
-  const std::shared_ptr<external_internal::StderrLog> log_;
+  const std::shared_ptr<external::StderrLog> log_;
 
   // Set by Start, immutable afterwards.
   std::string name_;

@@ -1,4 +1,4 @@
-#include "problems/external_problem.h"
+#include "problems/external/problem.h"
 
 #include <signal.h>
 #include <sys/stat.h>

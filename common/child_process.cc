@@ -1,0 +1,171 @@
+#include "common/child_process.h"
+
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/status_macros.h"
+#include "common/subprocess.h"
+#include "nlohmann/json.hpp"
+
+namespace bbo {
+namespace {
+
+// How much of the stderr tail an error message quotes, bytes.
+constexpr size_t kQuotedTail = 2000;
+// How long a child whose stdout closed may take to exit before it counts as still running.
+constexpr absl::Duration kExitGrace = absl::Seconds(1);
+// How long to let the drain thread catch up with what the child wrote just before it ended.
+constexpr absl::Duration kStderrCatchUp = absl::Milliseconds(300);
+
+std::string QuoteJson(absl::string_view text) {
+  return nlohmann::json(std::string(text))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+class PosixChildProcess : public ChildProcess {
+ public:
+  PosixChildProcess(std::unique_ptr<Subprocess> process, const ProcessSpec& spec)
+      : process_(std::move(process)),
+        name_(spec.name),
+        program_(spec.argv[0]),
+        cwd_(spec.cwd),
+        max_line_(spec.max_line_bytes) {}
+
+  ~PosixChildProcess() override {
+    Kill();
+    Wait(absl::Seconds(2));
+  }
+
+  absl::Status ExecStatus() const override {
+    const std::optional<Subprocess::ExecError>& failure = process_->exec_error();
+    if (!failure.has_value()) return absl::OkStatus();
+    const char* reason = strerror(failure->error_number);
+    if (failure->stage == Subprocess::ExecError::Stage::kChdir) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot change to the working directory ", QuoteJson(cwd_), ": ", reason));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot execute ", QuoteJson(program_), ": ", reason));
+  }
+
+  absl::Status WriteLine(absl::string_view line, absl::Time deadline) override {
+    absl::Status written = process_->Write(absl::StrCat(line, "\n"), deadline);
+    if (absl::IsDeadlineExceeded(written)) {
+      return absl::DeadlineExceededError(absl::StrCat(name_, " did not read its input in time"));
+    }
+    if (!written.ok()) return absl::UnavailableError(Ended("could not be written to"));
+    return absl::OkStatus();
+  }
+
+  void CloseStdin() override { process_->CloseStdin(); }
+
+  absl::StatusOr<std::string> ReadLine(absl::Time deadline) override {
+    absl::StatusOr<std::string> line = process_->ReadLine(deadline, max_line_);
+    if (line.ok()) return line;
+    switch (line.status().code()) {
+      case absl::StatusCode::kResourceExhausted:
+        return absl::ResourceExhaustedError(
+            absl::StrCat(name_, " printed a line longer than ", max_line_ >> 20, " MiB"));
+      case absl::StatusCode::kUnavailable:
+        return absl::UnavailableError(Ended("closed its stdout"));
+      case absl::StatusCode::kDeadlineExceeded:
+        return absl::DeadlineExceededError(absl::StrCat(name_, " did not answer in time"));
+      default:
+        return absl::InternalError(absl::StrCat("reading from ", name_, ": ",
+                                                line.status().message()));
+    }
+  }
+
+  void Kill() override { process_->KillGroup(); }
+
+  bool WaitExit(absl::Time deadline) override { return process_->WaitExit(deadline); }
+
+  int Wait(absl::Duration timeout) override {
+    absl::Time until = absl::Now() + timeout;
+    while (!process_->WaitExit(until)) {
+      process_->KillGroup();
+      until = absl::Now() + absl::Seconds(5);
+    }
+    const std::optional<int> status = process_->wait_status();
+    if (!status.has_value()) return -1;
+    return WIFEXITED(*status) ? WEXITSTATUS(*status) : 128 + WTERMSIG(*status);
+  }
+
+  std::string StderrTail() override { return process_->StderrTail(); }
+
+  pid_t pid() const override { return process_->pid(); }
+
+ private:
+  // "<name> <what> and exited with status 3; stderr: "..."".
+  std::string Ended(absl::string_view what) {
+    std::string how;
+    if (process_->WaitExit(absl::Now() + kExitGrace)) {
+      const std::optional<int> status = process_->wait_status();
+      how = status.has_value() ? WaitStatusText(*status) : "exited";
+    } else {
+      process_->KillGroup();
+      // After SIGKILL only a process stuck in the kernel outlives this wait; it is left to init.
+      process_->WaitExit(absl::Now() + absl::Seconds(5));
+      how = "was still running (killed)";
+    }
+    process_->WaitStderrClosed(absl::Now() + kStderrCatchUp);
+    std::string tail = process_->StderrTail();
+    if (tail.size() > kQuotedTail) tail = "..." + tail.substr(tail.size() - kQuotedTail);
+    return absl::StrCat(name_, " ", what, " and ", how,
+                        tail.empty() ? "; no stderr" : "; stderr: " + QuoteJson(tail));
+  }
+
+  const std::unique_ptr<Subprocess> process_;
+  const std::string name_;
+  const std::string program_;
+  const std::string cwd_;
+  const size_t max_line_;
+};
+
+}  // namespace
+
+std::string WaitStatusText(int wait_status) {
+  if (WIFEXITED(wait_status)) return absl::StrCat("exited with status ", WEXITSTATUS(wait_status));
+  if (WIFSIGNALED(wait_status)) {
+    const char* abbrev = sigabbrev_np(WTERMSIG(wait_status));
+    return absl::StrCat("was killed by signal ", WTERMSIG(wait_status), " (SIG",
+                        abbrev != nullptr ? abbrev : "?", ")");
+  }
+  return "stopped";
+}
+
+absl::StatusOr<std::unique_ptr<ChildProcess>> PosixProcessLauncher::Launch(
+    const ProcessSpec& spec) {
+  if (spec.argv.empty()) return absl::InvalidArgumentError("argv: empty");
+  // A dead child must not kill this process when it writes to the closed pipe.
+  if (!spec.stdin_is_socket) signal(SIGPIPE, SIG_IGN);
+  SubprocessOptions options;
+  options.argv = spec.argv;
+  options.env = spec.env;
+  options.cwd = spec.cwd;
+  const ResourceLimits& lim = spec.limits;
+  using Limit = SubprocessOptions::Limit;
+  for (const Limit& limit :
+       {Limit{RLIMIT_CPU, lim.cpu_seconds}, Limit{RLIMIT_AS, lim.address_space_bytes},
+        Limit{RLIMIT_NPROC, lim.max_processes}, Limit{RLIMIT_FSIZE, lim.file_size_bytes},
+        Limit{RLIMIT_NOFILE, lim.open_files}}) {
+    if (limit.value != 0) options.limits.push_back(limit);  // 0 = leave unchanged
+  }
+  options.limits.push_back({RLIMIT_CORE, 0});
+  options.stdin_is_socket = spec.stdin_is_socket;
+  options.stderr_tail_bytes = spec.stderr_tail_bytes;
+  options.on_stderr_line = spec.on_stderr_line;
+  options.on_stderr_chunk = spec.on_stderr_chunk;
+  ASSIGN_OR_RETURN(std::unique_ptr<Subprocess> process, Subprocess::Spawn(std::move(options)));
+  return std::unique_ptr<ChildProcess>(
+      new PosixChildProcess(std::move(process), spec));
+}
+
+}  // namespace bbo

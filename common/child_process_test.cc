@@ -1,0 +1,125 @@
+#include "common/child_process.h"
+
+#include <string>
+
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace bbo {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+ProcessSpec Shell(const std::string& script) {
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", script};
+  spec.env = {"PATH=/usr/bin:/bin"};
+  spec.limits = ResourceLimits::Unchanged();
+  spec.name = "toy";
+  return spec;
+}
+
+std::unique_ptr<ChildProcess> LaunchOrDie(const ProcessSpec& spec) {
+  PosixProcessLauncher launcher;
+  absl::StatusOr<std::unique_ptr<ChildProcess>> child = launcher.Launch(spec);
+  EXPECT_TRUE(child.ok()) << child.status();
+  return child.ok() ? *std::move(child) : nullptr;
+}
+
+absl::Time In(absl::Duration d) { return absl::Now() + d; }
+
+TEST(ChildProcessTest, EchoesLinesBothWays) {
+  for (bool socket : {false, true}) {
+    ProcessSpec spec = Shell("while read l; do echo \"got $l\"; done");
+    spec.stdin_is_socket = socket;
+    auto child = LaunchOrDie(spec);
+    ASSERT_NE(child, nullptr);
+    ASSERT_TRUE(child->ExecStatus().ok());
+    ASSERT_TRUE(child->WriteLine("a", In(absl::Seconds(10))).ok());
+    EXPECT_EQ(child->ReadLine(In(absl::Seconds(10))).value_or("?"), "got a");
+    child->CloseStdin();
+    EXPECT_EQ(child->ReadLine(In(absl::Seconds(10))).status().code(),
+              absl::StatusCode::kUnavailable);
+    EXPECT_EQ(child->Wait(absl::Seconds(10)), 0);
+  }
+}
+
+TEST(ChildProcessTest, ClosedStdoutSaysHowTheChildEndedWithItsStderr) {
+  auto child = LaunchOrDie(Shell("echo 'dying now' >&2; exit 3"));
+  ASSERT_NE(child, nullptr);
+  absl::StatusOr<std::string> line = child->ReadLine(In(absl::Seconds(10)));
+  EXPECT_EQ(line.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(line.status().message(),
+              AllOf(HasSubstr("toy closed its stdout and exited with status 3"),
+                    HasSubstr("stderr: \"dying now\\n\"")));
+}
+
+TEST(ChildProcessTest, KilledChildNamesTheSignal) {
+  auto child = LaunchOrDie(Shell("kill -9 $$"));
+  ASSERT_NE(child, nullptr);
+  EXPECT_THAT(child->ReadLine(In(absl::Seconds(10))).status().message(),
+              HasSubstr("was killed by signal 9 (SIGKILL); no stderr"));
+}
+
+TEST(ChildProcessTest, SilentChildMissesTheDeadline) {
+  auto child = LaunchOrDie(Shell("sleep 30"));
+  ASSERT_NE(child, nullptr);
+  const absl::Time start = absl::Now();
+  absl::StatusOr<std::string> line = child->ReadLine(In(absl::Milliseconds(200)));
+  EXPECT_EQ(line.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(line.status().message(), "toy did not answer in time");
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+  child->Kill();
+  EXPECT_EQ(child->Wait(absl::Seconds(10)), 128 + 9);
+}
+
+TEST(ChildProcessTest, OverlongLineIsResourceExhausted) {
+  ProcessSpec spec = Shell("head -c 3000000 /dev/zero | tr '\\0' x; echo");
+  spec.max_line_bytes = 1u << 20;
+  auto child = LaunchOrDie(spec);
+  ASSERT_NE(child, nullptr);
+  EXPECT_EQ(child->ReadLine(In(absl::Seconds(10))).status().code(),
+            absl::StatusCode::kResourceExhausted);
+}
+
+TEST(ChildProcessTest, ExecFailureIsReportedByExecStatus) {
+  ProcessSpec spec = Shell("");
+  spec.argv = {"/nonexistent/program"};
+  auto child = LaunchOrDie(spec);
+  ASSERT_NE(child, nullptr);
+  EXPECT_EQ(child->ExecStatus().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(child->ExecStatus().message(), HasSubstr("cannot execute"));
+  EXPECT_EQ(child->Wait(absl::Seconds(10)), 127);
+}
+
+TEST(ChildProcessTest, StderrCallbacksSeeLinesAndChunks) {
+  std::string lines;
+  std::string chunks;
+  ProcessSpec spec = Shell("echo one >&2; echo two >&2");
+  spec.on_stderr_line = [&lines](absl::string_view l) { lines += std::string(l) + "|"; };
+  spec.on_stderr_chunk = [&chunks](absl::string_view c) { chunks += std::string(c); };
+  auto child = LaunchOrDie(spec);
+  ASSERT_NE(child, nullptr);
+  EXPECT_EQ(child->Wait(absl::Seconds(10)), 0);
+  child.reset();  // joins the drain thread
+  EXPECT_EQ(lines, "one|two|");
+  EXPECT_EQ(chunks, "one\ntwo\n");
+}
+
+TEST(ChildProcessTest, LimitsApply) {
+  ProcessSpec spec = Shell("ulimit -n");
+  spec.limits.open_files = 77;
+  auto child = LaunchOrDie(spec);
+  ASSERT_NE(child, nullptr);
+  EXPECT_EQ(child->ReadLine(In(absl::Seconds(10))).value_or("?"), "77");
+}
+
+TEST(ChildProcessTest, EmptyArgvIsInvalid) {
+  PosixProcessLauncher launcher;
+  EXPECT_EQ(launcher.Launch(ProcessSpec()).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace bbo

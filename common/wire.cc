@@ -1,0 +1,74 @@
+#include "common/wire.h"
+
+#include <string>
+#include <utility>
+#include <variant>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace bbo {
+
+absl::StatusOr<ParamValue> ParamValueFromProto(absl::string_view name, const v1::ParamValue& v) {
+  switch (v.kind_case()) {
+    case v1::ParamValue::kRealValue: return ParamValue(v.real_value());
+    case v1::ParamValue::kIntValue: return ParamValue(static_cast<int64_t>(v.int_value()));
+    case v1::ParamValue::kBoolValue: return ParamValue(v.bool_value());
+    case v1::ParamValue::kCatValue: return ParamValue(v.cat_value());
+    case v1::ParamValue::KIND_NOT_SET: break;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("parameter \"", name, "\": no value set"));
+}
+
+v1::ParamValue ParamValueToProto(const ParamValue& v) {
+  v1::ParamValue pv;
+  if (const bool* b = std::get_if<bool>(&v)) {
+    pv.set_bool_value(*b);
+  } else if (const int64_t* i = std::get_if<int64_t>(&v)) {
+    pv.set_int_value(*i);
+  } else if (const double* d = std::get_if<double>(&v)) {
+    pv.set_real_value(*d);
+  } else {
+    pv.set_cat_value(std::get<std::string>(v));
+  }
+  return pv;
+}
+
+absl::StatusOr<Point> PointFromProto(const v1::Suggestion& s) {
+  Point p;
+  for (const auto& [name, v] : s.params()) {
+    ASSIGN_OR_RETURN(p[name], ParamValueFromProto(name, v));
+  }
+  return p;
+}
+
+void PointToProto(const Point& p, v1::Suggestion* out) {
+  auto* params = out->mutable_params();
+  params->clear();
+  for (const auto& [name, v] : p) (*params)[name] = ParamValueToProto(v);
+}
+
+absl::Status SuggestionFromJson(const nlohmann::json& j, v1::Suggestion* out) {
+  out->Clear();
+  absl::StatusOr<Point> whole = PointFromJson(j);
+  if (whole.ok()) {
+    PointToProto(*whole, out);
+    return absl::OkStatus();
+  }
+  if (!j.is_object()) return whole.status();
+  // Encode parameter by parameter so the representable ones still travel and each refused one
+  // is marked; the error is the first refusal, as PointFromJson reports it.
+  auto* params = out->mutable_params();
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    absl::StatusOr<Point> one = PointFromJson(nlohmann::json{{it.key(), it.value()}});
+    (*params)[it.key()] = one.ok() ? ParamValueToProto(one->begin()->second) : v1::ParamValue();
+  }
+  return whole.status();
+}
+
+absl::StatusOr<nlohmann::json> SuggestionToJson(const v1::Suggestion& s) {
+  ASSIGN_OR_RETURN(Point p, PointFromProto(s));
+  return PointToJson(p);
+}
+
+}  // namespace bbo
