@@ -31,8 +31,7 @@ scoring::ResultsTable ResultsTableOf(const std::vector<ScoredEvaluationRecord>& 
 }
 
 absl::Status ExportResultsCsv(ScoringStore& store, std::ostream& out, const std::string& board) {
-  ASSIGN_OR_RETURN(std::vector<ScoredEvaluationRecord> evaluations,
-                   store.ScoredEvaluations(board));
+  ASSIGN_OR_RETURN(std::vector<ScoredEvaluationRecord> evaluations, store.ScoredEvaluations(board));
   return scoring::WriteResultsCsv(out, ResultsTableOf(evaluations));
 }
 

@@ -39,8 +39,8 @@ absl::StatusOr<int64_t> InMemoryStore::AddSubmission(const SubmissionRecord& s,
   absl::MutexLock l(&mu_);
   for (const auto& [id, sub] : submissions_) {
     if (sub.record.name == s.name) {
-      return absl::AlreadyExistsError(absl::StrCat("a submission named \"", s.name,
-                                                   "\" already exists; choose another name"));
+      return absl::AlreadyExistsError(
+          absl::StrCat("a submission named \"", s.name, "\" already exists; choose another name"));
     }
   }
   const int64_t id = NextId(submissions_);
@@ -97,8 +97,9 @@ absl::StatusOr<std::string> InMemoryStore::GetSubmissionArchive(int64_t id) {
   return it->second.archive;
 }
 
-std::vector<SubmissionRecord> InMemoryStore::SubmissionsWhere(
-    bool (*keep)(const SubmissionRecord&, const std::string&), const std::string& arg) {
+std::vector<SubmissionRecord> InMemoryStore::SubmissionsWhere(bool (*keep)(const SubmissionRecord&,
+                                                                           const std::string&),
+                                                              const std::string& arg) {
   std::vector<SubmissionRecord> out;
   for (const auto& [id, sub] : submissions_) {
     if (keep(sub.record, arg)) out.push_back(sub.record);
@@ -114,11 +115,9 @@ absl::StatusOr<std::vector<SubmissionRecord>> InMemoryStore::ListSubmissions() {
 absl::StatusOr<std::vector<SubmissionRecord>> InMemoryStore::FindSubmissionsByDigest(
     const std::string& digest) {
   absl::MutexLock l(&mu_);
-  return SubmissionsWhere(
-      [](const SubmissionRecord& s, const std::string& d) {
-        return s.digest == d && !s.is_baseline;
-      },
-      digest);
+  return SubmissionsWhere([](const SubmissionRecord& s,
+                             const std::string& d) { return s.digest == d && !s.is_baseline; },
+                          digest);
 }
 
 absl::StatusOr<int> InMemoryStore::CountTeamSubmissions(const std::string& team) {
@@ -151,8 +150,8 @@ absl::StatusOr<std::optional<JobRecord>> InMemoryStore::LeaseJob(const std::stri
   return LeaseLocked(false, worker_id, lease_expires_at);
 }
 
-absl::StatusOr<std::optional<JobRecord>> InMemoryStore::LeaseBuiltinJob(
-    const std::string& owner, double lease_expires_at) {
+absl::StatusOr<std::optional<JobRecord>> InMemoryStore::LeaseBuiltinJob(const std::string& owner,
+                                                                        double lease_expires_at) {
   absl::MutexLock l(&mu_);
   return LeaseLocked(true, owner, lease_expires_at);
 }
@@ -205,10 +204,10 @@ absl::Status InMemoryStore::FinishJob(int64_t job_id, const std::string& worker_
   if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("no job with id ", job_id));
   Job& job = it->second;
   if (job.record.state != JobState::kLeased || job.record.worker_id != worker_id) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "job ", job_id, " is not leased by worker ", worker_id, " (its lease expired?)"));
+    return absl::FailedPreconditionError(absl::StrCat("job ", job_id, " is not leased by worker ",
+                                                      worker_id, " (its lease expired?)"));
   }
-  const JobState next = error.empty() ? JobState::kDone
+  const JobState next = error.empty()                        ? JobState::kDone
                         : job.record.attempts < max_attempts ? JobState::kQueued
                                                              : JobState::kFailed;
   Unlease(job.record, next);
@@ -225,10 +224,18 @@ absl::StatusOr<JobCounts> InMemoryStore::CountJobs(int64_t submission_id) {
     if (job.record.submission_id != submission_id) continue;
     c.total++;
     switch (job.record.state) {
-      case JobState::kQueued: c.queued++; break;
-      case JobState::kLeased: c.leased++; break;
-      case JobState::kDone: c.done++; break;
-      case JobState::kFailed: c.failed++; break;
+      case JobState::kQueued:
+        c.queued++;
+        break;
+      case JobState::kLeased:
+        c.leased++;
+        break;
+      case JobState::kDone:
+        c.done++;
+        break;
+      case JobState::kFailed:
+        c.failed++;
+        break;
     }
   }
   return c;

@@ -26,8 +26,7 @@ class InMemoryStore : public Store {
 
   // SubmissionStore
   absl::StatusOr<int64_t> AddSubmission(const SubmissionRecord& s, const std::string& archive,
-                                        const std::vector<std::string>& problems,
-                                        int64_t seed_base,
+                                        const std::vector<std::string>& problems, int64_t seed_base,
                                         const std::vector<std::string>& boards) override;
   using SubmissionStore::AddSubmission;
   absl::StatusOr<SubmissionRecord> GetSubmission(int64_t id) override;
@@ -52,8 +51,8 @@ class InMemoryStore : public Store {
   absl::StatusOr<std::vector<std::string>> ListBoards() override;
 
   // WorkerStore
-  absl::Status RegisterWorker(const std::string& worker_id, const std::string& hostname,
-                              int slots, double now) override;
+  absl::Status RegisterWorker(const std::string& worker_id, const std::string& hostname, int slots,
+                              double now) override;
   absl::Status TouchWorker(const std::string& worker_id, double now) override;
 
   // StudyStore
@@ -61,9 +60,8 @@ class InMemoryStore : public Store {
   absl::StatusOr<StudyRecord> GetStudy(int64_t study_id) override;
   absl::Status RecordBatch(const BatchRecord& b) override;
   absl::Status RecordStudyError(const StudyErrorRecord& e) override;
-  absl::StatusOr<StudyState> EndStudy(int64_t study_id, StudyState state,
-                                      const std::string& reason, double ended_at,
-                                      double optimizer_time_s) override;
+  absl::StatusOr<StudyState> EndStudy(int64_t study_id, StudyState state, const std::string& reason,
+                                      double ended_at, double optimizer_time_s) override;
   absl::StatusOr<std::vector<StudyErrorRecord>> ListStudyErrors(int64_t study_id) override;
   absl::StatusOr<std::vector<std::pair<std::string, StudyErrorRecord>>> ListSubmissionErrors(
       int64_t submission_id, int limit) override;

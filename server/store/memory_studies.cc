@@ -14,8 +14,7 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 absl::Status UnknownStudyError(int64_t study_id) {
-  return absl::AlreadyExistsError(
-      absl::StrCat("constraint failed: no study with id ", study_id));
+  return absl::AlreadyExistsError(absl::StrCat("constraint failed: no study with id ", study_id));
 }
 
 }  // namespace
@@ -187,23 +186,24 @@ InMemoryStore::ScoredStudies(const std::string& board) {
   for (const auto& [id, study] : studies_) {
     auto sub = submissions_.find(study.record.submission_id);
     if (sub == submissions_.end()) continue;
-    const bool scored =
-        sub->second.record.is_baseline
-            ? study.record.state == StudyState::kCompleted
-            : study.record.board == board && study.record.job_id &&
-                  latest.count(*study.record.job_id) && latest[*study.record.job_id] == id;
+    const bool scored = sub->second.record.is_baseline
+                            ? study.record.state == StudyState::kCompleted
+                            : study.record.board == board && study.record.job_id &&
+                                  latest.count(*study.record.job_id) &&
+                                  latest[*study.record.job_id] == id;
     if (scored) out.emplace_back(&study, &sub->second);
   }
   return out;
 }
 
-absl::StatusOr<ScoringData> InMemoryStore::LoadScoringData(
-    const std::vector<std::string>& problems, const std::string& board) {
+absl::StatusOr<ScoringData> InMemoryStore::LoadScoringData(const std::vector<std::string>& problems,
+                                                           const std::string& board) {
   absl::MutexLock l(&mu_);
   std::vector<std::pair<const Study*, const Submission*>> scored = ScoredStudies(board);
   // Methods by (name, problem, study id); the baseline by (submission, problem, study id).
   std::vector<std::pair<const Study*, const Submission*>> methods, baseline;
-  for (const auto& entry : scored) (entry.second->record.is_baseline ? baseline : methods).push_back(entry);
+  for (const auto& entry : scored)
+    (entry.second->record.is_baseline ? baseline : methods).push_back(entry);
   std::stable_sort(methods.begin(), methods.end(), [](const auto& a, const auto& b) {
     return std::tie(a.second->record.name, a.first->record.problem) <
            std::tie(b.second->record.name, b.first->record.problem);

@@ -111,11 +111,10 @@ absl::Status SqliteStore::FinishJob(int64_t job_id, const std::string& worker_id
   ASSIGN_OR_RETURN(std::optional<JobRecord> job, QueryJob(job_id));
   if (!job) return absl::NotFoundError(absl::StrCat("no job with id ", job_id));
   if (job->state != JobState::kLeased || job->worker_id != worker_id) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "job ", job_id, " is not leased by worker ", worker_id, " (its lease expired?)"));
+    return absl::FailedPreconditionError(absl::StrCat("job ", job_id, " is not leased by worker ",
+                                                      worker_id, " (its lease expired?)"));
   }
-  const char* next =
-      error.empty() ? "done" : (job->attempts < max_attempts ? "queued" : "failed");
+  const char* next = error.empty() ? "done" : (job->attempts < max_attempts ? "queued" : "failed");
   ASSIGN_OR_RETURN(auto* u, Stmt("UPDATE jobs SET state = ?, worker_id = NULL,"
                                  " lease_expires_at = NULL, last_error = ? WHERE id = ?"));
   u->Bind(1, next);
@@ -145,10 +144,18 @@ absl::StatusOr<JobCounts> SqliteStore::CountJobs(int64_t submission_id) {
     int n = static_cast<int>(r.Int(1));
     c.total += n;
     switch (ParseJobState(r.Text(0))) {
-      case JobState::kQueued: c.queued += n; break;
-      case JobState::kLeased: c.leased += n; break;
-      case JobState::kDone: c.done += n; break;
-      case JobState::kFailed: c.failed += n; break;
+      case JobState::kQueued:
+        c.queued += n;
+        break;
+      case JobState::kLeased:
+        c.leased += n;
+        break;
+      case JobState::kDone:
+        c.done += n;
+        break;
+      case JobState::kFailed:
+        c.failed += n;
+        break;
     }
   }));
   return c;
@@ -158,8 +165,7 @@ absl::StatusOr<std::vector<std::string>> SqliteStore::ListBoards() {
   absl::MutexLock l(&mu_);
   ASSIGN_OR_RETURN(auto* q, Stmt("SELECT DISTINCT board FROM jobs ORDER BY board"));
   std::vector<std::string> out;
-  RETURN_IF_ERROR(
-      ForEachRow(*q, [&](const sqlite::Statement& r) { out.push_back(r.Text(0)); }));
+  RETURN_IF_ERROR(ForEachRow(*q, [&](const sqlite::Statement& r) { out.push_back(r.Text(0)); }));
   return out;
 }
 

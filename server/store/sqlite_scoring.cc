@@ -94,9 +94,8 @@ absl::StatusOr<ScoringChanges> SqliteStore::ScoringChangesSince(int64_t after_se
   ASSIGN_OR_RETURN(auto* q, Stmt("SELECT DISTINCT problem FROM studies WHERE final_seq > ?"
                                  " ORDER BY problem"));
   q->Bind(1, after_seq);
-  RETURN_IF_ERROR(ForEachRow(*q, [&](const sqlite::Statement& r) {
-    out.problems.push_back(r.Text(0));
-  }));
+  RETURN_IF_ERROR(
+      ForEachRow(*q, [&](const sqlite::Statement& r) { out.problems.push_back(r.Text(0)); }));
   return out;
 }
 

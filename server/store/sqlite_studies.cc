@@ -166,8 +166,8 @@ SqliteStore::ListSubmissionErrors(int64_t submission_id, int limit) {
   q->Bind(1, submission_id).Bind(2, limit);
   std::vector<std::pair<std::string, StudyErrorRecord>> out;
   RETURN_IF_ERROR(ForEachRow(*q, [&](const sqlite::Statement& r) {
-    out.emplace_back(r.Text(0), StudyErrorRecord{r.Int(1), static_cast<int>(r.Int(2)),
-                                                 r.Text(3), r.Text(4)});
+    out.emplace_back(r.Text(0),
+                     StudyErrorRecord{r.Int(1), static_cast<int>(r.Int(2)), r.Text(3), r.Text(4)});
   }));
   return out;
 }
@@ -195,8 +195,7 @@ absl::StatusOr<std::vector<std::vector<double>>> SqliteStore::StudyValues(int64_
   return out;
 }
 
-absl::StatusOr<std::vector<std::pair<std::string, std::string>>>
-SqliteStore::ProblemSignatures() {
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SqliteStore::ProblemSignatures() {
   absl::MutexLock l(&mu_);
   ASSIGN_OR_RETURN(auto* q, Stmt("SELECT DISTINCT problem, problem_signature FROM studies"
                                  " WHERE problem_signature IS NOT NULL"

@@ -30,8 +30,8 @@ absl::StatusOr<int64_t> SqliteStore::AddSubmission(const SubmissionRecord& s,
   ins->Bind(8, s.team);
   if (absl::Status st = ins->Run(); !st.ok()) {
     if (absl::IsAlreadyExists(st)) {
-      return absl::AlreadyExistsError(absl::StrCat("a submission named \"", s.name,
-                                                   "\" already exists; choose another name"));
+      return absl::AlreadyExistsError(
+          absl::StrCat("a submission named \"", s.name, "\" already exists; choose another name"));
     }
     return st;
   }
@@ -49,7 +49,7 @@ absl::StatusOr<int64_t> SqliteStore::AddSubmission(const SubmissionRecord& s,
 
 template <typename Key>
 absl::StatusOr<std::optional<SubmissionRecord>> SqliteStore::QuerySubmission(const char* sql,
-                                                                            const Key& key) {
+                                                                             const Key& key) {
   ASSIGN_OR_RETURN(auto* q, Stmt(sql));
   q->Bind(1, key);
   ASSIGN_OR_RETURN(bool row, q->Step());
@@ -61,10 +61,9 @@ absl::StatusOr<std::optional<SubmissionRecord>> SqliteStore::QuerySubmission(con
 
 absl::StatusOr<SubmissionRecord> SqliteStore::GetSubmission(int64_t id) {
   absl::MutexLock l(&mu_);
-  ASSIGN_OR_RETURN(std::optional<SubmissionRecord> s,
-                   QuerySubmission("SELECT " BBO_SUBMISSION_COLUMNS
-                                   " FROM submissions WHERE id = ?",
-                                   id));
+  ASSIGN_OR_RETURN(
+      std::optional<SubmissionRecord> s,
+      QuerySubmission("SELECT " BBO_SUBMISSION_COLUMNS " FROM submissions WHERE id = ?", id));
   if (!s) return absl::NotFoundError(absl::StrCat("no submission with id ", id));
   return *s;
 }
@@ -72,8 +71,7 @@ absl::StatusOr<SubmissionRecord> SqliteStore::GetSubmission(int64_t id) {
 absl::StatusOr<std::optional<SubmissionRecord>> SqliteStore::FindSubmission(
     const std::string& name) {
   absl::MutexLock l(&mu_);
-  return QuerySubmission("SELECT " BBO_SUBMISSION_COLUMNS " FROM submissions WHERE name = ?",
-                         name);
+  return QuerySubmission("SELECT " BBO_SUBMISSION_COLUMNS " FROM submissions WHERE name = ?", name);
 }
 
 absl::StatusOr<std::string> SqliteStore::GetSubmissionArchive(int64_t id) {
@@ -89,8 +87,7 @@ absl::StatusOr<std::string> SqliteStore::GetSubmissionArchive(int64_t id) {
 
 absl::StatusOr<std::vector<SubmissionRecord>> SqliteStore::ListSubmissions() {
   absl::MutexLock l(&mu_);
-  ASSIGN_OR_RETURN(auto* q,
-                   Stmt("SELECT " BBO_SUBMISSION_COLUMNS " FROM submissions ORDER BY id"));
+  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT " BBO_SUBMISSION_COLUMNS " FROM submissions ORDER BY id"));
   return ReadSubmissions(*q);
 }
 

@@ -6,8 +6,8 @@
 
 namespace bbo {
 
-absl::Status SqliteStore::RegisterWorker(const std::string& worker_id,
-                                         const std::string& hostname, int slots, double now) {
+absl::Status SqliteStore::RegisterWorker(const std::string& worker_id, const std::string& hostname,
+                                         int slots, double now) {
   absl::MutexLock l(&mu_);
   ASSIGN_OR_RETURN(auto* u, Stmt("INSERT INTO workers (id, hostname, slots, registered_at,"
                                  " last_heartbeat) VALUES (?, ?, ?, ?, ?)"));

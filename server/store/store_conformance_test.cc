@@ -161,8 +161,8 @@ TEST_P(StoreConformanceTest, SubmissionsAreFoundByIdNameDigestAndTeam) {
 }
 
 TEST_P(StoreConformanceTest, JobsAreQueuedBoardByBoardTrialMajorWithPairedSeeds) {
-  ASSERT_TRUE(store_->AddSubmission(Sub("a", 2), "", {"p", "q"}, 5, {kMainBoard, kWarmStartBoard})
-                  .ok());
+  ASSERT_TRUE(
+      store_->AddSubmission(Sub("a", 2), "", {"p", "q"}, 5, {kMainBoard, kWarmStartBoard}).ok());
   EXPECT_THAT(*store_->ListBoards(), ElementsAre("", "warm-start"));
   std::vector<JobRecord> jobs = LeaseAll();
   ASSERT_EQ(jobs.size(), 8u);
@@ -319,8 +319,7 @@ TEST_P(StoreConformanceTest, StudiesRoundTripAndRefuseUnknownReferences) {
   s.job_id = 99;
   EXPECT_EQ(store_->CreateStudy(s).status().code(), absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(Batch(42, 0, {1}).code(), absl::StatusCode::kAlreadyExists);
-  EXPECT_EQ(store_->RecordStudyError({42, 0, "x", "y"}).code(),
-            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(store_->RecordStudyError({42, 0, "x", "y"}).code(), absl::StatusCode::kAlreadyExists);
   EXPECT_THAT(*store_->ListStudyIds(), ElementsAre(1, 2));
   EXPECT_TRUE(store_->StudyValues(42)->empty());
   EXPECT_TRUE(store_->StudyEvaluations(42)->empty());
@@ -334,7 +333,8 @@ TEST_P(StoreConformanceTest, RecordsBatchesWithInfAndLoadsScoringData) {
   BatchRecord b;
   b.study_id = study;
   b.batch = 0;
-  b.evaluations = {{"{\"x\":1}", 3.0, false, 0}, {"{\"x\":2}", kInf, true, 0},
+  b.evaluations = {{"{\"x\":1}", 3.0, false, 0},
+                   {"{\"x\":2}", kInf, true, 0},
                    {"{\"x\":3}", std::numeric_limits<double>::quiet_NaN(), false, 0}};
   b.evaluations[1].suggested_json = "{\"x\":\"bad\"}";
   b.evaluations[2].generalization = std::numeric_limits<double>::quiet_NaN();

@@ -49,8 +49,11 @@ absl::Status FaultInjectionStore::Check(absl::string_view method) {
   return s;
 }
 
-
-absl::StatusOr<int64_t> FaultInjectionStore::AddSubmission(const SubmissionRecord& s, const std::string& archive, const std::vector<std::string>& problems, int64_t seed_base, const std::vector<std::string>& boards) {
+absl::StatusOr<int64_t> FaultInjectionStore::AddSubmission(const SubmissionRecord& s,
+                                                           const std::string& archive,
+                                                           const std::vector<std::string>& problems,
+                                                           int64_t seed_base,
+                                                           const std::vector<std::string>& boards) {
   if (absl::Status s = Check("AddSubmission"); !s.ok()) return s;
   return base_->AddSubmission(s, archive, problems, seed_base, boards);
 }
@@ -60,7 +63,8 @@ absl::StatusOr<SubmissionRecord> FaultInjectionStore::GetSubmission(int64_t id) 
   return base_->GetSubmission(id);
 }
 
-absl::StatusOr<std::optional<SubmissionRecord>> FaultInjectionStore::FindSubmission(const std::string& name) {
+absl::StatusOr<std::optional<SubmissionRecord>> FaultInjectionStore::FindSubmission(
+    const std::string& name) {
   if (absl::Status s = Check("FindSubmission"); !s.ok()) return s;
   return base_->FindSubmission(name);
 }
@@ -75,7 +79,8 @@ absl::StatusOr<std::vector<SubmissionRecord>> FaultInjectionStore::ListSubmissio
   return base_->ListSubmissions();
 }
 
-absl::StatusOr<std::vector<SubmissionRecord>> FaultInjectionStore::FindSubmissionsByDigest(const std::string& digest) {
+absl::StatusOr<std::vector<SubmissionRecord>> FaultInjectionStore::FindSubmissionsByDigest(
+    const std::string& digest) {
   if (absl::Status s = Check("FindSubmissionsByDigest"); !s.ok()) return s;
   return base_->FindSubmissionsByDigest(digest);
 }
@@ -85,12 +90,14 @@ absl::StatusOr<int> FaultInjectionStore::CountTeamSubmissions(const std::string&
   return base_->CountTeamSubmissions(team);
 }
 
-absl::StatusOr<std::optional<JobRecord>> FaultInjectionStore::LeaseJob(const std::string& worker_id, double lease_expires_at) {
+absl::StatusOr<std::optional<JobRecord>> FaultInjectionStore::LeaseJob(const std::string& worker_id,
+                                                                       double lease_expires_at) {
   if (absl::Status s = Check("LeaseJob"); !s.ok()) return s;
   return base_->LeaseJob(worker_id, lease_expires_at);
 }
 
-absl::StatusOr<std::optional<JobRecord>> FaultInjectionStore::LeaseBuiltinJob(const std::string& owner, double lease_expires_at) {
+absl::StatusOr<std::optional<JobRecord>> FaultInjectionStore::LeaseBuiltinJob(
+    const std::string& owner, double lease_expires_at) {
   if (absl::Status s = Check("LeaseBuiltinJob"); !s.ok()) return s;
   return base_->LeaseBuiltinJob(owner, lease_expires_at);
 }
@@ -100,17 +107,20 @@ absl::StatusOr<JobRecord> FaultInjectionStore::GetJob(int64_t job_id) {
   return base_->GetJob(job_id);
 }
 
-absl::Status FaultInjectionStore::RenewLeases(const std::string& worker_id, double lease_expires_at) {
+absl::Status FaultInjectionStore::RenewLeases(const std::string& worker_id,
+                                              double lease_expires_at) {
   if (absl::Status s = Check("RenewLeases"); !s.ok()) return s;
   return base_->RenewLeases(worker_id, lease_expires_at);
 }
 
-absl::StatusOr<std::vector<int64_t>> FaultInjectionStore::ExpireLeases(double now, int max_attempts) {
+absl::StatusOr<std::vector<int64_t>> FaultInjectionStore::ExpireLeases(double now,
+                                                                       int max_attempts) {
   if (absl::Status s = Check("ExpireLeases"); !s.ok()) return s;
   return base_->ExpireLeases(now, max_attempts);
 }
 
-absl::Status FaultInjectionStore::FinishJob(int64_t job_id, const std::string& worker_id, const std::string& error, int max_attempts) {
+absl::Status FaultInjectionStore::FinishJob(int64_t job_id, const std::string& worker_id,
+                                            const std::string& error, int max_attempts) {
   if (absl::Status s = Check("FinishJob"); !s.ok()) return s;
   return base_->FinishJob(job_id, worker_id, error, max_attempts);
 }
@@ -125,7 +135,9 @@ absl::StatusOr<std::vector<std::string>> FaultInjectionStore::ListBoards() {
   return base_->ListBoards();
 }
 
-absl::Status FaultInjectionStore::RegisterWorker(const std::string& worker_id, const std::string& hostname, int slots, double now) {
+absl::Status FaultInjectionStore::RegisterWorker(const std::string& worker_id,
+                                                 const std::string& hostname, int slots,
+                                                 double now) {
   if (absl::Status s = Check("RegisterWorker"); !s.ok()) return s;
   return base_->RegisterWorker(worker_id, hostname, slots, now);
 }
@@ -155,17 +167,21 @@ absl::Status FaultInjectionStore::RecordStudyError(const StudyErrorRecord& e) {
   return base_->RecordStudyError(e);
 }
 
-absl::StatusOr<StudyState> FaultInjectionStore::EndStudy(int64_t study_id, StudyState state, const std::string& reason, double ended_at, double optimizer_time_s) {
+absl::StatusOr<StudyState> FaultInjectionStore::EndStudy(int64_t study_id, StudyState state,
+                                                         const std::string& reason, double ended_at,
+                                                         double optimizer_time_s) {
   if (absl::Status s = Check("EndStudy"); !s.ok()) return s;
   return base_->EndStudy(study_id, state, reason, ended_at, optimizer_time_s);
 }
 
-absl::StatusOr<std::vector<StudyErrorRecord>> FaultInjectionStore::ListStudyErrors(int64_t study_id) {
+absl::StatusOr<std::vector<StudyErrorRecord>> FaultInjectionStore::ListStudyErrors(
+    int64_t study_id) {
   if (absl::Status s = Check("ListStudyErrors"); !s.ok()) return s;
   return base_->ListStudyErrors(study_id);
 }
 
-absl::StatusOr<std::vector<std::pair<std::string, StudyErrorRecord>>> FaultInjectionStore::ListSubmissionErrors(int64_t submission_id, int limit) {
+absl::StatusOr<std::vector<std::pair<std::string, StudyErrorRecord>>>
+FaultInjectionStore::ListSubmissionErrors(int64_t submission_id, int limit) {
   if (absl::Status s = Check("ListSubmissionErrors"); !s.ok()) return s;
   return base_->ListSubmissionErrors(submission_id, limit);
 }
@@ -175,12 +191,14 @@ absl::StatusOr<int> FaultInjectionStore::CountStudiesWithErrors(int64_t submissi
   return base_->CountStudiesWithErrors(submission_id);
 }
 
-absl::StatusOr<std::vector<std::vector<double>>> FaultInjectionStore::StudyValues(int64_t study_id) {
+absl::StatusOr<std::vector<std::vector<double>>> FaultInjectionStore::StudyValues(
+    int64_t study_id) {
   if (absl::Status s = Check("StudyValues"); !s.ok()) return s;
   return base_->StudyValues(study_id);
 }
 
-absl::StatusOr<std::vector<std::pair<std::string, std::string>>> FaultInjectionStore::ProblemSignatures() {
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>>
+FaultInjectionStore::ProblemSignatures() {
   if (absl::Status s = Check("ProblemSignatures"); !s.ok()) return s;
   return base_->ProblemSignatures();
 }
@@ -190,12 +208,14 @@ absl::StatusOr<std::vector<int64_t>> FaultInjectionStore::ListStudyIds() {
   return base_->ListStudyIds();
 }
 
-absl::StatusOr<std::vector<std::pair<int, EvaluationRecord>>> FaultInjectionStore::StudyEvaluations(int64_t study_id) {
+absl::StatusOr<std::vector<std::pair<int, EvaluationRecord>>> FaultInjectionStore::StudyEvaluations(
+    int64_t study_id) {
   if (absl::Status s = Check("StudyEvaluations"); !s.ok()) return s;
   return base_->StudyEvaluations(study_id);
 }
 
-absl::StatusOr<ScoringData> FaultInjectionStore::LoadScoringData(const std::vector<std::string>& problems, const std::string& board) {
+absl::StatusOr<ScoringData> FaultInjectionStore::LoadScoringData(
+    const std::vector<std::string>& problems, const std::string& board) {
   if (absl::Status s = Check("LoadScoringData"); !s.ok()) return s;
   return base_->LoadScoringData(problems, board);
 }
@@ -205,7 +225,8 @@ absl::StatusOr<ScoringChanges> FaultInjectionStore::ScoringChangesSince(int64_t 
   return base_->ScoringChangesSince(after_seq);
 }
 
-absl::StatusOr<std::vector<ScoredEvaluationRecord>> FaultInjectionStore::ScoredEvaluations(const std::string& board) {
+absl::StatusOr<std::vector<ScoredEvaluationRecord>> FaultInjectionStore::ScoredEvaluations(
+    const std::string& board) {
   if (absl::Status s = Check("ScoredEvaluations"); !s.ok()) return s;
   return base_->ScoredEvaluations(board);
 }

@@ -37,8 +37,7 @@ class FaultInjectionStore : public Store {
   int Calls(absl::string_view method);
 
   absl::StatusOr<int64_t> AddSubmission(const SubmissionRecord& s, const std::string& archive,
-                                        const std::vector<std::string>& problems,
-                                        int64_t seed_base,
+                                        const std::vector<std::string>& problems, int64_t seed_base,
                                         const std::vector<std::string>& boards) override;
   using SubmissionStore::AddSubmission;
   absl::StatusOr<SubmissionRecord> GetSubmission(int64_t id) override;
@@ -61,17 +60,16 @@ class FaultInjectionStore : public Store {
   absl::StatusOr<JobCounts> CountJobs(int64_t submission_id) override;
   absl::StatusOr<std::vector<std::string>> ListBoards() override;
 
-  absl::Status RegisterWorker(const std::string& worker_id, const std::string& hostname,
-                              int slots, double now) override;
+  absl::Status RegisterWorker(const std::string& worker_id, const std::string& hostname, int slots,
+                              double now) override;
   absl::Status TouchWorker(const std::string& worker_id, double now) override;
 
   absl::StatusOr<int64_t> CreateStudy(const StudyRecord& s) override;
   absl::StatusOr<StudyRecord> GetStudy(int64_t study_id) override;
   absl::Status RecordBatch(const BatchRecord& b) override;
   absl::Status RecordStudyError(const StudyErrorRecord& e) override;
-  absl::StatusOr<StudyState> EndStudy(int64_t study_id, StudyState state,
-                                      const std::string& reason, double ended_at,
-                                      double optimizer_time_s) override;
+  absl::StatusOr<StudyState> EndStudy(int64_t study_id, StudyState state, const std::string& reason,
+                                      double ended_at, double optimizer_time_s) override;
   absl::StatusOr<std::vector<StudyErrorRecord>> ListStudyErrors(int64_t study_id) override;
   absl::StatusOr<std::vector<std::pair<std::string, StudyErrorRecord>>> ListSubmissionErrors(
       int64_t submission_id, int limit) override;

@@ -9,10 +9,14 @@ namespace bbo::store_internal {
 
 const char* JobStateName(JobState s) {
   switch (s) {
-    case JobState::kQueued: return "queued";
-    case JobState::kLeased: return "leased";
-    case JobState::kDone: return "done";
-    case JobState::kFailed: return "failed";
+    case JobState::kQueued:
+      return "queued";
+    case JobState::kLeased:
+      return "leased";
+    case JobState::kDone:
+      return "done";
+    case JobState::kFailed:
+      return "failed";
   }
   return "queued";
 }
@@ -34,9 +38,12 @@ StudyState ParseStudyState(const std::string& s) {
 
 const char* BatchSourceName(BatchSource s) {
   switch (s) {
-    case BatchSource::kOptimizer: return "optimizer";
-    case BatchSource::kRandomFill: return "random_fill";
-    case BatchSource::kBaseline: return "baseline";
+    case BatchSource::kOptimizer:
+      return "optimizer";
+    case BatchSource::kRandomFill:
+      return "random_fill";
+    case BatchSource::kBaseline:
+      return "baseline";
   }
   return "optimizer";
 }
@@ -75,9 +82,8 @@ SubmissionRecord ReadSubmission(const sqlite::Statement& q) {
 
 absl::StatusOr<std::vector<SubmissionRecord>> ReadSubmissions(sqlite::Statement& q) {
   std::vector<SubmissionRecord> out;
-  RETURN_IF_ERROR(ForEachRow(q, [&](const sqlite::Statement& r) {
-    out.push_back(ReadSubmission(r));
-  }));
+  RETURN_IF_ERROR(
+      ForEachRow(q, [&](const sqlite::Statement& r) { out.push_back(ReadSubmission(r)); }));
   return out;
 }
 
