@@ -1,6 +1,7 @@
 #include "report/results_csv.h"
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <tuple>
@@ -38,7 +39,34 @@ absl::StatusOr<int> ParseIndex(absl::string_view field, int line, absl::string_v
   return v;
 }
 
+void WriteNumber(std::ostream& out, double v) {
+  if (std::isinf(v)) {
+    out << (v > 0 ? "inf" : "-inf");
+    return;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.17g", v);
+  out << buf;
+}
+
 }  // namespace
+
+absl::Status WriteResultsCsv(std::ostream& out, const ResultsTable& table) {
+  out << "problem,method,trial,batch,suggestion,value"
+      << (table.has_generalization ? ",generalization\n" : "\n");
+  for (const ResultsRow& r : table.rows) {
+    out << r.problem << ',' << r.method << ',' << r.trial << ',' << r.batch << ','
+        << r.suggestion << ',';
+    WriteNumber(out, r.value);
+    if (table.has_generalization) {
+      out << ',';
+      WriteNumber(out, r.generalization);
+    }
+    out << '\n';
+  }
+  if (!out) return absl::UnavailableError("cannot write the results CSV");
+  return absl::OkStatus();
+}
 
 absl::StatusOr<ResultsTable> ParseResultsCsv(std::istream& in) {
   std::string line;

@@ -4,9 +4,10 @@
 // Offline scoring input: a results table with one row per evaluation,
 //   problem,method,trial,batch,suggestion,value[,generalization]
 // (a header row naming the columns, in any order; `inf` for a crashed evaluation). The
-// random-search method supplies the baselines. Used by `bbo score`.
+// random-search method supplies the baselines. Used by `bbo score`; written by `bbo export`.
 
 #include <istream>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,12 @@ struct ResultsTable {
 // a value that is not a number or inf (NaN is refused: use inf for a crash), a repeated
 // (problem, method, trial, batch, suggestion).
 absl::StatusOr<ResultsTable> ParseResultsCsv(std::istream& in);
+
+// Writes `table` in the format ParseResultsCsv reads: the header
+// problem,method,trial,batch,suggestion,value (plus ,generalization when the table has it), then
+// one line per row in the given order. Numbers are written exactly (%.17g; inf and -inf by
+// name), so parsing the output gives the same table. Unavailable when the stream fails.
+absl::Status WriteResultsCsv(std::ostream& out, const ResultsTable& table);
 
 struct BuiltInput {
   ScoringInput input;

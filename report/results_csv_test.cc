@@ -1,6 +1,8 @@
 #include "report/results_csv.h"
 
+#include <cmath>
 #include <sstream>
+#include <tuple>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -111,6 +113,93 @@ TEST(ResultsCsvTest, MissingRandomSearchIsAClearError) {
   auto table = Parse("problem,method,trial,batch,suggestion,value\np,m,0,0,0,1\n");
   auto built = BuildScoringInput(*table, "random-search", false);
   EXPECT_THAT(built.status().message(), HasSubstr("--random-search"));
+}
+
+// The ScoringInput fields BuildScoringInput fills, compared exactly (bit for bit).
+void ExpectSameInput(const ScoringInput& a, const ScoringInput& b) {
+  EXPECT_EQ(a.n_batches, b.n_batches);
+  EXPECT_EQ(a.batch_size, b.batch_size);
+  ASSERT_EQ(a.problems.size(), b.problems.size());
+  for (const auto& [name, pa] : a.problems) {
+    const ProblemBaselineInput& pb = b.problems.at(name);
+    EXPECT_EQ(pa.random_evals, pb.random_evals) << name;
+    EXPECT_EQ(pa.all_evals_min, pb.all_evals_min) << name;
+  }
+  ASSERT_EQ(a.methods.size(), b.methods.size());
+  for (const auto& [method, per_problem] : a.methods) {
+    ASSERT_EQ(per_problem.size(), b.methods.at(method).size()) << method;
+    for (const auto& [problem, data] : per_problem) {
+      const MethodProblemData& other = b.methods.at(method).at(problem);
+      ASSERT_EQ(data.trials.size(), other.trials.size());
+      for (size_t t = 0; t < data.trials.size(); ++t) {
+        EXPECT_EQ(data.trials[t].batch_min, other.trials[t].batch_min) << method << problem;
+        EXPECT_EQ(data.trials[t].visible_min, other.trials[t].visible_min) << method << problem;
+      }
+    }
+  }
+}
+
+TEST(ResultsCsvTest, WrittenTablesReadBackToTheSameScoringInput) {
+  ResultsTable table;
+  table.has_generalization = true;
+  // Values that only survive a round trip written with full precision, inf, -inf, a missing
+  // batch (opt, trial 1, batch 1) and a crashed trial.
+  table.rows = {
+      {"p", "opt", 0, 0, 0, 0.1, 0.30000000000000004},
+      {"p", "opt", 0, 0, 1, 1.0 / 3.0, 2.0 / 3.0},
+      {"p", "opt", 0, 1, 0, -HUGE_VAL, 1e-300},
+      {"p", "opt", 0, 1, 1, 123456789.123456789, 5e300},
+      {"p", "opt", 1, 0, 0, HUGE_VAL, HUGE_VAL},
+      {"p", "rs", 0, 0, 0, 2.5, 2.75},
+      {"p", "rs", 0, 0, 1, 0.7071067811865476, 1.4142135623730951},
+      {"p", "rs", 0, 1, 0, 3, 4},
+      {"p", "rs", 0, 1, 1, HUGE_VAL, HUGE_VAL},
+      {"q", "rs", 0, 0, 0, -0.0, 0},
+      {"q", "opt", 0, 0, 0, 1e-17, 2e-17},
+  };
+  std::stringstream csv;
+  ASSERT_TRUE(WriteResultsCsv(csv, table).ok());
+  EXPECT_THAT(csv.str(), ::testing::StartsWith(
+                             "problem,method,trial,batch,suggestion,value,generalization\n"
+                             "p,opt,0,0,0,0.10000000000000001,0.30000000000000004\n"));
+  EXPECT_THAT(csv.str(), HasSubstr("p,opt,0,1,0,-inf,"));
+  auto parsed = Parse(csv.str());
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_TRUE(parsed->has_generalization);
+  ASSERT_EQ(parsed->rows.size(), table.rows.size());
+  for (size_t i = 0; i < table.rows.size(); ++i) {
+    const ResultsRow &a = table.rows[i], &b = parsed->rows[i];
+    EXPECT_EQ(std::tie(a.problem, a.method, a.trial, a.batch, a.suggestion),
+              std::tie(b.problem, b.method, b.trial, b.batch, b.suggestion));
+    EXPECT_EQ(a.value, b.value) << "row " << i;
+    EXPECT_EQ(a.generalization, b.generalization) << "row " << i;
+  }
+  for (bool generalization : {false, true}) {
+    auto want = BuildScoringInput(table, "rs", generalization);
+    auto got = BuildScoringInput(*parsed, "rs", generalization);
+    ASSERT_TRUE(want.ok() && got.ok());
+    ExpectSameInput(want->input, got->input);
+    EXPECT_EQ(want->warnings, got->warnings);
+  }
+}
+
+TEST(ResultsCsvTest, WritesNoGeneralizationColumnUnlessTheTableHasOne) {
+  ResultsTable table;
+  table.rows = {{"p", "rs", 0, 0, 0, 1.5, 99}};
+  std::stringstream csv;
+  ASSERT_TRUE(WriteResultsCsv(csv, table).ok());
+  EXPECT_EQ(csv.str(), "problem,method,trial,batch,suggestion,value\np,rs,0,0,0,1.5\n");
+  auto parsed = Parse(csv.str());
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_FALSE(parsed->has_generalization);
+}
+
+TEST(ResultsCsvTest, WriteFailureIsUnavailable) {
+  ResultsTable table;
+  table.rows = {{"p", "rs", 0, 0, 0, 1.5, 0}};
+  std::stringstream csv;
+  csv.setstate(std::ios::badbit);
+  EXPECT_EQ(WriteResultsCsv(csv, table).code(), absl::StatusCode::kUnavailable);
 }
 
 }  // namespace

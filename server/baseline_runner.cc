@@ -14,7 +14,7 @@ absl::StatusOr<int> BaselineRunner::RunPending(const std::atomic<bool>* stop) {
   int ran = 0;
   while (stop == nullptr || !stop->load()) {
     ASSIGN_OR_RETURN(std::optional<JobRecord> job,
-                     store_->LeaseBuiltinJob(kOwner, clock_->NowSeconds() + 600));
+                     jobs_->LeaseBuiltinJob(kOwner, clock_->NowSeconds() + 600));
     if (!job) break;
     ASSIGN_OR_RETURN(OpenedStudy study, studies_->OpenForJob(job->id, kOwner));
     // Random search samples the space the study presents, like any optimizer: in an anonymized
@@ -35,7 +35,7 @@ absl::StatusOr<int> BaselineRunner::RunPending(const std::atomic<bool>* stop) {
         break;
       }
     }
-    RETURN_IF_ERROR(store_->FinishJob(job->id, kOwner, error, 3));
+    RETURN_IF_ERROR(jobs_->FinishJob(job->id, kOwner, error, 3));
     ++ran;
   }
   return ran;

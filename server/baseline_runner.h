@@ -9,22 +9,23 @@
 
 #include "absl/status/statusor.h"
 #include "server/problem_set.h"
-#include "server/store/store.h"
+#include "server/store/job_store.h"
 #include "server/study_manager.h"
 
 namespace bbo {
 
 class BaselineRunner {
  public:
-  BaselineRunner(Store* store, const ProblemSet* problems, StudyManager* studies, Clock* clock)
-      : store_(store), problems_(problems), studies_(studies), clock_(clock) {}
+  // Dependencies are not owned and must outlive the runner.
+  BaselineRunner(JobStore* jobs, const ProblemSet* problems, StudyManager* studies, Clock* clock)
+      : jobs_(jobs), problems_(problems), studies_(studies), clock_(clock) {}
 
   // Runs queued baseline jobs until none is left or `stop` becomes true. Returns the number of
   // studies run.
   absl::StatusOr<int> RunPending(const std::atomic<bool>* stop = nullptr);
 
  private:
-  Store* store_;
+  JobStore* jobs_;
   const ProblemSet* problems_;
   StudyManager* studies_;
   Clock* clock_;

@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "report/results_csv.h"
 #include "server/baseline_runner.h"
+#include "server/store/export.h"
 #include "server/store/sqlite_store.h"
 #include "server/study_manager.h"
 #include "server/testing/mixed_problem.h"
@@ -192,7 +193,7 @@ TEST_F(CompetitionTest, LeaderboardRanksPerfectOptimizerAboveBaseline) {
   EXPECT_EQ(board->json["rows"][0]["name"], "perfect");
   // Offline scoring of the exported results reproduces the server's leaderboard.
   std::stringstream csv;
-  ASSERT_TRUE(store_->ExportResultsCsv(csv).ok());
+  ASSERT_TRUE(ExportResultsCsv(*store_, csv).ok());
   auto table = scoring::ParseResultsCsv(csv);
   ASSERT_TRUE(table.ok()) << table.status();
   auto built = scoring::BuildScoringInput(*table, "random-search-baseline", false);
@@ -496,8 +497,8 @@ TEST_F(CompetitionTest, WarmStartBoardRunsTheSameJobsWithRealNamesOnItsOwnBoard)
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT((**report)["phase"].get<std::string>(), HasSubstr("warm-start"));
   std::stringstream main_csv, warm_csv;
-  ASSERT_TRUE(store_->ExportResultsCsv(main_csv, kMainBoard).ok());
-  ASSERT_TRUE(store_->ExportResultsCsv(warm_csv, kWarmStartBoard).ok());
+  ASSERT_TRUE(ExportResultsCsv(*store_, main_csv, kMainBoard).ok());
+  ASSERT_TRUE(ExportResultsCsv(*store_, warm_csv, kWarmStartBoard).ok());
   EXPECT_NE(main_csv.str(), warm_csv.str());
   // A phase without the warm-start board has none.
   EXPECT_EQ(competition_->Leaderboard("warm-start").status().code(),

@@ -89,7 +89,10 @@ void Coordinator::SweepLoop() {
     } else if (*requeued > 0) {
       spdlog::info("event=leases_expired requeued={}", *requeued);
     }
-    studies_->Sweep();
+    // Failed writes of study ends stay pending and are retried by the next sweep.
+    if (absl::Status swept = studies_->Sweep(); !swept.ok()) {
+      spdlog::warn("study sweep failed (retried next sweep): {}", swept.ToString());
+    }
     // Sleep in small steps so Stop() is prompt.
     absl::Time until = absl::Now() + absl::Seconds(options_.sweep_interval_s);
     while (!stop_ && absl::Now() < until) absl::SleepFor(absl::Milliseconds(20));

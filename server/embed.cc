@@ -13,6 +13,7 @@
 #include "server/coordinator.h"
 #include "server/replay.h"
 #include "server/rpc/grpc_server.h"
+#include "server/store/export.h"
 #include "server/store/sqlite_store.h"
 #include "server/store/store.h"
 
@@ -96,79 +97,29 @@ absl::StatusOr<std::unique_ptr<ArenaDatabase>> ArenaDatabase::Open(const std::st
 }
 
 absl::Status ArenaDatabase::ExportResultsCsv(const std::string& board, std::ostream& out) {
-  return store_->ExportResultsCsv(out, BoardFromName(board));
+  return bbo::ExportResultsCsv(*store_, out, BoardFromName(board));
 }
-
-namespace {
-
-// Appends the rows ExportResultsCsv writes for one study: every evaluation in batch and index
-// order (the index within its batch is the suggestion), the held-out loss or else the value as
-// the generalization; a study without evaluations is one `inf` row so that its trial counts.
-absl::Status AppendStudyRows(Store& store, int64_t study_id, const std::string& problem,
-                             const std::string& method, int trial,
-                             std::vector<scoring::ResultsRow>& rows) {
-  ASSIGN_OR_RETURN(auto evaluations, store.StudyEvaluations(study_id));
-  if (evaluations.empty()) {
-    rows.push_back({problem, method, trial, 0, 0, HUGE_VAL, HUGE_VAL});
-    return absl::OkStatus();
-  }
-  int batch = -1, suggestion = 0;
-  for (const auto& [b, e] : evaluations) {
-    suggestion = b == batch ? suggestion + 1 : 0;
-    batch = b;
-    rows.push_back({problem, method, trial, b, suggestion, e.value,
-                    e.generalization.value_or(e.value)});
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
 
 absl::StatusOr<scoring::BuiltInput> ArenaDatabase::LoadReportInput(const std::string& board,
                                                                    bool generalization) {
-  // The methods' scored studies (the latest finished study of each job on the board) come from
-  // LoadScoringData, the coordinator's own choice; their evaluations, and the baseline's
-  // completed studies on any board, row by row: the baseline is scored as a method too and the
-  // report's warnings count the evaluations of each batch, which batch minima do not show.
-  ASSIGN_OR_RETURN(ScoringData data, store_->LoadScoringData({}, BoardFromName(board)));
-  std::vector<scoring::ResultsRow> rows;
-  for (const auto& [method, per_problem] : data.methods) {
-    for (const auto& [problem, curves] : per_problem) {
-      for (const StudyCurve& c : curves) {
-        RETURN_IF_ERROR(AppendStudyRows(*store_, c.study_id, problem, method, c.trial, rows));
-      }
-    }
-  }
-  ASSIGN_OR_RETURN(std::vector<SubmissionRecord> submissions, store_->ListSubmissions());
-  std::map<int64_t, std::string> baselines;
-  for (const SubmissionRecord& s : submissions) {
-    if (s.is_baseline) baselines[s.id] = s.name;
-  }
-  ASSIGN_OR_RETURN(std::vector<int64_t> study_ids, store_->ListStudyIds());
-  for (int64_t id : study_ids) {
-    ASSIGN_OR_RETURN(StudyRecord study, store_->GetStudy(id));
-    auto it = baselines.find(study.submission_id);
-    if (it == baselines.end() || study.state != StudyState::kCompleted) continue;
-    RETURN_IF_ERROR(AppendStudyRows(*store_, id, study.problem, it->second, study.trial, rows));
-  }
-  // ExportResultsCsv's order (the baseline's evaluations are pooled in it).
+  // The rows `bbo export` writes (the methods' scored studies of the board, the baseline's
+  // evaluations pooled), straight from the store: the baseline is scored as a method too, and
+  // the report's warnings count the evaluations of each batch, which batch minima do not show.
+  ASSIGN_OR_RETURN(std::vector<ScoredEvaluationRecord> evaluations,
+                   store_->ScoredEvaluations(BoardFromName(board)));
+  scoring::ResultsTable table = ResultsTableOf(evaluations);
   auto key = [](const scoring::ResultsRow& r) {
     return std::tie(r.problem, r.method, r.trial, r.batch, r.suggestion);
   };
-  std::stable_sort(rows.begin(), rows.end(),
-                   [&](const auto& a, const auto& b) { return key(a) < key(b); });
-  for (size_t i = 1; i < rows.size(); ++i) {
-    if (key(rows[i - 1]) == key(rows[i])) {
-      const scoring::ResultsRow& r = rows[i];
+  for (size_t i = 1; i < table.rows.size(); ++i) {
+    if (key(table.rows[i - 1]) == key(table.rows[i])) {
+      const scoring::ResultsRow& r = table.rows[i];
       return absl::InvalidArgumentError(absl::StrCat(
           "repeats problem ", r.problem, ", method ", r.method, ", trial ", r.trial, ", batch ",
           r.batch, ", suggestion ", r.suggestion));
     }
   }
-  if (rows.empty()) return absl::InvalidArgumentError("the results table has no rows");
-  scoring::ResultsTable table;
-  table.rows = std::move(rows);
-  table.has_generalization = true;
+  if (table.rows.empty()) return absl::InvalidArgumentError("the results table has no rows");
   return scoring::BuildScoringInput(table, CompetitionOptions().baseline_name, generalization);
 }
 

@@ -13,7 +13,10 @@
 
 #include "absl/status/statusor.h"
 #include "common/clock.h"
+#include "server/store/job_store.h"
 #include "server/store/store.h"
+#include "server/store/submission_store.h"
+#include "server/store/worker_store.h"
 
 namespace bbo {
 
@@ -49,8 +52,13 @@ struct SubmissionFiles {
 
 class JobQueue {
  public:
+  // Dependencies are not owned and must outlive the queue. `submissions` is read only.
+  JobQueue(JobStore* jobs, WorkerStore* workers, SubmissionStore* submissions, Clock* clock,
+           JobQueueOptions options)
+      : jobs_(jobs), workers_(workers), submissions_(submissions), clock_(clock),
+        options_(options) {}
   JobQueue(Store* store, Clock* clock, JobQueueOptions options)
-      : store_(store), clock_(clock), options_(options) {}
+      : JobQueue(store, store, store, clock, options) {}
 
   absl::StatusOr<WorkerRegistration> RegisterWorker(const std::string& hostname, int slots);
   // Renews the worker's leases. NotFound for an unknown worker.
@@ -66,7 +74,9 @@ class JobQueue {
   const JobQueueOptions& options() const { return options_; }
 
  private:
-  Store* store_;
+  JobStore* jobs_;
+  WorkerStore* workers_;
+  SubmissionStore* submissions_;
   Clock* clock_;
   const JobQueueOptions options_;
 };

@@ -11,7 +11,7 @@
 
 namespace bbo {
 
-absl::StatusOr<ReplayResult> ReplayStudy(Store* store, const Problem& problem, int64_t study_id) {
+absl::StatusOr<ReplayResult> ReplayStudy(StudyStore* store, const Problem& problem, int64_t study_id) {
   ASSIGN_OR_RETURN(StudyRecord study, store->GetStudy(study_id));
   if (study.problem != problem.name()) {
     return absl::InvalidArgumentError(absl::StrCat("study ", study_id, " is on problem \"",

@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "problems/problem.h"
-#include "server/store/store.h"
+#include "server/store/study_store.h"
 
 namespace bbo {
 
@@ -30,7 +30,7 @@ struct ReplayResult {
 
 // NotFound: no such study. InvalidArgument: `problem` is not the study's problem, or a recorded
 // point is not valid in the problem's space.
-absl::StatusOr<ReplayResult> ReplayStudy(Store* store, const Problem& problem, int64_t study_id);
+absl::StatusOr<ReplayResult> ReplayStudy(StudyStore* store, const Problem& problem, int64_t study_id);
 
 }  // namespace bbo
 

@@ -16,9 +16,10 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 }  // namespace
 
-StudyManager::StudyManager(Store* store, const ProblemSet* problems, Evaluator* evaluator,
-                           Clock* clock, StudyOptions options)
-    : store_(store),
+StudyManager::StudyManager(StudyStore* studies, JobStore* jobs, const ProblemSet* problems,
+                           Evaluator* evaluator, Clock* clock, StudyOptions options)
+    : studies_(studies),
+      jobs_(jobs),
       problems_(problems),
       evaluator_(evaluator),
       clock_(clock),
@@ -26,24 +27,35 @@ StudyManager::StudyManager(Store* store, const ProblemSet* problems, Evaluator* 
 
 absl::StatusOr<OpenedStudy> StudyManager::OpenForJob(int64_t job_id,
                                                      const std::string& worker_id) {
-  ASSIGN_OR_RETURN(JobRecord job, store_->GetJob(job_id));
+  ASSIGN_OR_RETURN(JobRecord job, jobs_->GetJob(job_id));
   if (job.state != JobState::kLeased || job.worker_id != worker_id) {
     return absl::FailedPreconditionError(
         absl::StrCat("job ", job_id, " is not leased by worker ", worker_id));
   }
   ASSIGN_OR_RETURN(const Problem* problem, problems_->Get(job.problem));
+  // A worker that restarts a job abandons the previous attempt's study. A study busy with a
+  // call is ended in memory here and written by Sweep once the call is over.
+  std::vector<std::shared_ptr<Live>> reopened;
   {
-    // A worker that restarts a job abandons the previous attempt's study.
     absl::MutexLock l(&mu_);
     for (auto& [id, live] : live_) {
       if (live->record.job_id == job_id && live->record.state == StudyState::kRunning) {
         live->record.state = StudyState::kAbandoned;
-        store_->EndStudy(id, StudyState::kAbandoned, "job reopened", clock_->NowSeconds(),
-                         live->used_s)
-            .IgnoreError();
+        live->pending_end = PendingEnd{StudyState::kAbandoned, "job reopened",
+                                       clock_->NowSeconds(), std::nullopt, false};
+        if (!live->busy) {
+          live->busy = true;
+          reopened.push_back(live);
+        }
       }
     }
   }
+  absl::Status ended;
+  for (const auto& live : reopened) {
+    ended.Update(PersistEnd(*live));  // on failure the end stays pending for Sweep
+    Release(live);
+  }
+  RETURN_IF_ERROR(ended);
   StudyRecord rec;
   rec.job_id = job_id;
   rec.submission_id = job.submission_id;
@@ -81,7 +93,7 @@ absl::StatusOr<OpenedStudy> StudyManager::Open(StudyRecord rec, const Problem* p
                      Anonymize(problem->space(), problem->name(), options_.anonymize_seed));
     anonymization = std::make_shared<const Anonymization>(std::move(a));
   }
-  ASSIGN_OR_RETURN(rec.id, store_->CreateStudy(rec));
+  ASSIGN_OR_RETURN(rec.id, studies_->CreateStudy(rec));
   auto live = std::make_shared<Live>();
   live->record = rec;
   live->problem = problem;
@@ -122,7 +134,7 @@ absl::StatusOr<std::shared_ptr<StudyManager::Live>> StudyManager::Claim(int64_t 
   auto it = live_.find(study_id);
   if (it == live_.end()) {
     // Not in memory: either unknown, or final (or from before a coordinator restart).
-    absl::StatusOr<StudyRecord> rec = store_->GetStudy(study_id);
+    absl::StatusOr<StudyRecord> rec = studies_->GetStudy(study_id);
     if (!rec.ok()) return rec.status();
     if (rec->state == StudyState::kCutOff) {
       // Cut off while the host was still waiting for its optimizer: the budget ran out.
@@ -156,32 +168,64 @@ absl::StatusOr<std::shared_ptr<StudyManager::Live>> StudyManager::Claim(int64_t 
 void StudyManager::Release(const std::shared_ptr<Live>& live) {
   absl::MutexLock l(&mu_);
   live->busy = false;
-  if (live->record.state != StudyState::kRunning) live_.erase(live->record.id);
+  if (live->record.state != StudyState::kRunning && !live->pending_end) {
+    live_.erase(live->record.id);
+  }
 }
 
-absl::Status StudyManager::Finish(Live& live, StudyState state, const std::string& reason) {
+absl::Status StudyManager::Finish(Live& live, StudyState state, const std::string& reason,
+                                  std::optional<StudyErrorRecord> error) {
   live.record.state = state;
-  return store_->EndStudy(live.record.id, state, reason, clock_->NowSeconds(), live.used_s)
-      .status();
+  live.pending_end = PendingEnd{state, reason, clock_->NowSeconds(), std::move(error), false};
+  return PersistEnd(live);
+}
+
+absl::Status StudyManager::PersistEnd(Live& live) {
+  if (!live.pending_end) return absl::OkStatus();
+  PendingEnd& end = *live.pending_end;
+  absl::Status first;
+  if (end.error) {
+    first = studies_->RecordStudyError(*end.error);
+    if (first.ok()) end.error.reset();
+  }
+  // The end is written even when its error record was refused: the end matters more.
+  if (!end.ended) {
+    absl::Status s =
+        studies_->EndStudy(live.record.id, end.state, end.reason, end.ended_at, live.used_s)
+            .status();
+    if (s.ok()) end.ended = true;
+    if (first.ok()) first = s;
+  }
+  if (end.ended && !end.error) live.pending_end.reset();
+  return first;
+}
+
+std::optional<std::string> StudyManager::OverBudget(const Live& live, double turn_s) const {
+  if (turn_s > live.record.budget.suggest_budget_s) {
+    return absl::StrFormat("batch %d: the optimizer took %.3f s, over the %.3g s per-suggest budget",
+                          live.next_batch, turn_s, live.record.budget.suggest_budget_s);
+  }
+  if (live.used_s + turn_s > live.record.budget.study_budget_s) {
+    return absl::StrFormat("batch %d: the optimizer used %.3f s in total, over the %.3g s study "
+                           "budget",
+                           live.next_batch, live.used_s + turn_s,
+                           live.record.budget.study_budget_s);
+  }
+  return std::nullopt;
+}
+
+absl::Status StudyManager::CutOff(Live& live, double turn_s, const std::string& why) {
+  live.used_s += turn_s;
+  return Finish(live, StudyState::kCutOff, why,
+                StudyErrorRecord{live.record.id, live.next_batch, "budget", why});
 }
 
 absl::Status StudyManager::CheckBudget(Live& live, double turn_s) {
-  std::string why;
-  if (turn_s > live.record.budget.suggest_budget_s) {
-    why = absl::StrFormat("batch %d: the optimizer took %.3f s, over the %.3g s per-suggest budget",
-                          live.next_batch, turn_s, live.record.budget.suggest_budget_s);
-  } else if (live.used_s + turn_s > live.record.budget.study_budget_s) {
-    why = absl::StrFormat("batch %d: the optimizer used %.3f s in total, over the %.3g s study "
-                          "budget",
-                          live.next_batch, live.used_s + turn_s, live.record.budget.study_budget_s);
-  } else {
-    return absl::OkStatus();
-  }
-  live.used_s += turn_s;
-  store_->RecordStudyError({live.record.id, live.next_batch, "budget", why}).IgnoreError();
-  RETURN_IF_ERROR(Finish(live, StudyState::kCutOff, why));
+  std::optional<std::string> why = OverBudget(live, turn_s);
+  if (!why) return absl::OkStatus();
+  RETURN_IF_ERROR(CutOff(live, turn_s, *why));
   return absl::DeadlineExceededError(
-      absl::StrCat(why, "; the study is cut off and its best value so far stands"));
+      absl::StrCat(*why, "; the study is cut off and its best value so far stands"));
 }
 
 absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
@@ -248,8 +292,8 @@ absl::StatusOr<BatchOutcome> StudyManager::ReportSuggestFailure(int64_t study_id
     if (optimizer_dead) {
       live->used_s += turn_s;
       std::string why = absl::StrCat("batch ", batch, ": optimizer died: ", message);
-      store_->RecordStudyError({study_id, batch, "optimizer_died", message}).IgnoreError();
-      RETURN_IF_ERROR(Finish(*live, StudyState::kFailed, why));
+      RETURN_IF_ERROR(Finish(*live, StudyState::kFailed, why,
+                             StudyErrorRecord{study_id, batch, "optimizer_died", message}));
       BatchOutcome done;
       done.study_done = true;
       done.errors.push_back(why);
@@ -305,7 +349,7 @@ absl::StatusOr<BatchOutcome> StudyManager::Evaluate(Live& live, std::vector<Poin
   rec.optimizer_time_s = live.used_s + turn_s;
   rec.best_value = best;
   // Nothing is returned to the optimizer unless the batch is durable.
-  RETURN_IF_ERROR(store_->RecordBatch(rec));
+  RETURN_IF_ERROR(studies_->RecordBatch(rec));
   live.used_s += turn_s;
   live.best = best;
   live.next_batch++;
@@ -338,10 +382,10 @@ absl::StatusOr<StudyState> StudyManager::EndStudy(int64_t study_id, const std::s
     }
   }
   if (live == nullptr) {
-    ASSIGN_OR_RETURN(StudyRecord rec, store_->GetStudy(study_id));
+    ASSIGN_OR_RETURN(StudyRecord rec, studies_->GetStudy(study_id));
     if (rec.state != StudyState::kRunning) return rec.state;
     // Running in the store but not in memory: from before a restart.
-    return store_->EndStudy(study_id, StudyState::kAbandoned, "coordinator restarted",
+    return studies_->EndStudy(study_id, StudyState::kAbandoned, "coordinator restarted",
                             clock_->NowSeconds(), 0);
   }
   StudyState state = live->record.state;
@@ -350,23 +394,36 @@ absl::StatusOr<StudyState> StudyManager::EndStudy(int64_t study_id, const std::s
     state = cut_off ? StudyState::kCutOff : StudyState::kFailed;
     std::string why = absl::StrCat("ended by host after ", live->next_batch, " of ",
                                    live->record.budget.n_batches, " batches: ", reason);
-    if (!cut_off) {
-      store_->RecordStudyError({study_id, live->next_batch, "ended_early", reason}).IgnoreError();
-    }
-    s = Finish(*live, state, why);
+    std::optional<StudyErrorRecord> error;
+    if (!cut_off) error = StudyErrorRecord{study_id, live->next_batch, "ended_early", reason};
+    s = Finish(*live, state, why, std::move(error));
+  } else {
+    // Already ended in memory; if its end is still pending, this is another chance to write it.
+    s = PersistEnd(*live);
   }
   Release(live);
   if (!s.ok()) return s;
   return state;
 }
 
-void StudyManager::Sweep() {
-  std::vector<std::shared_ptr<Live>> overdue;
+absl::Status StudyManager::Sweep() {
+  std::vector<std::shared_ptr<Live>> overdue, ending;
   absl::Time now = clock_->Now();
   {
     absl::MutexLock l(&mu_);
-    for (auto& [id, live] : live_) {
-      if (live->busy || live->record.state != StudyState::kRunning) continue;
+    for (auto it = live_.begin(); it != live_.end();) {
+      std::shared_ptr<Live> live = it->second;
+      ++it;
+      if (live->busy) continue;
+      if (live->pending_end) {
+        live->busy = true;
+        ending.push_back(live);
+        continue;
+      }
+      if (live->record.state != StudyState::kRunning) {
+        live_.erase(live->record.id);
+        continue;
+      }
       double turn_s = absl::ToDoubleSeconds(now - live->turn_started);
       bool over = turn_s > live->record.budget.suggest_budget_s + options_.sweep_grace_s ||
                   live->used_s + turn_s > live->record.budget.study_budget_s + options_.sweep_grace_s;
@@ -378,11 +435,19 @@ void StudyManager::Sweep() {
       }
     }
   }
+  absl::Status first;
   for (auto& live : overdue) {
     double turn_s = absl::ToDoubleSeconds(now - live->turn_started);
-    CheckBudget(*live, turn_s).IgnoreError();
+    // Over budget + grace is over budget.
+    std::optional<std::string> why = OverBudget(*live, turn_s);
+    if (why) first.Update(CutOff(*live, turn_s, *why));
     Release(live);
   }
+  for (auto& live : ending) {
+    first.Update(PersistEnd(*live));
+    Release(live);
+  }
+  return first;
 }
 
 std::vector<ProblemInfo> StudyManager::ListProblems() const {
@@ -403,6 +468,13 @@ absl::StatusOr<std::vector<ProblemInfo>> StudyManager::ListProblems(const Identi
 int StudyManager::LiveStudies() {
   absl::MutexLock l(&mu_);
   return static_cast<int>(live_.size());
+}
+
+int StudyManager::PendingEnds() {
+  absl::MutexLock l(&mu_);
+  int n = 0;
+  for (const auto& [id, live] : live_) n += live->pending_end ? 1 : 0;
+  return n;
 }
 
 }  // namespace bbo

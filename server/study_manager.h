@@ -14,12 +14,21 @@
 // study as failed with its best so far. Every batch (points, values, timings, errors) is written
 // to the Store in one transaction before the values are returned.
 //
+// Ending a study is decided in memory first: from then on it accepts no more batches
+// (DeadlineExceeded once cut off, FailedPrecondition otherwise). The end is then written to the
+// store (the error that ended it, then StudyStore::EndStudy). When the store refuses the write,
+// the study stays in memory as "ending" and every Sweep() retries the write until it succeeds;
+// the call that ended it returns the store error. Retried rather than rolled back: the cause
+// (a budget that ran out, a dead optimizer, a host that gave up) is a fact that a store outage
+// does not undo, and a rolled-back study would accept batches its budget no longer allows.
+//
 // Thread-safe. Batches of different studies run concurrently; a study handles one call at a
 // time (a concurrent call on the same study gets Aborted).
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -35,7 +44,9 @@
 #include "server/problem_set.h"
 #include "server/access.h"
 #include "server/anonymize.h"
+#include "server/store/job_store.h"
 #include "server/store/store.h"
+#include "server/store/study_store.h"
 
 namespace bbo {
 
@@ -85,13 +96,17 @@ struct IncomingPoint {
 
 class StudyManager {
  public:
-  // Dependencies are not owned and must outlive the manager.
+  // Dependencies are not owned and must outlive the manager. `jobs` is read only (GetJob).
+  StudyManager(StudyStore* studies, JobStore* jobs, const ProblemSet* problems,
+               Evaluator* evaluator, Clock* clock, StudyOptions options);
   StudyManager(Store* store, const ProblemSet* problems, Evaluator* evaluator, Clock* clock,
-               StudyOptions options);
+               StudyOptions options)
+      : StudyManager(store, store, problems, evaluator, clock, options) {}
 
   // Opens a study for a job leased by `worker_id`. NotFound (unknown job), FailedPrecondition
   // (the job is not leased by this worker). A job that already has a running study abandons it
-  // (the worker restarted the job).
+  // (the worker restarted the job). A store error writing that end is returned (the end
+  // stays pending; Sweep retries it) and no study is opened.
   absl::StatusOr<OpenedStudy> OpenForJob(int64_t job_id, const std::string& worker_id);
   // Opens a practice study on a named problem (remote clients). NotFound for an unknown problem.
   absl::StatusOr<OpenedStudy> OpenPractice(const std::string& problem);
@@ -113,21 +128,26 @@ class StudyManager {
                                                     const std::string& message,
                                                     bool optimizer_dead);
   // Ends a study. A study that has not run all its batches ends as failed (the host gave up)
-  // unless `cut_off`; an already-final study is left alone. Returns the final state.
+  // unless `cut_off`; an already-final study is left alone. Returns the final state. Store
+  // errors as they come: the end then stays pending (Sweep retries it; so does EndStudy).
   absl::StatusOr<StudyState> EndStudy(int64_t study_id, const std::string& reason,
                                       bool cut_off = false);
 
-  // Cuts off practice studies whose turn ran past budget + grace (their client vanished) and
-  // forgets finished studies. Call periodically.
-  void Sweep();
+  // Cuts off practice studies whose turn ran past budget + grace (their client vanished),
+  // retries the store writes of study ends that failed, and forgets finished studies. Call
+  // periodically. Returns the first store error (the rest of the sweep still runs; what failed
+  // is retried by the next Sweep).
+  absl::Status Sweep();
 
   // The problems OpenPractice accepts, in the order of the problem set.
   std::vector<ProblemInfo> ListProblems() const;
   // The same for a remote caller; PermissionDenied when `who` may not see them.
   absl::StatusOr<std::vector<ProblemInfo>> ListProblems(const Identity& who) const;
 
-  // Number of studies held in memory (running).
+  // Number of studies held in memory (running, or ending: their end not yet in the store).
   int LiveStudies();
+  // Number of studies whose end is not yet in the store.
+  int PendingEnds();
 
   const StudyOptions& options() const { return options_; }
 
@@ -136,6 +156,14 @@ class StudyManager {
   std::string SignatureOf(const Problem* problem);
 
  private:
+  // The end of a study not yet (fully) written to the store.
+  struct PendingEnd {
+    StudyState state = StudyState::kFailed;
+    std::string reason;
+    double ended_at = 0;
+    std::optional<StudyErrorRecord> error;  // the error that ended it, until recorded
+    bool ended = false;                     // EndStudy succeeded
+  };
   struct Live {
     StudyRecord record;
     const Problem* problem = nullptr;
@@ -145,6 +173,8 @@ class StudyManager {
     double used_s = 0;  // optimizer time of completed turns
     double best = 0;
     bool busy = false;
+    // Set while the study's end is not in the store (see the class comment).
+    std::optional<PendingEnd> pending_end;
     // Set when the study is anonymized: what the optimizer sees.
     std::shared_ptr<const Anonymization> anonymization;
   };
@@ -155,7 +185,11 @@ class StudyManager {
   // Claims a study for one call; checks state and batch index. Marks it busy.
   absl::StatusOr<std::shared_ptr<Live>> Claim(int64_t study_id, int batch);
   void Release(const std::shared_ptr<Live>& live);
-  // Budget check at the end of a turn; cuts off the study when over budget.
+  // Why a turn of `turn_s` puts the study over budget; nullopt when within budget.
+  std::optional<std::string> OverBudget(const Live& live, double turn_s) const;
+  // Cuts off the study for `why` (counting the turn). Store errors only.
+  absl::Status CutOff(Live& live, double turn_s, const std::string& why);
+  // Budget check at the end of a turn; cuts off the study (DeadlineExceeded) when over budget.
   absl::Status CheckBudget(Live& live, double turn_s);
   absl::StatusOr<BatchOutcome> Evaluate(Live& live, std::vector<Point> points,
                                         std::vector<bool> replaced,
@@ -163,9 +197,15 @@ class StudyManager {
                                         std::vector<std::string> errors, BatchSource source,
                                         double turn_s, double host_suggest_s,
                                         double host_observe_s);
-  absl::Status Finish(Live& live, StudyState state, const std::string& reason);
+  // Ends the study in memory and writes the end (and `error`, recorded first) to the store.
+  absl::Status Finish(Live& live, StudyState state, const std::string& reason,
+                      std::optional<StudyErrorRecord> error = std::nullopt);
+  // Writes what remains of live.pending_end; clears it once all of it is stored. The caller
+  // holds the study (busy).
+  absl::Status PersistEnd(Live& live);
 
-  Store* store_;
+  StudyStore* studies_;
+  JobStore* jobs_;
   const ProblemSet* problems_;
   Evaluator* evaluator_;
   Clock* clock_;

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "problems/test_problems.h"
 #include "server/store/sqlite_store.h"
+#include "server/testing/fault_injection_store.h"
 #include "server/testing/mixed_problem.h"
 
 namespace bbo {
@@ -392,6 +393,112 @@ TEST_F(StudyManagerTest, RecordsTheHeldOutLossTheOptimizerNeverSees) {
   auto plain = manager_->OpenPractice("mixed");
   ASSERT_TRUE(manager_->SubmitBatch(plain->study_id, 0, Batch(4), 0, 0).ok());
   EXPECT_FALSE((*store_->StudyEvaluations(plain->study_id))[0].second.generalization.has_value());
+}
+
+// Study ends the store refuses: the study is over in memory at once, and its end reaches the
+// store later (Sweep retries). `faulty_` wraps the fixture's SQLite store.
+class StudyManagerStoreFaultTest : public StudyManagerTest {
+ protected:
+  void SetUp() override {
+    StudyManagerTest::SetUp();
+    faulty_ = std::make_unique<testing::FaultInjectionStore>(store_.get());
+    StudyOptions opts = manager_->options();
+    faulty_manager_ = std::make_unique<StudyManager>(faulty_.get(), problems_.get(),
+                                                     evaluator_.get(), &clock_, opts);
+  }
+  void TearDown() override {
+    faulty_manager_.reset();
+    faulty_.reset();
+    StudyManagerTest::TearDown();
+  }
+  std::unique_ptr<testing::FaultInjectionStore> faulty_;
+  std::unique_ptr<StudyManager> faulty_manager_;
+};
+
+TEST_F(StudyManagerStoreFaultTest, SweepRetriesACutOffTheStoreRefusedUntilItIsStored) {
+  StudyManager& m = *faulty_manager_;
+  auto study = m.OpenPractice("mixed");
+  ASSERT_TRUE(study.ok());
+  ASSERT_TRUE(m.SubmitBatch(study->study_id, 0, Batch(4), 0, 0).ok());
+  clock_.Advance(absl::Seconds(16));  // over 10 s + 5 s grace
+  faulty_->FailUntilHealed("EndStudy", absl::UnavailableError("disk went away"));
+  EXPECT_EQ(m.Sweep().code(), absl::StatusCode::kUnavailable);
+  // Cut off in memory, not yet in the store: no more batches, the end is pending.
+  EXPECT_EQ(store_->GetStudy(study->study_id)->state, StudyState::kRunning);
+  EXPECT_EQ(m.PendingEnds(), 1);
+  auto late = m.SubmitBatch(study->study_id, 1, Batch(4), 0, 0);
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(m.Sweep().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(faulty_->InjectedFailures("EndStudy"), 2);
+  EXPECT_EQ(store_->GetStudy(study->study_id)->state, StudyState::kRunning);
+  // Healed: the next sweep stores the cut-off, once, with its budget error recorded once.
+  faulty_->Heal("EndStudy");
+  ASSERT_TRUE(m.Sweep().ok());
+  EXPECT_EQ(store_->GetStudy(study->study_id)->state, StudyState::kCutOff);
+  EXPECT_EQ(m.PendingEnds(), 0);
+  EXPECT_EQ(m.LiveStudies(), 0);
+  auto errors = store_->ListStudyErrors(study->study_id);
+  ASSERT_EQ(errors->size(), 1u);
+  EXPECT_EQ((*errors)[0].kind, "budget");
+  EXPECT_EQ(store_->ScoringChangesSince(0)->seq, 1);
+  late = m.SubmitBatch(study->study_id, 1, Batch(4), 0, 0);
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kDeadlineExceeded);
+  ASSERT_TRUE(m.Sweep().ok());
+  EXPECT_EQ(faulty_->Calls("EndStudy"), 1);
+}
+
+TEST_F(StudyManagerStoreFaultTest, ARefusedErrorRecordIsRetriedAndTheEndStillStored) {
+  StudyManager& m = *faulty_manager_;
+  auto study = m.OpenPractice("mixed");
+  ASSERT_TRUE(study.ok());
+  faulty_->FailNext("RecordStudyError", absl::ResourceExhaustedError("disk full"));
+  auto dead = m.ReportSuggestFailure(study->study_id, 0, "segfault", /*optimizer_dead=*/true);
+  EXPECT_EQ(dead.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(store_->GetStudy(study->study_id)->state, StudyState::kFailed);
+  EXPECT_TRUE(store_->ListStudyErrors(study->study_id)->empty());
+  EXPECT_EQ(m.PendingEnds(), 1);
+  ASSERT_TRUE(m.Sweep().ok());
+  auto errors = store_->ListStudyErrors(study->study_id);
+  ASSERT_EQ(errors->size(), 1u);
+  EXPECT_EQ((*errors)[0].kind, "optimizer_died");
+  EXPECT_EQ(m.PendingEnds(), 0);
+}
+
+TEST_F(StudyManagerStoreFaultTest, EndStudyReturnsTheStoreErrorAndACallAgainStoresTheEnd) {
+  StudyManager& m = *faulty_manager_;
+  auto study = m.OpenPractice("mixed");
+  ASSERT_TRUE(study.ok());
+  faulty_->FailNext("EndStudy", absl::UnavailableError("locked"));
+  EXPECT_EQ(m.EndStudy(study->study_id, "gave up").status().code(),
+            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(store_->GetStudy(study->study_id)->state, StudyState::kRunning);
+  auto again = m.EndStudy(study->study_id, "gave up");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, StudyState::kFailed);
+  EXPECT_EQ(store_->GetStudy(study->study_id)->state, StudyState::kFailed);
+  EXPECT_EQ(store_->ListStudyErrors(study->study_id)->size(), 1u);  // ended_early, once
+  EXPECT_EQ(m.LiveStudies(), 0);
+}
+
+TEST_F(StudyManagerStoreFaultTest, AReopenedJobWhoseOldStudyCannotBeEndedIsNotOpened) {
+  StudyManager& m = *faulty_manager_;
+  ASSERT_TRUE(store_->AddSubmission({0, "opt", SubmissionKind::kPython, "d", 1}, "", {"mixed"}, 1)
+                  .ok());
+  auto job = **store_->LeaseJob("w", 1e12);
+  auto first = m.OpenForJob(job.id, "w");
+  ASSERT_TRUE(first.ok());
+  faulty_->FailNext("EndStudy", absl::UnavailableError("locked"));
+  EXPECT_EQ(m.OpenForJob(job.id, "w").status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(store_->GetStudy(first->study_id)->state, StudyState::kRunning);
+  EXPECT_EQ(store_->ListStudyIds()->size(), 1u);
+  // The old study is over: a late batch is refused; the sweep stores its end.
+  EXPECT_EQ(m.SubmitBatch(first->study_id, 0, Batch(4), 0, 0).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(m.Sweep().ok());
+  EXPECT_EQ(store_->GetStudy(first->study_id)->state, StudyState::kAbandoned);
+  auto second = m.OpenForJob(job.id, "w");
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_NE(second->study_id, first->study_id);
 }
 
 }  // namespace

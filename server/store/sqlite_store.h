@@ -2,11 +2,17 @@
 #define BBO_SERVER_STORE_SQLITE_STORE_H_
 
 // SqliteStore: the Store on one SQLite file (WAL, prepared statements, one transaction per
-// method, numbered schema migrations in migrations.cc). Thread-safe: one connection guarded by a
-// mutex; SQLite work is short (no RPC or child process runs under the lock).
+// method, numbered schema migrations in migrations.cc). One class, implemented by concept:
+// sqlite_submissions.cc, sqlite_jobs.cc, sqlite_workers.cc, sqlite_studies.cc,
+// sqlite_scoring.cc (sqlite_store.cc: opening, the statement cache). Thread-safe: one connection
+// guarded by a mutex; SQLite work is short (no RPC or child process runs under the lock).
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -21,11 +27,12 @@ class SqliteStore : public Store {
   // be opened; FailedPrecondition when the file's schema is newer than this binary.
   static absl::StatusOr<std::unique_ptr<SqliteStore>> Open(const std::string& path);
 
+  // SubmissionStore (sqlite_submissions.cc)
   absl::StatusOr<int64_t> AddSubmission(const SubmissionRecord& s, const std::string& archive,
                                         const std::vector<std::string>& problems,
                                         int64_t seed_base,
                                         const std::vector<std::string>& boards) override;
-  using Store::AddSubmission;
+  using SubmissionStore::AddSubmission;
   absl::StatusOr<SubmissionRecord> GetSubmission(int64_t id) override;
   absl::StatusOr<std::optional<SubmissionRecord>> FindSubmission(const std::string& name) override;
   absl::StatusOr<std::string> GetSubmissionArchive(int64_t id) override;
@@ -33,9 +40,8 @@ class SqliteStore : public Store {
   absl::StatusOr<std::vector<SubmissionRecord>> FindSubmissionsByDigest(
       const std::string& digest) override;
   absl::StatusOr<int> CountTeamSubmissions(const std::string& team) override;
-  absl::StatusOr<std::vector<std::string>> ListBoards() override;
-  absl::StatusOr<JobCounts> CountJobs(int64_t submission_id) override;
-  absl::StatusOr<int> CountStudiesWithErrors(int64_t submission_id) override;
+
+  // JobStore (sqlite_jobs.cc)
   absl::StatusOr<std::optional<JobRecord>> LeaseJob(const std::string& worker_id,
                                                     double lease_expires_at) override;
   absl::StatusOr<std::optional<JobRecord>> LeaseBuiltinJob(const std::string& owner,
@@ -45,9 +51,15 @@ class SqliteStore : public Store {
   absl::StatusOr<std::vector<int64_t>> ExpireLeases(double now, int max_attempts) override;
   absl::Status FinishJob(int64_t job_id, const std::string& worker_id, const std::string& error,
                          int max_attempts) override;
+  absl::StatusOr<JobCounts> CountJobs(int64_t submission_id) override;
+  absl::StatusOr<std::vector<std::string>> ListBoards() override;
+
+  // WorkerStore (sqlite_workers.cc)
   absl::Status RegisterWorker(const std::string& worker_id, const std::string& hostname,
                               int slots, double now) override;
   absl::Status TouchWorker(const std::string& worker_id, double now) override;
+
+  // StudyStore (sqlite_studies.cc)
   absl::StatusOr<int64_t> CreateStudy(const StudyRecord& s) override;
   absl::StatusOr<StudyRecord> GetStudy(int64_t study_id) override;
   absl::Status RecordBatch(const BatchRecord& b) override;
@@ -58,17 +70,20 @@ class SqliteStore : public Store {
   absl::StatusOr<std::vector<StudyErrorRecord>> ListStudyErrors(int64_t study_id) override;
   absl::StatusOr<std::vector<std::pair<std::string, StudyErrorRecord>>> ListSubmissionErrors(
       int64_t submission_id, int limit) override;
+  absl::StatusOr<int> CountStudiesWithErrors(int64_t submission_id) override;
   absl::StatusOr<std::vector<std::vector<double>>> StudyValues(int64_t study_id) override;
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ProblemSignatures() override;
+  absl::StatusOr<std::vector<int64_t>> ListStudyIds() override;
   absl::StatusOr<std::vector<std::pair<int, EvaluationRecord>>> StudyEvaluations(
       int64_t study_id) override;
-  absl::StatusOr<std::vector<int64_t>> ListStudyIds() override;
-  using Store::LoadScoringData;
+
+  // ScoringStore (sqlite_scoring.cc)
+  using ScoringStore::LoadScoringData;
   absl::StatusOr<ScoringData> LoadScoringData(const std::vector<std::string>& problems,
                                               const std::string& board) override;
   absl::StatusOr<ScoringChanges> ScoringChangesSince(int64_t after_seq) override;
-  using Store::ExportResultsCsv;
-  absl::Status ExportResultsCsv(std::ostream& out, const std::string& board) override;
+  absl::StatusOr<std::vector<ScoredEvaluationRecord>> ScoredEvaluations(
+      const std::string& board) override;
 
   // The schema version after migrations (for tests and `bbo-server --version`).
   absl::StatusOr<int> SchemaVersion();
@@ -78,10 +93,13 @@ class SqliteStore : public Store {
 
  private:
   explicit SqliteStore(std::unique_ptr<sqlite::Database> db) : db_(std::move(db)) {}
+  // The prepared statement of `sql` (a string literal: cached by its address), reset.
+  absl::StatusOr<sqlite::Statement*> Stmt(const char* sql) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<std::optional<JobRecord>> LeaseLocked(bool builtin, const std::string& owner,
                                                        double lease_expires_at)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<sqlite::Statement*> Stmt(const char* sql) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<std::optional<JobRecord>> QueryJob(int64_t job_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   template <typename Key>
   absl::StatusOr<std::optional<SubmissionRecord>> QuerySubmission(const char* sql, const Key& key)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -1,0 +1,55 @@
+#ifndef BBO_SERVER_STORE_INTERNAL_SQLITE_ROWS_H_
+#define BBO_SERVER_STORE_INTERNAL_SQLITE_ROWS_H_
+
+// Row codecs shared by the files of SqliteStore: how records map to SQLite columns and text.
+// Internal to server/store/.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/sqlite.h"
+#include "server/store/records.h"
+
+namespace bbo::store_internal {
+
+// The columns ReadJob reads, in order.
+#define BBO_JOB_COLUMNS                                                      \
+  "id, submission_id, problem, trial, seed, state, COALESCE(worker_id, '')," \
+  " COALESCE(lease_expires_at, 0), attempts, board"
+// The columns ReadSubmission reads, in order.
+#define BBO_SUBMISSION_COLUMNS "id, name, kind, digest, trials, is_baseline, created_at, team"
+
+const char* JobStateName(JobState s);
+JobState ParseJobState(const std::string& s);
+StudyState ParseStudyState(const std::string& s);
+const char* BatchSourceName(BatchSource s);
+
+// A REAL column that may be NULL (read as +inf).
+double ValueOrInf(const sqlite::Statement& q, int col);
+
+JobRecord ReadJob(const sqlite::Statement& q);
+SubmissionRecord ReadSubmission(const sqlite::Statement& q);
+// Every row of a query of BBO_SUBMISSION_COLUMNS; resets the statement.
+absl::StatusOr<std::vector<SubmissionRecord>> ReadSubmissions(sqlite::Statement& q);
+
+// Calls f(q) for every row of `q`, then resets it.
+template <typename F>
+absl::Status ForEachRow(sqlite::Statement& q, F&& f) {
+  while (true) {
+    absl::StatusOr<bool> row = q.Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    f(q);
+  }
+  q.Reset();
+  return absl::OkStatus();
+}
+
+// The first column of the first row of `q` (0 without a row, e.g. COUNT or MAX); resets it.
+absl::StatusOr<int64_t> ScalarInt(sqlite::Statement& q);
+
+}  // namespace bbo::store_internal
+
+#endif  // BBO_SERVER_STORE_INTERNAL_SQLITE_ROWS_H_

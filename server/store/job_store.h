@@ -1,0 +1,56 @@
+#ifndef BBO_SERVER_STORE_JOB_STORE_H_
+#define BBO_SERVER_STORE_JOB_STORE_H_
+
+// JobStore: the job queue (one job per submission x problem x trial x board, queued by
+// SubmissionStore::AddSubmission) and its leases. Part of the Store contract
+// (server/store/store.h): every method is one transaction; implementations are thread-safe.
+//
+// A job is queued -> leased (attempts + 1) -> done, or back to queued on an error or an
+// expired lease while attempts < max_attempts, failed otherwise. Ending a job on an error or an
+// expired lease abandons its running studies.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "server/store/records.h"
+
+namespace bbo {
+
+class JobStore {
+ public:
+  virtual ~JobStore() = default;
+
+  // Leases the oldest (lowest id) queued job of a non-builtin submission to `worker_id` until
+  // `lease_expires_at`. nullopt when none is queued.
+  virtual absl::StatusOr<std::optional<JobRecord>> LeaseJob(const std::string& worker_id,
+                                                            double lease_expires_at) = 0;
+  // Leases the oldest queued job of builtin submissions (run by the coordinator itself).
+  virtual absl::StatusOr<std::optional<JobRecord>> LeaseBuiltinJob(const std::string& owner,
+                                                                   double lease_expires_at) = 0;
+  // NotFound for an unknown id.
+  virtual absl::StatusOr<JobRecord> GetJob(int64_t job_id) = 0;
+  // Extends every lease held by `worker_id` (none held: nothing happens).
+  virtual absl::Status RenewLeases(const std::string& worker_id, double lease_expires_at) = 0;
+  // Returns leased jobs whose lease expired before `now` to the queue (or to kFailed after
+  // `max_attempts`) and marks their running studies abandoned (ended at `now`). Returns the
+  // requeued job ids, ascending.
+  virtual absl::StatusOr<std::vector<int64_t>> ExpireLeases(double now, int max_attempts) = 0;
+  // Ends a leased job held by `worker_id`: kDone, or back to the queue when `error` is set and
+  // attempts remain (kFailed otherwise); on an error its running studies are abandoned with the
+  // error as reason. NotFound for an unknown job; FailedPrecondition when `worker_id` does not
+  // hold its lease.
+  virtual absl::Status FinishJob(int64_t job_id, const std::string& worker_id,
+                                 const std::string& error, int max_attempts) = 0;
+  // The jobs of a submission by state (all zero for an unknown submission).
+  virtual absl::StatusOr<JobCounts> CountJobs(int64_t submission_id) = 0;
+  // The boards that have jobs, sorted (kMainBoard, the empty name, first).
+  virtual absl::StatusOr<std::vector<std::string>> ListBoards() = 0;
+};
+
+}  // namespace bbo
+
+#endif  // BBO_SERVER_STORE_JOB_STORE_H_

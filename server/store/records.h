@@ -1,0 +1,161 @@
+#ifndef BBO_SERVER_STORE_RECORDS_H_
+#define BBO_SERVER_STORE_RECORDS_H_
+
+// The records the coordinator's store keeps (server/store/store.h): plain values, no behaviour.
+// Times are seconds since the Unix epoch (double); durations are seconds.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/study_budget.h"
+
+namespace bbo {
+
+// How a submission runs. Values match bbo.v1.SubmissionKind; kBuiltin is the coordinator's own
+// random-search baseline.
+enum class SubmissionKind { kUnspecified = 0, kPython = 1, kExecutable = 2, kBuiltin = 100 };
+
+struct SubmissionRecord {
+  int64_t id = 0;
+  std::string name;
+  SubmissionKind kind = SubmissionKind::kUnspecified;
+  std::string digest;  // sha-like hex digest of the archive
+  int trials = 0;      // trials per problem
+  bool is_baseline = false;
+  double created_at = 0;
+  // The team that submitted it ("" = not given); per-team submission limits count these.
+  std::string team;
+};
+
+// The boards of a phase. Every job belongs to one: the phase's own board (kMainBoard) or, in a
+// final phase that also produces one, the warm-start board (kWarmStartBoard), on which the same
+// submissions run the same problems and seeds with the real parameter names (seed 001 §4.7).
+inline constexpr char kMainBoard[] = "";
+inline constexpr char kWarmStartBoard[] = "warm-start";
+
+enum class JobState { kQueued, kLeased, kDone, kFailed };
+
+struct JobRecord {
+  int64_t id = 0;
+  int64_t submission_id = 0;
+  std::string problem;
+  int trial = 0;
+  int64_t seed = 0;
+  std::string board;  // kMainBoard or kWarmStartBoard
+  JobState state = JobState::kQueued;
+  std::string worker_id;
+  double lease_expires_at = 0;
+  int attempts = 0;
+};
+
+struct JobCounts {
+  int total = 0, queued = 0, leased = 0, done = 0, failed = 0;
+};
+
+// Study states, persisted as text.
+enum class StudyState { kRunning, kCompleted, kCutOff, kFailed, kAbandoned };
+const char* StudyStateName(StudyState s);
+// Completed, cut off and failed studies are scored; running and abandoned ones are not.
+bool IsScoredState(StudyState s);
+// How every Store keeps an objective value: NaN becomes +inf (a crashed evaluation; SQLite
+// would turn NaN into NULL).
+double StoredValue(double v);
+
+struct StudyRecord {
+  int64_t id = 0;
+  std::optional<int64_t> job_id;  // unset for practice studies opened by remote clients
+  int64_t submission_id = 0;      // 0 for practice studies
+  std::string problem;
+  int trial = 0;
+  StudyState state = StudyState::kRunning;
+  StudyBudget budget;
+  double started_at = 0;
+  // ProblemSignature() of the problem when the study was opened ("" = not recorded).
+  std::string problem_signature;
+  // The board the study counts for (its job's board; kMainBoard for practice studies).
+  std::string board;
+};
+
+// Where the points of a batch came from.
+enum class BatchSource { kOptimizer, kRandomFill, kBaseline };
+
+struct EvaluationRecord {
+  std::string params_json;  // the evaluated point, JSON object
+  double value = 0;         // objective; +inf for a crashed evaluation
+  bool replaced = false;    // true when random search replaced an invalid suggestion
+  double eval_time_s = 0;
+  // What the optimizer suggested for this slot when it was replaced (JSON, or an explanation
+  // when it could not be decoded); empty otherwise.
+  std::string suggested_json;
+  // The problem's held-out ("generalization") loss at the point, for problems that have one
+  // (ML and scikit-learn problems, external problems that report it); unset otherwise.
+  std::optional<double> generalization;
+};
+
+struct BatchRecord {
+  int64_t study_id = 0;
+  int batch = 0;
+  BatchSource source = BatchSource::kOptimizer;
+  // Optimizer time for this batch on the coordinator's clock (values of the previous batch
+  // returned -> these suggestions received), seconds.
+  double turn_time_s = 0;
+  // Suggest / observe time measured by the host (worker), seconds; informational.
+  double host_suggest_time_s = 0;
+  double host_observe_time_s = 0;
+  // Wall time the coordinator spent evaluating the batch, seconds.
+  double eval_time_s = 0;
+  std::vector<EvaluationRecord> evaluations;
+  // Errors found in this batch (invalid suggestions, suggest failure), recorded with it.
+  std::vector<std::string> errors;
+  // Study totals after this batch.
+  double optimizer_time_s = 0;
+  double best_value = 0;
+};
+
+// One finished study's batch minima, for scoring.
+struct StudyCurve {
+  int64_t study_id = 0;
+  int trial = 0;
+  std::vector<double> batch_min;  // size = batches recorded (may be fewer than n_batches)
+};
+
+struct ScoringData {
+  // submission name -> problem -> curves of finished (completed / cut off / failed) studies of
+  // non-baseline submissions; the latest finished study per job.
+  std::map<std::string, std::map<std::string, std::vector<StudyCurve>>> methods;
+  // problem -> every evaluation of the baseline's finished studies.
+  std::map<std::string, std::vector<double>> baseline_evals;
+};
+
+struct ScoringChanges {
+  int64_t seq = 0;
+  std::vector<std::string> problems;
+};
+
+struct StudyErrorRecord {
+  int64_t study_id = 0;
+  int batch = 0;
+  std::string kind;
+  std::string message;
+};
+
+// One evaluation of a scored study, as the results CSV lists it (ScoringStore::
+// ScoredEvaluations). A scored study without any evaluation is one row with `has_evaluation`
+// false (and batch, suggestion, value, generalization unset) so that its trial still counts.
+struct ScoredEvaluationRecord {
+  std::string problem;
+  std::string method;  // the submission's name
+  int trial = 0;
+  bool has_evaluation = true;
+  int batch = 0;
+  int suggestion = 0;  // index within the batch
+  double value = 0;    // +inf for a crashed evaluation
+  std::optional<double> generalization;  // the held-out loss, when the problem has one
+};
+
+}  // namespace bbo
+
+#endif  // BBO_SERVER_STORE_RECORDS_H_

@@ -1,0 +1,172 @@
+// SqliteStore: the JobStore methods.
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "server/store/internal/sqlite_rows.h"
+#include "server/store/sqlite_store.h"
+
+namespace bbo {
+
+using store_internal::ForEachRow;
+using store_internal::ParseJobState;
+using store_internal::ReadJob;
+
+absl::StatusOr<std::optional<JobRecord>> SqliteStore::LeaseLocked(bool builtin,
+                                                                  const std::string& owner,
+                                                                  double lease_expires_at) {
+  sqlite::Transaction tx(db_.get());
+  RETURN_IF_ERROR(tx.Begin());
+  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT id FROM jobs WHERE state = 'queued' AND builtin = ?"
+                                 " ORDER BY id LIMIT 1"));
+  q->Bind(1, builtin ? 1 : 0);
+  ASSIGN_OR_RETURN(bool row, q->Step());
+  if (!row) {
+    q->Reset();
+    return std::optional<JobRecord>();
+  }
+  int64_t id = q->Int(0);
+  q->Reset();
+  ASSIGN_OR_RETURN(auto* u, Stmt("UPDATE jobs SET state = 'leased', worker_id = ?,"
+                                 " lease_expires_at = ?, attempts = attempts + 1 WHERE id = ?"));
+  u->Bind(1, owner).Bind(2, lease_expires_at).Bind(3, id);
+  RETURN_IF_ERROR(u->Run());
+  RETURN_IF_ERROR(tx.Commit());
+  ASSIGN_OR_RETURN(std::optional<JobRecord> j, QueryJob(id));
+  if (!j) return absl::InternalError("leased job vanished");
+  return j;
+}
+
+absl::StatusOr<std::optional<JobRecord>> SqliteStore::QueryJob(int64_t job_id) {
+  ASSIGN_OR_RETURN(auto* g, Stmt("SELECT " BBO_JOB_COLUMNS " FROM jobs WHERE id = ?"));
+  g->Bind(1, job_id);
+  ASSIGN_OR_RETURN(bool row, g->Step());
+  std::optional<JobRecord> out;
+  if (row) out = ReadJob(*g);
+  g->Reset();
+  return out;
+}
+
+absl::StatusOr<std::optional<JobRecord>> SqliteStore::LeaseJob(const std::string& worker_id,
+                                                               double lease_expires_at) {
+  absl::MutexLock l(&mu_);
+  return LeaseLocked(false, worker_id, lease_expires_at);
+}
+
+absl::StatusOr<std::optional<JobRecord>> SqliteStore::LeaseBuiltinJob(const std::string& owner,
+                                                                      double lease_expires_at) {
+  absl::MutexLock l(&mu_);
+  return LeaseLocked(true, owner, lease_expires_at);
+}
+
+absl::StatusOr<JobRecord> SqliteStore::GetJob(int64_t job_id) {
+  absl::MutexLock l(&mu_);
+  ASSIGN_OR_RETURN(std::optional<JobRecord> j, QueryJob(job_id));
+  if (!j) return absl::NotFoundError(absl::StrCat("no job with id ", job_id));
+  return *j;
+}
+
+absl::Status SqliteStore::RenewLeases(const std::string& worker_id, double lease_expires_at) {
+  absl::MutexLock l(&mu_);
+  ASSIGN_OR_RETURN(auto* u, Stmt("UPDATE jobs SET lease_expires_at = ? WHERE state = 'leased'"
+                                 " AND worker_id = ?"));
+  u->Bind(1, lease_expires_at).Bind(2, worker_id);
+  return u->Run();
+}
+
+absl::StatusOr<std::vector<int64_t>> SqliteStore::ExpireLeases(double now, int max_attempts) {
+  absl::MutexLock l(&mu_);
+  sqlite::Transaction tx(db_.get());
+  RETURN_IF_ERROR(tx.Begin());
+  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT id, attempts FROM jobs WHERE state = 'leased' AND"
+                                 " lease_expires_at < ? ORDER BY id"));
+  q->Bind(1, now);
+  std::vector<std::pair<int64_t, int>> expired;
+  RETURN_IF_ERROR(ForEachRow(*q, [&](const sqlite::Statement& r) {
+    expired.emplace_back(r.Int(0), static_cast<int>(r.Int(1)));
+  }));
+  std::vector<int64_t> requeued;
+  ASSIGN_OR_RETURN(auto* u, Stmt("UPDATE jobs SET state = ?, worker_id = NULL,"
+                                 " lease_expires_at = NULL, last_error = 'lease expired'"
+                                 " WHERE id = ?"));
+  ASSIGN_OR_RETURN(auto* a, Stmt("UPDATE studies SET state = 'abandoned', ended_at = ?,"
+                                 " end_reason = 'worker lease expired' WHERE job_id = ? AND"
+                                 " state = 'running'"));
+  for (auto [id, attempts] : expired) {
+    bool retry = attempts < max_attempts;
+    u->Bind(1, retry ? "queued" : "failed").Bind(2, id);
+    RETURN_IF_ERROR(u->Run());
+    a->Bind(1, now).Bind(2, id);
+    RETURN_IF_ERROR(a->Run());
+    if (retry) requeued.push_back(id);
+  }
+  RETURN_IF_ERROR(tx.Commit());
+  return requeued;
+}
+
+absl::Status SqliteStore::FinishJob(int64_t job_id, const std::string& worker_id,
+                                    const std::string& error, int max_attempts) {
+  absl::MutexLock l(&mu_);
+  sqlite::Transaction tx(db_.get());
+  RETURN_IF_ERROR(tx.Begin());
+  ASSIGN_OR_RETURN(std::optional<JobRecord> job, QueryJob(job_id));
+  if (!job) return absl::NotFoundError(absl::StrCat("no job with id ", job_id));
+  if (job->state != JobState::kLeased || job->worker_id != worker_id) {
+    return absl::FailedPreconditionError(absl::StrCat("job ", job_id, " is not leased by worker ",
+                                                      worker_id, " (its lease expired?)"));
+  }
+  const char* next = error.empty() ? "done" : (job->attempts < max_attempts ? "queued" : "failed");
+  ASSIGN_OR_RETURN(auto* u, Stmt("UPDATE jobs SET state = ?, worker_id = NULL,"
+                                 " lease_expires_at = NULL, last_error = ? WHERE id = ?"));
+  u->Bind(1, next);
+  if (error.empty()) {
+    u->BindNull(2);
+  } else {
+    u->Bind(2, error);
+  }
+  u->Bind(3, job_id);
+  RETURN_IF_ERROR(u->Run());
+  if (!error.empty()) {
+    ASSIGN_OR_RETURN(auto* a, Stmt("UPDATE studies SET state = 'abandoned', end_reason = ?"
+                                   " WHERE job_id = ? AND state = 'running'"));
+    a->Bind(1, error).Bind(2, job_id);
+    RETURN_IF_ERROR(a->Run());
+  }
+  return tx.Commit();
+}
+
+absl::StatusOr<JobCounts> SqliteStore::CountJobs(int64_t submission_id) {
+  absl::MutexLock l(&mu_);
+  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT state, COUNT(*) FROM jobs WHERE submission_id = ?"
+                                 " GROUP BY state"));
+  q->Bind(1, submission_id);
+  JobCounts c;
+  RETURN_IF_ERROR(ForEachRow(*q, [&](const sqlite::Statement& r) {
+    int n = static_cast<int>(r.Int(1));
+    c.total += n;
+    switch (ParseJobState(r.Text(0))) {
+      case JobState::kQueued:
+        c.queued += n;
+        break;
+      case JobState::kLeased:
+        c.leased += n;
+        break;
+      case JobState::kDone:
+        c.done += n;
+        break;
+      case JobState::kFailed:
+        c.failed += n;
+        break;
+    }
+  }));
+  return c;
+}
+
+absl::StatusOr<std::vector<std::string>> SqliteStore::ListBoards() {
+  absl::MutexLock l(&mu_);
+  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT DISTINCT board FROM jobs ORDER BY board"));
+  std::vector<std::string> out;
+  RETURN_IF_ERROR(ForEachRow(*q, [&](const sqlite::Statement& r) { out.push_back(r.Text(0)); }));
+  return out;
+}
+
+}  // namespace bbo

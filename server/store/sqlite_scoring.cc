@@ -1,0 +1,136 @@
+// SqliteStore: the ScoringStore methods.
+
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "common/status_macros.h"
+#include "server/store/internal/sqlite_rows.h"
+#include "server/store/sqlite_store.h"
+
+namespace bbo {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+}  // namespace
+
+using store_internal::ForEachRow;
+using store_internal::ScalarInt;
+using store_internal::ValueOrInf;
+
+absl::StatusOr<ScoringData> SqliteStore::LoadScoringData(const std::vector<std::string>& problems,
+                                                         const std::string& board) {
+  absl::MutexLock l(&mu_);
+  ScoringData data;
+  // With a filter, the same statements run once per problem (?1 = the problem; unfiltered,
+  // ?1 IS NULL matches everything).
+  std::vector<std::optional<std::string>> filters;
+  if (problems.empty()) {
+    filters.push_back(std::nullopt);
+  } else {
+    for (const std::string& p : problems) filters.push_back(p);
+  }
+  // Batch minima of the latest finished study of every job of non-baseline submissions.
+  ASSIGN_OR_RETURN(auto* q, Stmt(R"sql(
+SELECT sub.name, s.problem, s.id, s.trial, e.batch, MIN(e.value)
+FROM studies s
+JOIN submissions sub ON sub.id = s.submission_id
+LEFT JOIN evaluations e ON e.study_id = s.id
+WHERE sub.is_baseline = 0
+  AND (?1 IS NULL OR s.problem = ?1)
+  AND s.board = ?2
+  AND s.state IN ('completed', 'cut_off', 'failed')
+  AND s.id = (SELECT MAX(s2.id) FROM studies s2
+              WHERE s2.job_id = s.job_id AND s2.state IN ('completed', 'cut_off', 'failed'))
+GROUP BY s.id, e.batch
+ORDER BY sub.name, s.problem, s.id, e.batch)sql"));
+  // The order is the one SQLite's plan gave before it was spelled out (studies_by_submission).
+  ASSIGN_OR_RETURN(auto* b, Stmt(R"sql(
+SELECT s.problem, e.value FROM evaluations e
+JOIN studies s ON s.id = e.study_id
+JOIN submissions sub ON sub.id = s.submission_id
+WHERE sub.is_baseline = 1 AND s.state = 'completed' AND (?1 IS NULL OR s.problem = ?1)
+ORDER BY s.submission_id, s.problem, s.id, e.batch, e.idx)sql"));
+  for (const auto& filter : filters) {
+    if (filter) {
+      q->Bind(1, *filter);
+      b->Bind(1, *filter);
+    } else {
+      q->BindNull(1);
+      b->BindNull(1);
+    }
+    q->Bind(2, board);
+    // Curves are appended in study order, so the current study's curve is the last one.
+    int64_t current_study = 0;
+    StudyCurve* curve = nullptr;
+    RETURN_IF_ERROR(ForEachRow(*q, [&](const sqlite::Statement& r) {
+      const int64_t study_id = r.Int(2);
+      if (curve == nullptr || study_id != current_study) {
+        auto& v = data.methods[r.Text(0)][r.Text(1)];
+        v.push_back(StudyCurve{study_id, static_cast<int>(r.Int(3)), {}});
+        curve = &v.back();
+        current_study = study_id;
+      }
+      if (!r.IsNull(4)) {
+        size_t bt = static_cast<size_t>(r.Int(4));
+        if (curve->batch_min.size() <= bt) curve->batch_min.resize(bt + 1, kInf);
+        curve->batch_min[bt] = ValueOrInf(r, 5);
+      }
+    }));
+    RETURN_IF_ERROR(ForEachRow(*b, [&](const sqlite::Statement& r) {
+      data.baseline_evals[r.Text(0)].push_back(ValueOrInf(r, 1));
+    }));
+  }
+  return data;
+}
+
+absl::StatusOr<ScoringChanges> SqliteStore::ScoringChangesSince(int64_t after_seq) {
+  absl::MutexLock l(&mu_);
+  ScoringChanges out;
+  ASSIGN_OR_RETURN(auto* m, Stmt("SELECT COALESCE(MAX(final_seq), 0) FROM studies"));
+  ASSIGN_OR_RETURN(out.seq, ScalarInt(*m));
+  if (out.seq <= after_seq) return out;
+  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT DISTINCT problem FROM studies WHERE final_seq > ?"
+                                 " ORDER BY problem"));
+  q->Bind(1, after_seq);
+  RETURN_IF_ERROR(
+      ForEachRow(*q, [&](const sqlite::Statement& r) { out.problems.push_back(r.Text(0)); }));
+  return out;
+}
+
+absl::StatusOr<std::vector<ScoredEvaluationRecord>> SqliteStore::ScoredEvaluations(
+    const std::string& board) {
+  absl::MutexLock l(&mu_);
+  // The same studies LoadScoringData scores: the latest finished study of each job (for the
+  // baseline: its completed studies).
+  ASSIGN_OR_RETURN(auto* q, Stmt(R"sql(
+SELECT s.problem, sub.name, s.trial, e.batch, e.idx, e.value, e.generalization
+FROM studies s
+JOIN submissions sub ON sub.id = s.submission_id
+LEFT JOIN evaluations e ON e.study_id = s.id
+WHERE ((sub.is_baseline = 0 AND s.board = ?1 AND s.state IN ('completed', 'cut_off', 'failed')
+        AND s.id = (SELECT MAX(s2.id) FROM studies s2
+                    WHERE s2.job_id = s.job_id AND s2.state IN ('completed', 'cut_off', 'failed')))
+       OR (sub.is_baseline = 1 AND s.state = 'completed'))
+ORDER BY s.problem, sub.name, s.trial, e.batch, e.idx, s.id)sql"));
+  q->Bind(1, board);
+  std::vector<ScoredEvaluationRecord> out;
+  RETURN_IF_ERROR(ForEachRow(*q, [&](const sqlite::Statement& r) {
+    ScoredEvaluationRecord e;
+    e.problem = r.Text(0);
+    e.method = r.Text(1);
+    e.trial = static_cast<int>(r.Int(2));
+    e.has_evaluation = !r.IsNull(3);
+    if (e.has_evaluation) {
+      e.batch = static_cast<int>(r.Int(3));
+      e.suggestion = static_cast<int>(r.Int(4));
+      e.value = ValueOrInf(r, 5);
+      if (!r.IsNull(6)) e.generalization = r.Double(6);
+    }
+    out.push_back(std::move(e));
+  }));
+  return out;
+}
+
+}  // namespace bbo

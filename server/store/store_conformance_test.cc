@@ -1,0 +1,564 @@
+// The Store contract, run against every implementation (SqliteStore on a temp file,
+// InMemoryStore): the same ids, status codes, ordering and scoring rules.
+
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/store/export.h"
+#include "server/store/memory_store.h"
+#include "server/store/sqlite_store.h"
+
+namespace bbo {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Pair;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct StoreFactory {
+  std::string name;
+  std::function<std::unique_ptr<Store>(const std::string& tag)> make;
+};
+
+std::string TempDb(const std::string& tag) {
+  auto p = std::filesystem::temp_directory_path() /
+           ("store_conformance_" + std::to_string(::getpid()) + "_" + tag + ".sqlite");
+  std::filesystem::remove(p);
+  return p.string();
+}
+
+class StoreConformanceTest : public ::testing::TestWithParam<StoreFactory> {
+ protected:
+  void SetUp() override {
+    tag_ = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    for (char& c : tag_) {
+      if (c == '/') c = '_';
+    }
+    store_ = GetParam().make(tag_);
+    ASSERT_NE(store_, nullptr);
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove(TempDb(tag_));
+  }
+
+  static SubmissionRecord Sub(const std::string& name, int trials = 2) {
+    SubmissionRecord s;
+    s.name = name;
+    s.kind = SubmissionKind::kPython;
+    s.digest = "d";
+    s.trials = trials;
+    s.created_at = 1;
+    return s;
+  }
+  int64_t Study(const JobRecord& job) {
+    StudyRecord s;
+    s.job_id = job.id;
+    s.submission_id = job.submission_id;
+    s.problem = job.problem;
+    s.trial = job.trial;
+    s.board = job.board;
+    return *store_->CreateStudy(s);
+  }
+  absl::Status Batch(int64_t study, int batch, const std::vector<double>& values,
+                     bool with_generalization = true) {
+    BatchRecord b;
+    b.study_id = study;
+    b.batch = batch;
+    for (double v : values) {
+      EvaluationRecord e;
+      e.params_json = "{}";
+      e.value = v;
+      if (with_generalization) e.generalization = v + 10;
+      b.evaluations.push_back(e);
+    }
+    return store_->RecordBatch(b);
+  }
+  // Plays one leased job: a study of `values` (generalization = value + 10) that completes.
+  int64_t PlayJob(const JobRecord& job, const std::vector<double>& values) {
+    int64_t study = Study(job);
+    EXPECT_TRUE(Batch(study, 0, values).ok());
+    EXPECT_TRUE(store_->EndStudy(study, StudyState::kCompleted, "done", 1, 0).ok());
+    EXPECT_TRUE(store_->FinishJob(job.id, job.worker_id, "", 3).ok());
+    return study;
+  }
+  std::vector<JobRecord> LeaseAll(const std::string& worker = "w") {
+    std::vector<JobRecord> jobs;
+    while (true) {
+      auto job = *store_->LeaseJob(worker, 100);
+      if (!job) break;
+      jobs.push_back(*job);
+    }
+    return jobs;
+  }
+  std::string Csv(const std::string& board = kMainBoard) {
+    std::stringstream out;
+    EXPECT_TRUE(ExportResultsCsv(*store_, out, board).ok());
+    return out.str();
+  }
+
+  std::string tag_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_P(StoreConformanceTest, DuplicateNameIsAlreadyExistsAndAddsNoJobs) {
+  EXPECT_EQ(*store_->AddSubmission(Sub("a"), "", {"p"}, 1), 1);
+  auto dup = store_->AddSubmission(Sub("a"), "", {"p"}, 1);
+  EXPECT_EQ(dup.status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(dup.status().message(), HasSubstr("\"a\" already exists"));
+  // A repeated problem makes two equal jobs: nothing of the submission is kept.
+  EXPECT_EQ(store_->AddSubmission(Sub("b"), "", {"p", "p"}, 1).status().code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(store_->AddSubmission(Sub("c"), "", {"p"}, 1, {}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->ListSubmissions()->size(), 1u);
+  EXPECT_FALSE(store_->FindSubmission("b")->has_value());
+  EXPECT_EQ(LeaseAll().size(), 2u);
+  EXPECT_EQ(*store_->AddSubmission(Sub("b"), "", {"p"}, 1), 2);
+}
+
+TEST_P(StoreConformanceTest, SubmissionsAreFoundByIdNameDigestAndTeam) {
+  SubmissionRecord a = Sub("a"), b = Sub("b"), c = Sub("c");
+  a.team = b.team = "red";
+  a.digest = b.digest = c.digest = "same";
+  c.is_baseline = true;
+  ASSERT_TRUE(store_->AddSubmission(a, "bytes-a", {"p"}, 1).ok());
+  ASSERT_TRUE(store_->AddSubmission(b, "", {"p"}, 1).ok());
+  ASSERT_TRUE(store_->AddSubmission(c, "", {"p"}, 1).ok());
+  auto got = store_->GetSubmission(1);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->name, "a");
+  EXPECT_EQ(got->kind, SubmissionKind::kPython);
+  EXPECT_EQ(got->trials, 2);
+  EXPECT_EQ(got->team, "red");
+  EXPECT_EQ(store_->GetSubmission(9).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ((*store_->FindSubmission("c"))->id, 3);
+  EXPECT_TRUE((*store_->FindSubmission("c"))->is_baseline);
+  EXPECT_FALSE(store_->FindSubmission("zzz")->has_value());
+  EXPECT_EQ(*store_->GetSubmissionArchive(1), "bytes-a");
+  EXPECT_EQ(store_->GetSubmissionArchive(9).status().code(), absl::StatusCode::kNotFound);
+  auto all = *store_->ListSubmissions();
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[2].name, "c");
+  EXPECT_EQ(*store_->CountTeamSubmissions("red"), 2);
+  EXPECT_EQ(*store_->CountTeamSubmissions(""), 1);
+  EXPECT_EQ(*store_->CountTeamSubmissions("blue"), 0);
+  // The baseline is never a duplicate of a submission.
+  auto same = *store_->FindSubmissionsByDigest("same");
+  ASSERT_EQ(same.size(), 2u);
+  EXPECT_EQ(same[0].name, "a");
+  EXPECT_EQ(same[1].name, "b");
+  EXPECT_TRUE(store_->FindSubmissionsByDigest("none")->empty());
+}
+
+TEST_P(StoreConformanceTest, JobsAreQueuedBoardByBoardTrialMajorWithPairedSeeds) {
+  ASSERT_TRUE(
+      store_->AddSubmission(Sub("a", 2), "", {"p", "q"}, 5, {kMainBoard, kWarmStartBoard}).ok());
+  EXPECT_THAT(*store_->ListBoards(), ElementsAre("", "warm-start"));
+  std::vector<JobRecord> jobs = LeaseAll();
+  ASSERT_EQ(jobs.size(), 8u);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_EQ(jobs[i].id, static_cast<int64_t>(i + 1));
+    EXPECT_EQ(jobs[i].board, i < 4 ? "" : "warm-start");
+    EXPECT_EQ(jobs[i].trial, static_cast<int>(i % 4) / 2);
+    EXPECT_EQ(jobs[i].problem, i % 2 == 0 ? "p" : "q");
+    EXPECT_EQ(jobs[i].state, JobState::kLeased);
+    EXPECT_EQ(jobs[i].worker_id, "w");
+    EXPECT_EQ(jobs[i].lease_expires_at, 100);
+    EXPECT_EQ(jobs[i].attempts, 1);
+    if (i >= 4) EXPECT_EQ(jobs[i].seed, jobs[i - 4].seed);
+  }
+  EXPECT_EQ(jobs[0].seed, (5 * 1000003 + 1 * 7919) & 0x7fffffff);
+  EXPECT_EQ(jobs[3].seed, (5 * 1000003 + 1 * 7919 + 104729 + 1) & 0x7fffffff);
+  EXPECT_EQ(store_->GetJob(99).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->GetJob(3)->problem, "p");
+}
+
+TEST_P(StoreConformanceTest, BuiltinJobsAreLeasedOnlyByTheCoordinator) {
+  SubmissionRecord rs = Sub("rs", 1);
+  rs.kind = SubmissionKind::kBuiltin;
+  ASSERT_TRUE(store_->AddSubmission(rs, "", {"p"}, 1).ok());
+  ASSERT_TRUE(store_->AddSubmission(Sub("a", 1), "", {"p"}, 1).ok());
+  auto job = *store_->LeaseJob("w", 10);
+  ASSERT_TRUE(job.has_value());
+  EXPECT_EQ(job->submission_id, 2);
+  EXPECT_FALSE(store_->LeaseJob("w", 10)->has_value());
+  auto builtin = *store_->LeaseBuiltinJob("coordinator", 10);
+  ASSERT_TRUE(builtin.has_value());
+  EXPECT_EQ(builtin->submission_id, 1);
+  EXPECT_EQ(builtin->worker_id, "coordinator");
+  EXPECT_FALSE(store_->LeaseBuiltinJob("coordinator", 10)->has_value());
+}
+
+TEST_P(StoreConformanceTest, LeaseExpiryRequeuesAndAbandonsStudy) {
+  int64_t sub = *store_->AddSubmission(Sub("a", 1), "", {"p"}, 1);
+  ASSERT_TRUE(store_->RegisterWorker("w1", "host", 1, 100).ok());
+  auto job = store_->LeaseJob("w1", 130);
+  ASSERT_TRUE(job.ok() && job->has_value());
+  EXPECT_EQ((*job)->submission_id, sub);
+  EXPECT_FALSE(store_->LeaseJob("w2", 130)->has_value());  // nothing else queued
+  int64_t study = Study(**job);
+  // Not yet expired at 120; expired at 131.
+  EXPECT_TRUE(store_->ExpireLeases(120, 3)->empty());
+  auto requeued = store_->ExpireLeases(131, 3);
+  ASSERT_TRUE(requeued.ok());
+  EXPECT_THAT(*requeued, ElementsAre((*job)->id));
+  EXPECT_EQ(store_->GetStudy(study)->state, StudyState::kAbandoned);
+  EXPECT_EQ(store_->GetJob((*job)->id)->state, JobState::kQueued);
+  EXPECT_EQ(store_->GetJob((*job)->id)->worker_id, "");
+  // The old holder can no longer finish it; another worker leases it again.
+  EXPECT_EQ(store_->FinishJob((*job)->id, "w1", "", 3).code(),
+            absl::StatusCode::kFailedPrecondition);
+  auto again = store_->LeaseJob("w2", 200);
+  ASSERT_TRUE(again->has_value());
+  EXPECT_EQ((*again)->id, (*job)->id);
+  EXPECT_EQ((*again)->attempts, 2);
+  ASSERT_TRUE(store_->FinishJob((*job)->id, "w2", "", 3).ok());
+  EXPECT_EQ(store_->CountJobs(sub)->done, 1);
+  // A finished job cannot be finished again.
+  EXPECT_EQ(store_->FinishJob((*job)->id, "w2", "", 3).code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(store_->FinishJob(99, "w2", "", 3).code(), absl::StatusCode::kNotFound);
+}
+
+TEST_P(StoreConformanceTest, RenewedLeasesSurviveAndExhaustedJobsFail) {
+  int64_t sub = *store_->AddSubmission(Sub("a", 3), "", {"p"}, 1);
+  auto j1 = **store_->LeaseJob("w1", 10);
+  auto j2 = **store_->LeaseJob("w2", 10);
+  auto j3 = **store_->LeaseJob("w1", 10);
+  ASSERT_TRUE(store_->RenewLeases("w2", 50).ok());
+  ASSERT_TRUE(store_->RenewLeases("nobody", 50).ok());
+  EXPECT_EQ(store_->GetJob(j2.id)->lease_expires_at, 50);
+  // w1's two jobs expire after their only allowed attempt.
+  auto requeued = store_->ExpireLeases(20, 1);
+  ASSERT_TRUE(requeued.ok());
+  EXPECT_TRUE(requeued->empty());
+  EXPECT_EQ(store_->GetJob(j1.id)->state, JobState::kFailed);
+  EXPECT_EQ(store_->GetJob(j3.id)->state, JobState::kFailed);
+  EXPECT_EQ(store_->GetJob(j2.id)->state, JobState::kLeased);
+  requeued = store_->ExpireLeases(60, 3);
+  EXPECT_THAT(*requeued, ElementsAre(j2.id));
+  JobCounts c = *store_->CountJobs(sub);
+  EXPECT_EQ(c.total, 3);
+  EXPECT_EQ(c.failed, 2);
+  EXPECT_EQ(c.queued, 1);
+  EXPECT_EQ(c.leased, 0);
+  EXPECT_EQ(store_->CountJobs(42)->total, 0);
+}
+
+TEST_P(StoreConformanceTest, JobFailsAfterMaxAttemptsAndAnErrorAbandonsItsStudy) {
+  int64_t sub = *store_->AddSubmission(Sub("a", 1), "", {"p"}, 1);
+  int64_t first_study = 0;
+  for (int i = 0; i < 2; ++i) {
+    auto job = store_->LeaseJob("w", 10);
+    ASSERT_TRUE(job->has_value());
+    if (i == 0) first_study = Study(**job);
+    ASSERT_TRUE(store_->FinishJob((*job)->id, "w", "sandbox broke", 2).ok());
+    if (i == 0) EXPECT_EQ(store_->GetJob((*job)->id)->state, JobState::kQueued);
+  }
+  EXPECT_FALSE(store_->LeaseJob("w", 10)->has_value());
+  EXPECT_EQ(store_->CountJobs(sub)->failed, 1);
+  EXPECT_EQ(store_->GetStudy(first_study)->state, StudyState::kAbandoned);
+  // An abandoned study is not scored.
+  EXPECT_EQ(store_->ScoringChangesSince(0)->seq, 0);
+}
+
+TEST_P(StoreConformanceTest, WorkersRegisterOnceAndUnknownHeartbeatIsNotFound) {
+  EXPECT_EQ(store_->TouchWorker("ghost", 1).code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(store_->RegisterWorker("w", "h", 1, 1).ok());
+  EXPECT_EQ(store_->RegisterWorker("w", "h", 1, 1).code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_TRUE(store_->TouchWorker("w", 2).ok());
+}
+
+TEST_P(StoreConformanceTest, StudiesRoundTripAndRefuseUnknownReferences) {
+  ASSERT_TRUE(store_->AddSubmission(Sub("a", 1), "", {"p"}, 1).ok());
+  auto job = **store_->LeaseJob("w", 10);
+  StudyRecord s;
+  s.job_id = job.id;
+  s.submission_id = 1;
+  s.problem = "p";
+  s.trial = 0;
+  s.state = StudyState::kFailed;  // ignored: a study starts running
+  s.budget.batch_size = 4;
+  s.budget.n_batches = 7;
+  s.budget.suggest_budget_s = 2.5;
+  s.budget.study_budget_s = 30;
+  s.started_at = 12.5;
+  s.problem_signature = "sig";
+  s.board = "warm-start";
+  EXPECT_EQ(*store_->CreateStudy(s), 1);
+  StudyRecord practice;
+  practice.problem = "q";
+  EXPECT_EQ(*store_->CreateStudy(practice), 2);
+  auto got = store_->GetStudy(1);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->id, 1);
+  EXPECT_EQ(got->job_id, job.id);
+  EXPECT_EQ(got->state, StudyState::kRunning);
+  EXPECT_EQ(got->budget.batch_size, 4);
+  EXPECT_EQ(got->budget.n_batches, 7);
+  EXPECT_EQ(got->budget.suggest_budget_s, 2.5);
+  EXPECT_EQ(got->budget.study_budget_s, 30);
+  EXPECT_EQ(got->started_at, 12.5);
+  EXPECT_EQ(got->problem_signature, "sig");
+  EXPECT_EQ(got->board, "warm-start");
+  EXPECT_FALSE(store_->GetStudy(2)->job_id.has_value());
+  EXPECT_EQ(store_->GetStudy(3).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(*store_->ListStudyIds(), ElementsAre(1, 2));
+  EXPECT_THAT(*store_->ProblemSignatures(), ElementsAre(Pair("p", "sig")));
+  // References to what does not exist are refused and change nothing.
+  s.job_id = 99;
+  EXPECT_EQ(store_->CreateStudy(s).status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(Batch(42, 0, {1}).code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(store_->RecordStudyError({42, 0, "x", "y"}).code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(*store_->ListStudyIds(), ElementsAre(1, 2));
+  EXPECT_TRUE(store_->StudyValues(42)->empty());
+  EXPECT_TRUE(store_->StudyEvaluations(42)->empty());
+}
+
+TEST_P(StoreConformanceTest, RecordsBatchesWithInfAndLoadsScoringData) {
+  int64_t sub = *store_->AddSubmission(Sub("opt", 1), "", {"p"}, 1);
+  auto job = *store_->LeaseJob("w", 10);
+  int64_t study = Study(*job);
+  ASSERT_EQ(store_->GetStudy(study)->submission_id, sub);
+  BatchRecord b;
+  b.study_id = study;
+  b.batch = 0;
+  b.evaluations = {{"{\"x\":1}", 3.0, false, 0},
+                   {"{\"x\":2}", kInf, true, 0},
+                   {"{\"x\":3}", std::numeric_limits<double>::quiet_NaN(), false, 0}};
+  b.evaluations[1].suggested_json = "{\"x\":\"bad\"}";
+  b.evaluations[2].generalization = std::numeric_limits<double>::quiet_NaN();
+  b.errors = {"suggestion 1: bad"};
+  ASSERT_TRUE(store_->RecordBatch(b).ok());
+  b.batch = 1;
+  b.evaluations = {{"{}", 5.0, false, 0}, {"{}", 2.0, false, 0}, {"{}", 4.0, false, 0}};
+  b.errors.clear();
+  ASSERT_TRUE(store_->RecordBatch(b).ok());
+  // A duplicate batch is rejected and changes nothing.
+  EXPECT_EQ(store_->RecordBatch(b).code(), absl::StatusCode::kAlreadyExists);
+  auto values = store_->StudyValues(study);
+  ASSERT_TRUE(values.ok());
+  ASSERT_EQ(values->size(), 2u);
+  EXPECT_THAT((*values)[0], ElementsAre(3.0, kInf, kInf));  // NaN stored as +inf
+  EXPECT_THAT((*values)[1], ElementsAre(5.0, 2.0, 4.0));
+  EXPECT_EQ(store_->ListStudyErrors(study)->size(), 1u);
+  auto evals = *store_->StudyEvaluations(study);
+  ASSERT_EQ(evals.size(), 6u);
+  EXPECT_EQ(evals[0].first, 0);
+  EXPECT_EQ(evals[0].second.params_json, "{\"x\":1}");
+  EXPECT_TRUE(evals[1].second.replaced);
+  EXPECT_EQ(evals[1].second.suggested_json, "");  // not read back
+  EXPECT_EQ(evals[2].second.generalization, kInf);
+  EXPECT_FALSE(evals[0].second.generalization.has_value());
+  EXPECT_EQ(evals[5].first, 1);
+  EXPECT_EQ(evals[5].second.value, 4.0);
+
+  // Running studies are not scored.
+  EXPECT_TRUE(store_->LoadScoringData()->methods.empty());
+  auto before = store_->ScoringChangesSince(0);
+  ASSERT_TRUE(before.ok());
+  EXPECT_TRUE(before->problems.empty());
+  ASSERT_EQ(store_->EndStudy(study, StudyState::kCutOff, "budget", 2, 1).value(),
+            StudyState::kCutOff);
+  // Ending again leaves the first final state.
+  EXPECT_EQ(store_->EndStudy(study, StudyState::kCompleted, "x", 3, 1).value(),
+            StudyState::kCutOff);
+  EXPECT_EQ(store_->EndStudy(99, StudyState::kCompleted, "x", 3, 1).status().code(),
+            absl::StatusCode::kNotFound);
+  auto data = store_->LoadScoringData();
+  ASSERT_TRUE(data.ok());
+  const auto& curves = data->methods.at("opt").at("p");
+  ASSERT_EQ(curves.size(), 1u);
+  EXPECT_EQ(curves[0].study_id, study);
+  EXPECT_THAT(curves[0].batch_min, ElementsAre(3.0, 2.0));
+  // The cut-off study is the first scored final state, on problem p.
+  auto changes = store_->ScoringChangesSince(before->seq);
+  ASSERT_TRUE(changes.ok());
+  EXPECT_EQ(changes->seq, before->seq + 1);
+  EXPECT_THAT(changes->problems, ElementsAre("p"));
+  EXPECT_TRUE(store_->ScoringChangesSince(changes->seq)->problems.empty());
+  // Filtering by problem.
+  EXPECT_EQ(store_->LoadScoringData({"p"})->methods.at("opt").at("p").size(), 1u);
+  EXPECT_TRUE(store_->LoadScoringData({"other"})->methods.empty());
+}
+
+TEST_P(StoreConformanceTest, ScoringSequenceCountsScoredEndsOnly) {
+  ASSERT_TRUE(store_->AddSubmission(Sub("a", 1), "", {"p", "q", "r", "s"}, 1).ok());
+  std::vector<JobRecord> jobs = LeaseAll();
+  ASSERT_EQ(jobs.size(), 4u);
+  std::vector<int64_t> studies;
+  for (const JobRecord& j : jobs) studies.push_back(Study(j));
+  ASSERT_TRUE(store_->EndStudy(studies[3], StudyState::kAbandoned, "gone", 1, 0).ok());
+  EXPECT_EQ(store_->ScoringChangesSince(0)->seq, 0);
+  ASSERT_TRUE(store_->EndStudy(studies[2], StudyState::kFailed, "died", 1, 0).ok());
+  ASSERT_TRUE(store_->EndStudy(studies[0], StudyState::kCompleted, "done", 1, 0).ok());
+  ASSERT_TRUE(store_->EndStudy(studies[1], StudyState::kCutOff, "slow", 1, 0).ok());
+  // Idempotent ends do not move the sequence.
+  ASSERT_TRUE(store_->EndStudy(studies[1], StudyState::kCompleted, "again", 1, 0).ok());
+  auto all = *store_->ScoringChangesSince(0);
+  EXPECT_EQ(all.seq, 3);
+  EXPECT_THAT(all.problems, ElementsAre("p", "q", "r"));
+  EXPECT_THAT(store_->ScoringChangesSince(1)->problems, ElementsAre("p", "q"));
+  EXPECT_THAT(store_->ScoringChangesSince(2)->problems, ElementsAre("q"));
+  EXPECT_EQ(store_->GetStudy(studies[3])->state, StudyState::kAbandoned);
+}
+
+TEST_P(StoreConformanceTest, ErrorsAreListedInOrderWithTheirProblems) {
+  ASSERT_TRUE(store_->AddSubmission(Sub("a", 1), "", {"p", "q"}, 1).ok());
+  ASSERT_TRUE(store_->AddSubmission(Sub("b", 1), "", {"p"}, 1).ok());
+  std::vector<JobRecord> jobs = LeaseAll();
+  ASSERT_EQ(jobs.size(), 3u);
+  int64_t s1 = Study(jobs[0]), s2 = Study(jobs[1]), s3 = Study(jobs[2]);
+  ASSERT_TRUE(store_->RecordStudyError({s2, 0, "budget", "slow"}).ok());
+  ASSERT_TRUE(store_->RecordStudyError({s1, 1, "ended_early", "bye"}).ok());
+  ASSERT_TRUE(store_->RecordStudyError({s3, 0, "budget", "other submission"}).ok());
+  ASSERT_TRUE(store_->RecordStudyError({s2, 2, "optimizer_died", "dead"}).ok());
+  auto errors = *store_->ListStudyErrors(s2);
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0].kind, "budget");
+  EXPECT_EQ(errors[1].batch, 2);
+  EXPECT_EQ(errors[1].message, "dead");
+  EXPECT_TRUE(store_->ListStudyErrors(42)->empty());
+  auto first_two = *store_->ListSubmissionErrors(1, 2);
+  ASSERT_EQ(first_two.size(), 2u);
+  EXPECT_EQ(first_two[0].first, "q");
+  EXPECT_EQ(first_two[0].second.study_id, s2);
+  EXPECT_EQ(first_two[1].first, "p");
+  EXPECT_EQ(first_two[1].second.message, "bye");
+  EXPECT_EQ(store_->ListSubmissionErrors(1, 50)->size(), 3u);
+  EXPECT_EQ(store_->ListSubmissionErrors(1, -1)->size(), 3u);
+  EXPECT_TRUE(store_->ListSubmissionErrors(1, 0)->empty());
+  EXPECT_EQ(*store_->CountStudiesWithErrors(1), 2);
+  EXPECT_EQ(*store_->CountStudiesWithErrors(2), 1);
+  EXPECT_EQ(*store_->CountStudiesWithErrors(3), 0);
+}
+
+TEST_P(StoreConformanceTest, OnlyTheLatestScoredStudyOfAJobIsScoredAndExported) {
+  SubmissionRecord rs = Sub("rs", 1);
+  rs.is_baseline = true;
+  ASSERT_TRUE(store_->AddSubmission(rs, "", {"p"}, 1).ok());
+  ASSERT_TRUE(store_->AddSubmission(Sub("opt", 2), "", {"p"}, 1).ok());
+  std::vector<JobRecord> jobs = LeaseAll();
+  ASSERT_EQ(jobs.size(), 3u);
+  // The baseline's completed study.
+  PlayJob(jobs[0], {5, 6});
+  // Trial 0: a failed study, then a later completed one replaces it; a still later abandoned
+  // one does not.
+  int64_t old = Study(jobs[1]);
+  ASSERT_TRUE(Batch(old, 0, {9}).ok());
+  ASSERT_TRUE(store_->EndStudy(old, StudyState::kFailed, "died", 1, 0).ok());
+  int64_t latest = Study(jobs[1]);
+  ASSERT_TRUE(Batch(latest, 0, {4, 3}, /*with_generalization=*/false).ok());
+  ASSERT_TRUE(Batch(latest, 2, {7}, false).ok());  // batch 1 missing
+  ASSERT_TRUE(store_->EndStudy(latest, StudyState::kCompleted, "done", 1, 0).ok());
+  int64_t abandoned = Study(jobs[1]);
+  ASSERT_TRUE(store_->EndStudy(abandoned, StudyState::kAbandoned, "x", 1, 0).ok());
+  // Trial 1: cut off before any evaluation.
+  int64_t empty = Study(jobs[2]);
+  ASSERT_TRUE(store_->EndStudy(empty, StudyState::kCutOff, "slow", 1, 0).ok());
+  // A practice study on the same problem is never scored.
+  StudyRecord practice;
+  practice.problem = "p";
+  int64_t ps = *store_->CreateStudy(practice);
+  ASSERT_TRUE(Batch(ps, 0, {-100}).ok());
+  ASSERT_TRUE(store_->EndStudy(ps, StudyState::kCompleted, "done", 1, 0).ok());
+
+  auto data = *store_->LoadScoringData();
+  const auto& curves = data.methods.at("opt").at("p");
+  ASSERT_EQ(curves.size(), 2u);
+  EXPECT_EQ(curves[0].study_id, latest);
+  EXPECT_EQ(curves[0].trial, 0);
+  EXPECT_THAT(curves[0].batch_min, ElementsAre(3.0, kInf, 7.0));
+  EXPECT_EQ(curves[1].study_id, empty);
+  EXPECT_THAT(curves[1].batch_min, IsEmpty());
+  EXPECT_THAT(data.baseline_evals.at("p"), ElementsAre(5.0, 6.0));
+  EXPECT_EQ(data.methods.size(), 1u);
+  // Loading a problem twice loads it twice.
+  EXPECT_EQ(store_->LoadScoringData({"p", "p"})->methods.at("opt").at("p").size(), 4u);
+
+  EXPECT_EQ(Csv(),
+            "problem,method,trial,batch,suggestion,value,generalization\n"
+            "p,opt,0,0,0,4,4\np,opt,0,0,1,3,3\np,opt,0,2,0,7,7\n"
+            "p,opt,1,0,0,inf,inf\n"
+            "p,rs,0,0,0,5,15\np,rs,0,0,1,6,16\n");
+  auto rows = *store_->ScoredEvaluations(kMainBoard);
+  ASSERT_EQ(rows.size(), 6u);
+  EXPECT_FALSE(rows[3].has_evaluation);
+  EXPECT_FALSE(rows[0].generalization.has_value());
+  EXPECT_EQ(rows[4].generalization, 15);
+}
+
+TEST_P(StoreConformanceTest, BoardsQueueTheSameJobsAndAreScoredAndExportedApart) {
+  SubmissionRecord rs = Sub("rs", 1);
+  rs.is_baseline = true;
+  ASSERT_TRUE(store_->AddSubmission(rs, "", {"p"}, 1, {kMainBoard}).ok());
+  auto baseline = *store_->FindSubmission("rs");
+  int64_t sub = *store_->AddSubmission(Sub("opt", 2), "", {"p"}, 1, {kMainBoard, kWarmStartBoard});
+  EXPECT_EQ(store_->CountJobs(sub)->total, 4);
+  EXPECT_THAT(*store_->ListBoards(), ElementsAre("", "warm-start"));
+  std::vector<JobRecord> jobs = LeaseAll();
+  ASSERT_EQ(jobs.size(), 5u);
+  EXPECT_EQ(jobs[0].submission_id, baseline->id);
+  // The main board's jobs first; the warm-start board repeats them with the same seeds.
+  EXPECT_EQ(jobs[1].board, "");
+  EXPECT_EQ(jobs[2].board, "");
+  EXPECT_EQ(jobs[3].board, "warm-start");
+  EXPECT_EQ(jobs[3].seed, jobs[1].seed);
+  EXPECT_EQ(jobs[4].seed, jobs[2].seed);
+  EXPECT_NE(jobs[1].seed, jobs[2].seed);
+  PlayJob(jobs[0], {5, 6});
+  PlayJob(jobs[1], {4, 3});
+  PlayJob(jobs[2], {4, 2});
+  int64_t warm_study = PlayJob(jobs[3], {1, 0.5});
+  PlayJob(jobs[4], {1, 0.25});
+  EXPECT_EQ(store_->GetStudy(warm_study)->board, "warm-start");
+
+  auto main_data = *store_->LoadScoringData({}, kMainBoard);
+  auto warm_data = *store_->LoadScoringData({}, kWarmStartBoard);
+  ASSERT_EQ(main_data.methods.at("opt").at("p").size(), 2u);
+  ASSERT_EQ(warm_data.methods.at("opt").at("p").size(), 2u);
+  EXPECT_THAT(main_data.methods.at("opt").at("p")[0].batch_min, ElementsAre(3.0));
+  EXPECT_THAT(warm_data.methods.at("opt").at("p")[0].batch_min, ElementsAre(0.5));
+  // The baseline serves both boards.
+  EXPECT_THAT(main_data.baseline_evals.at("p"), ElementsAre(5.0, 6.0));
+  EXPECT_THAT(warm_data.baseline_evals.at("p"), ElementsAre(5.0, 6.0));
+
+  EXPECT_EQ(Csv(kMainBoard),
+            "problem,method,trial,batch,suggestion,value,generalization\n"
+            "p,opt,0,0,0,4,14\np,opt,0,0,1,3,13\np,opt,1,0,0,4,14\np,opt,1,0,1,2,12\n"
+            "p,rs,0,0,0,5,15\np,rs,0,0,1,6,16\n");
+  std::string warm_csv = Csv(kWarmStartBoard);
+  EXPECT_THAT(warm_csv, HasSubstr("p,opt,0,0,1,0.5,10.5\n"));
+  EXPECT_THAT(warm_csv, HasSubstr("p,rs,0,0,0,5,15\n"));
+  // The held-out loss round-trips.
+  auto evals = *store_->StudyEvaluations(warm_study);
+  ASSERT_EQ(evals.size(), 2u);
+  EXPECT_EQ(evals[1].second.generalization, 10.5);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Stores, StoreConformanceTest,
+    ::testing::Values(StoreFactory{"Sqlite",
+                                   [](const std::string& tag) -> std::unique_ptr<Store> {
+                                     auto s = SqliteStore::Open(TempDb(tag));
+                                     if (!s.ok()) return nullptr;
+                                     return *std::move(s);
+                                   }},
+                      StoreFactory{"InMemory",
+                                   [](const std::string&) -> std::unique_ptr<Store> {
+                                     return std::make_unique<InMemoryStore>();
+                                   }}),
+    [](const ::testing::TestParamInfo<StoreFactory>& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace bbo

@@ -1,0 +1,57 @@
+#ifndef BBO_SERVER_STORE_SUBMISSION_STORE_H_
+#define BBO_SERVER_STORE_SUBMISSION_STORE_H_
+
+// SubmissionStore: the registered submissions (name, kind, archive, team) and, on registration,
+// their jobs. Part of the Store contract (server/store/store.h): every method is one
+// transaction (it fully happens, or returns an error and changes nothing); implementations are
+// thread-safe. Ids are assigned 1, 2, ... in insertion order.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "server/store/records.h"
+
+namespace bbo {
+
+class SubmissionStore {
+ public:
+  virtual ~SubmissionStore() = default;
+
+  // Inserts a submission with its archive and queues one job per board x problem x trial
+  // (seeds derived from `seed_base`; the same seed on every board, so boards are paired). The
+  // jobs of the first board come first in the queue, then trial-major. InvalidArgument when
+  // `boards` is empty; AlreadyExists when the name is taken (or a (problem, trial, board)
+  // repeats).
+  virtual absl::StatusOr<int64_t> AddSubmission(const SubmissionRecord& s,
+                                                const std::string& archive,
+                                                const std::vector<std::string>& problems,
+                                                int64_t seed_base,
+                                                const std::vector<std::string>& boards) = 0;
+  // The same on the main board only.
+  absl::StatusOr<int64_t> AddSubmission(const SubmissionRecord& s, const std::string& archive,
+                                        const std::vector<std::string>& problems,
+                                        int64_t seed_base) {
+    return AddSubmission(s, archive, problems, seed_base, {kMainBoard});
+  }
+  // NotFound for an unknown id.
+  virtual absl::StatusOr<SubmissionRecord> GetSubmission(int64_t id) = 0;
+  // nullopt for an unknown name.
+  virtual absl::StatusOr<std::optional<SubmissionRecord>> FindSubmission(
+      const std::string& name) = 0;
+  // The archive bytes. NotFound for an unknown id.
+  virtual absl::StatusOr<std::string> GetSubmissionArchive(int64_t id) = 0;
+  // Every submission, by id.
+  virtual absl::StatusOr<std::vector<SubmissionRecord>> ListSubmissions() = 0;
+  // The non-baseline submissions whose archive has this digest, by id.
+  virtual absl::StatusOr<std::vector<SubmissionRecord>> FindSubmissionsByDigest(
+      const std::string& digest) = 0;
+  // How many submissions `team` has registered.
+  virtual absl::StatusOr<int> CountTeamSubmissions(const std::string& team) = 0;
+};
+
+}  // namespace bbo
+
+#endif  // BBO_SERVER_STORE_SUBMISSION_STORE_H_

@@ -1,0 +1,234 @@
+#include "server/testing/fault_injection_store.h"
+
+namespace bbo::testing {
+
+void FaultInjectionStore::FailNext(absl::string_view method, absl::Status status, int n) {
+  absl::MutexLock l(&mu_);
+  faults_[std::string(method)] = Fault{std::move(status), n};
+}
+
+void FaultInjectionStore::FailUntilHealed(absl::string_view method, absl::Status status) {
+  absl::MutexLock l(&mu_);
+  faults_[std::string(method)] = Fault{std::move(status), -1};
+}
+
+void FaultInjectionStore::Heal(absl::string_view method) {
+  absl::MutexLock l(&mu_);
+  auto it = faults_.find(method);
+  if (it != faults_.end()) faults_.erase(it);
+}
+
+void FaultInjectionStore::HealAll() {
+  absl::MutexLock l(&mu_);
+  faults_.clear();
+}
+
+int FaultInjectionStore::InjectedFailures(absl::string_view method) {
+  absl::MutexLock l(&mu_);
+  auto it = counts_.find(method);
+  return it == counts_.end() ? 0 : it->second.injected;
+}
+
+int FaultInjectionStore::Calls(absl::string_view method) {
+  absl::MutexLock l(&mu_);
+  auto it = counts_.find(method);
+  return it == counts_.end() ? 0 : it->second.calls;
+}
+
+absl::Status FaultInjectionStore::Check(absl::string_view method) {
+  absl::MutexLock l(&mu_);
+  Counts& counts = counts_[std::string(method)];
+  auto it = faults_.find(method);
+  if (it == faults_.end()) {
+    counts.calls++;
+    return absl::OkStatus();
+  }
+  counts.injected++;
+  absl::Status s = it->second.status;
+  if (it->second.remaining > 0 && --it->second.remaining == 0) faults_.erase(it);
+  return s;
+}
+
+absl::StatusOr<int64_t> FaultInjectionStore::AddSubmission(const SubmissionRecord& s,
+                                                           const std::string& archive,
+                                                           const std::vector<std::string>& problems,
+                                                           int64_t seed_base,
+                                                           const std::vector<std::string>& boards) {
+  if (absl::Status s = Check("AddSubmission"); !s.ok()) return s;
+  return base_->AddSubmission(s, archive, problems, seed_base, boards);
+}
+
+absl::StatusOr<SubmissionRecord> FaultInjectionStore::GetSubmission(int64_t id) {
+  if (absl::Status s = Check("GetSubmission"); !s.ok()) return s;
+  return base_->GetSubmission(id);
+}
+
+absl::StatusOr<std::optional<SubmissionRecord>> FaultInjectionStore::FindSubmission(
+    const std::string& name) {
+  if (absl::Status s = Check("FindSubmission"); !s.ok()) return s;
+  return base_->FindSubmission(name);
+}
+
+absl::StatusOr<std::string> FaultInjectionStore::GetSubmissionArchive(int64_t id) {
+  if (absl::Status s = Check("GetSubmissionArchive"); !s.ok()) return s;
+  return base_->GetSubmissionArchive(id);
+}
+
+absl::StatusOr<std::vector<SubmissionRecord>> FaultInjectionStore::ListSubmissions() {
+  if (absl::Status s = Check("ListSubmissions"); !s.ok()) return s;
+  return base_->ListSubmissions();
+}
+
+absl::StatusOr<std::vector<SubmissionRecord>> FaultInjectionStore::FindSubmissionsByDigest(
+    const std::string& digest) {
+  if (absl::Status s = Check("FindSubmissionsByDigest"); !s.ok()) return s;
+  return base_->FindSubmissionsByDigest(digest);
+}
+
+absl::StatusOr<int> FaultInjectionStore::CountTeamSubmissions(const std::string& team) {
+  if (absl::Status s = Check("CountTeamSubmissions"); !s.ok()) return s;
+  return base_->CountTeamSubmissions(team);
+}
+
+absl::StatusOr<std::optional<JobRecord>> FaultInjectionStore::LeaseJob(const std::string& worker_id,
+                                                                       double lease_expires_at) {
+  if (absl::Status s = Check("LeaseJob"); !s.ok()) return s;
+  return base_->LeaseJob(worker_id, lease_expires_at);
+}
+
+absl::StatusOr<std::optional<JobRecord>> FaultInjectionStore::LeaseBuiltinJob(
+    const std::string& owner, double lease_expires_at) {
+  if (absl::Status s = Check("LeaseBuiltinJob"); !s.ok()) return s;
+  return base_->LeaseBuiltinJob(owner, lease_expires_at);
+}
+
+absl::StatusOr<JobRecord> FaultInjectionStore::GetJob(int64_t job_id) {
+  if (absl::Status s = Check("GetJob"); !s.ok()) return s;
+  return base_->GetJob(job_id);
+}
+
+absl::Status FaultInjectionStore::RenewLeases(const std::string& worker_id,
+                                              double lease_expires_at) {
+  if (absl::Status s = Check("RenewLeases"); !s.ok()) return s;
+  return base_->RenewLeases(worker_id, lease_expires_at);
+}
+
+absl::StatusOr<std::vector<int64_t>> FaultInjectionStore::ExpireLeases(double now,
+                                                                       int max_attempts) {
+  if (absl::Status s = Check("ExpireLeases"); !s.ok()) return s;
+  return base_->ExpireLeases(now, max_attempts);
+}
+
+absl::Status FaultInjectionStore::FinishJob(int64_t job_id, const std::string& worker_id,
+                                            const std::string& error, int max_attempts) {
+  if (absl::Status s = Check("FinishJob"); !s.ok()) return s;
+  return base_->FinishJob(job_id, worker_id, error, max_attempts);
+}
+
+absl::StatusOr<JobCounts> FaultInjectionStore::CountJobs(int64_t submission_id) {
+  if (absl::Status s = Check("CountJobs"); !s.ok()) return s;
+  return base_->CountJobs(submission_id);
+}
+
+absl::StatusOr<std::vector<std::string>> FaultInjectionStore::ListBoards() {
+  if (absl::Status s = Check("ListBoards"); !s.ok()) return s;
+  return base_->ListBoards();
+}
+
+absl::Status FaultInjectionStore::RegisterWorker(const std::string& worker_id,
+                                                 const std::string& hostname, int slots,
+                                                 double now) {
+  if (absl::Status s = Check("RegisterWorker"); !s.ok()) return s;
+  return base_->RegisterWorker(worker_id, hostname, slots, now);
+}
+
+absl::Status FaultInjectionStore::TouchWorker(const std::string& worker_id, double now) {
+  if (absl::Status s = Check("TouchWorker"); !s.ok()) return s;
+  return base_->TouchWorker(worker_id, now);
+}
+
+absl::StatusOr<int64_t> FaultInjectionStore::CreateStudy(const StudyRecord& s) {
+  if (absl::Status s = Check("CreateStudy"); !s.ok()) return s;
+  return base_->CreateStudy(s);
+}
+
+absl::StatusOr<StudyRecord> FaultInjectionStore::GetStudy(int64_t study_id) {
+  if (absl::Status s = Check("GetStudy"); !s.ok()) return s;
+  return base_->GetStudy(study_id);
+}
+
+absl::Status FaultInjectionStore::RecordBatch(const BatchRecord& b) {
+  if (absl::Status s = Check("RecordBatch"); !s.ok()) return s;
+  return base_->RecordBatch(b);
+}
+
+absl::Status FaultInjectionStore::RecordStudyError(const StudyErrorRecord& e) {
+  if (absl::Status s = Check("RecordStudyError"); !s.ok()) return s;
+  return base_->RecordStudyError(e);
+}
+
+absl::StatusOr<StudyState> FaultInjectionStore::EndStudy(int64_t study_id, StudyState state,
+                                                         const std::string& reason, double ended_at,
+                                                         double optimizer_time_s) {
+  if (absl::Status s = Check("EndStudy"); !s.ok()) return s;
+  return base_->EndStudy(study_id, state, reason, ended_at, optimizer_time_s);
+}
+
+absl::StatusOr<std::vector<StudyErrorRecord>> FaultInjectionStore::ListStudyErrors(
+    int64_t study_id) {
+  if (absl::Status s = Check("ListStudyErrors"); !s.ok()) return s;
+  return base_->ListStudyErrors(study_id);
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, StudyErrorRecord>>>
+FaultInjectionStore::ListSubmissionErrors(int64_t submission_id, int limit) {
+  if (absl::Status s = Check("ListSubmissionErrors"); !s.ok()) return s;
+  return base_->ListSubmissionErrors(submission_id, limit);
+}
+
+absl::StatusOr<int> FaultInjectionStore::CountStudiesWithErrors(int64_t submission_id) {
+  if (absl::Status s = Check("CountStudiesWithErrors"); !s.ok()) return s;
+  return base_->CountStudiesWithErrors(submission_id);
+}
+
+absl::StatusOr<std::vector<std::vector<double>>> FaultInjectionStore::StudyValues(
+    int64_t study_id) {
+  if (absl::Status s = Check("StudyValues"); !s.ok()) return s;
+  return base_->StudyValues(study_id);
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>>
+FaultInjectionStore::ProblemSignatures() {
+  if (absl::Status s = Check("ProblemSignatures"); !s.ok()) return s;
+  return base_->ProblemSignatures();
+}
+
+absl::StatusOr<std::vector<int64_t>> FaultInjectionStore::ListStudyIds() {
+  if (absl::Status s = Check("ListStudyIds"); !s.ok()) return s;
+  return base_->ListStudyIds();
+}
+
+absl::StatusOr<std::vector<std::pair<int, EvaluationRecord>>> FaultInjectionStore::StudyEvaluations(
+    int64_t study_id) {
+  if (absl::Status s = Check("StudyEvaluations"); !s.ok()) return s;
+  return base_->StudyEvaluations(study_id);
+}
+
+absl::StatusOr<ScoringData> FaultInjectionStore::LoadScoringData(
+    const std::vector<std::string>& problems, const std::string& board) {
+  if (absl::Status s = Check("LoadScoringData"); !s.ok()) return s;
+  return base_->LoadScoringData(problems, board);
+}
+
+absl::StatusOr<ScoringChanges> FaultInjectionStore::ScoringChangesSince(int64_t after_seq) {
+  if (absl::Status s = Check("ScoringChangesSince"); !s.ok()) return s;
+  return base_->ScoringChangesSince(after_seq);
+}
+
+absl::StatusOr<std::vector<ScoredEvaluationRecord>> FaultInjectionStore::ScoredEvaluations(
+    const std::string& board) {
+  if (absl::Status s = Check("ScoredEvaluations"); !s.ok()) return s;
+  return base_->ScoredEvaluations(board);
+}
+
+}  // namespace bbo::testing
