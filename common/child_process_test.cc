@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/time/clock.h"
+#include "common/testing/shell_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -12,14 +13,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-ProcessSpec Shell(const std::string& script) {
-  ProcessSpec spec;
-  spec.argv = {"/bin/sh", "-c", script};
-  spec.env = {"PATH=/usr/bin:/bin"};
-  spec.limits = ResourceLimits::Unchanged();
-  spec.name = "toy";
-  return spec;
-}
+ProcessSpec Shell(const std::string& script) { return bbo::testing::ShellProcess(script); }
 
 std::unique_ptr<ChildProcess> LaunchOrDie(const ProcessSpec& spec) {
   PosixProcessLauncher launcher;

@@ -11,14 +11,10 @@
 namespace bbo {
 
 struct StudyBudget {
-  // Points per batch.
-  int batch_size = 8;
-  // Batches per study.
-  int n_batches = 16;
-  // Optimizer time allowed for one turn (observe + suggest), seconds.
-  double suggest_budget_s = 40;
-  // Optimizer time allowed for the whole study, seconds.
-  double study_budget_s = 640;
+  int batch_size = 8;            // points per batch
+  int n_batches = 16;            // batches per study
+  double suggest_budget_s = 40;  // optimizer seconds for one turn (observe + suggest)
+  double study_budget_s = 640;   // optimizer seconds for the whole study
 
   // OK, or InvalidArgument naming the first field that is out of range (sizes >= 1, budgets
   // finite or +inf and > 0).

@@ -12,9 +12,8 @@
 //
 // Value types; thread-safe to share once constructed.
 
-#include "absl/strings/string_view.h"
-
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 namespace bbo {
 
@@ -36,9 +35,7 @@ class AccessPolicy {
   // problems") and saying how to authenticate otherwise.
   absl::Status RequireOrganizerIfHidden(const Identity& who, absl::string_view what) const;
   // Whether `who` may see problem names and per-problem results.
-  bool ShowsPerProblemResults(const Identity& who) const {
-    return !hidden_ || who.is_organizer();
-  }
+  bool ShowsPerProblemResults(const Identity& who) const { return !hidden_ || who.is_organizer(); }
 
  private:
   bool hidden_;

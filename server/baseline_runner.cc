@@ -19,8 +19,7 @@ absl::StatusOr<int> BaselineRunner::RunPending(const std::atomic<bool>* stop) {
     ASSIGN_OR_RETURN(OpenedStudy study, studies_->OpenForJob(job->id, kOwner));
     // Random search samples the space the study presents, like any optimizer: in an anonymized
     // phase that is the opaque one.
-    auto config = nlohmann::json::parse(study.api_config_json, nullptr, false);
-    absl::StatusOr<SearchSpace> space = SearchSpace::FromJson(config);
+    absl::StatusOr<SearchSpace> space = SearchSpace::FromJson(study.api_config);
     if (!space.ok()) return space.status();
     std::mt19937_64 rng(static_cast<uint64_t>(job->seed));
     std::string error;

@@ -456,10 +456,10 @@ TEST_F(CompetitionTest, WarmStartBoardRunsTheSameJobsWithRealNamesOnItsOwnBoard)
     }
     auto study = anon_studies.OpenForJob((*job)->id, "w");
     ASSERT_TRUE(study.ok()) << study.status();
-    auto config = nlohmann::json::parse(study->api_config_json);
+    const nlohmann::json& config = study->api_config;
     // Opaque names on the main board, the real ones on the warm-start board.
-    EXPECT_EQ(config.contains("x"), warm) << study->api_config_json;
-    EXPECT_EQ(config.contains("p0"), !warm) << study->api_config_json;
+    EXPECT_EQ(config.contains("x"), warm) << config.dump();
+    EXPECT_EQ(config.contains("p0"), !warm) << config.dump();
     // This optimizer "warm starts": it suggests the optimum by its real parameter names. On the
     // anonymized board those names are invalid and random search replaces them.
     for (int b = 0; b < 3; ++b) {

@@ -108,8 +108,8 @@ absl::StatusOr<OpenedStudy> StudyManager::Open(StudyRecord rec, const Problem* p
   }
   OpenedStudy out;
   out.study_id = rec.id;
-  out.api_config_json = anonymization ? anonymization->space->api_config().dump()
-                                      : problem->space().api_config().dump();
+  out.api_config = anonymization ? anonymization->space->api_config()
+                                 : problem->space().api_config();
   out.budget = rec.budget;
   out.remaining_s = rec.budget.study_budget_s;
   return out;

@@ -37,6 +37,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/opened_study.h"
 #include "common/search_space.h"
 #include "common/study_budget.h"
 #include "common/clock.h"
@@ -63,14 +64,6 @@ struct StudyOptions {
   // A hidden phase: the problems and practice studies on them are for organizers only
   // (server/access.h).
   bool hidden_phase = false;
-};
-
-// What a study looks like to its optimizer.
-struct OpenedStudy {
-  int64_t study_id = 0;
-  std::string api_config_json;
-  StudyBudget budget;
-  double remaining_s = 0;
 };
 
 struct BatchOutcome {

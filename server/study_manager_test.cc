@@ -68,7 +68,7 @@ TEST_F(StudyManagerTest, RunsAllBatchesAndCompletes) {
   ASSERT_TRUE(study.ok()) << study.status();
   EXPECT_EQ(study->budget.batch_size, 4);
   EXPECT_EQ(study->budget.n_batches, 3);
-  EXPECT_THAT(study->api_config_json, HasSubstr("kernel"));
+  EXPECT_THAT(study->api_config.dump(), HasSubstr("kernel"));
   for (int b = 0; b < 3; ++b) {
     clock_.Advance(absl::Seconds(1));
     auto out = manager_->SubmitBatch(study->study_id, b, Batch(4), 0.5, 0.1);
@@ -306,9 +306,9 @@ TEST_F(StudyManagerTest, AnonymizedStudyHidesNamesAndEvaluatesUnderRealOnes) {
   StudyManager anon(store_.get(), problems_.get(), evaluator_.get(), &clock_, opts);
   auto study = anon.OpenPractice("mixed");
   ASSERT_TRUE(study.ok()) << study.status();
-  auto config = nlohmann::json::parse(study->api_config_json);
+  const nlohmann::json& config = study->api_config;
   for (const char* real : {"x", "n", "kernel", "flag"}) {
-    EXPECT_THAT(study->api_config_json, ::testing::Not(HasSubstr(std::string("\"") + real + "\"")))
+    EXPECT_THAT(study->api_config.dump(), ::testing::Not(HasSubstr(std::string("\"") + real + "\"")))
         << real;
   }
   // The opaque names are p0..p3, and the same problem gets the same names again.
@@ -318,7 +318,7 @@ TEST_F(StudyManagerTest, AnonymizedStudyHidesNamesAndEvaluatesUnderRealOnes) {
   for (int i = 0; i < 4; ++i) EXPECT_EQ(type_of.count("p" + std::to_string(i)), 1u);
   auto again = anon.OpenPractice("mixed");
   ASSERT_TRUE(again.ok());
-  EXPECT_EQ(again->api_config_json, study->api_config_json);
+  EXPECT_EQ(again->api_config, study->api_config);
   // Build the optimum under the opaque names from the types.
   Point opt;
   for (const auto& [name, type] : type_of) {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "common/study_budget.h"
+#include "common/opened_study.h"
 #include "nlohmann/json.hpp"
 
 namespace bbo {
@@ -34,13 +34,6 @@ struct JobLease {
   int64_t seed = 0;
 };
 
-struct StudyInfo {
-  int64_t study_id = 0;
-  nlohmann::json api_config;
-  StudyBudget budget;
-  double remaining_s = 640;
-};
-
 struct BatchValues {
   std::vector<nlohmann::json> evaluated;  // points as JSON objects
   std::vector<double> values;
@@ -59,7 +52,7 @@ class CoordinatorClient {
                               const std::string& error) = 0;
   // The submission folder as a tar archive.
   virtual absl::StatusOr<std::string> Fetch(int64_t submission_id) = 0;
-  virtual absl::StatusOr<StudyInfo> OpenStudy(int64_t job_id, const std::string& worker_id) = 0;
+  virtual absl::StatusOr<OpenedStudy> OpenStudy(int64_t job_id, const std::string& worker_id) = 0;
   // Suggestions are JSON objects as the optimizer printed them; values that are not a bool,
   // number or string travel unset and are reported by the coordinator.
   virtual absl::StatusOr<BatchValues> SubmitBatch(int64_t study_id, int batch,

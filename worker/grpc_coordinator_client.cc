@@ -107,7 +107,7 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     return std::move(*resp.mutable_archive());
   }
 
-  absl::StatusOr<StudyInfo> OpenStudy(int64_t job_id, const std::string& worker_id) override {
+  absl::StatusOr<OpenedStudy> OpenStudy(int64_t job_id, const std::string& worker_id) override {
     grpc::ClientContext ctx;
     Prepare(ctx);
     v1::OpenStudyRequest req;
@@ -115,7 +115,7 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     req.set_worker_id(worker_id);
     v1::OpenStudyResponse resp;
     if (auto s = FromGrpc(study_->OpenStudy(&ctx, req, &resp)); !s.ok()) return s;
-    StudyInfo info;
+    OpenedStudy info;
     info.study_id = resp.study_id();
     info.api_config = nlohmann::json::parse(resp.api_config_json(), nullptr, false);
     if (info.api_config.is_discarded()) {

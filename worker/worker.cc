@@ -139,7 +139,7 @@ absl::Status Worker::RunJob(const JobLease& job) {
     return client_->Finish(worker_id(), job.job_id,
                            absl::StrCat("cannot unpack submission: ", dir.status().message()));
   }
-  absl::StatusOr<StudyInfo> study = client_->OpenStudy(job.job_id, worker_id());
+  absl::StatusOr<OpenedStudy> study = client_->OpenStudy(job.job_id, worker_id());
   if (!study.ok()) {
     absl::Status finished = client_->Finish(
         worker_id(), job.job_id, absl::StrCat("cannot open study: ", study.status().message()));
@@ -161,7 +161,7 @@ absl::Status Worker::RunJob(const JobLease& job) {
 }
 
 absl::Status Worker::RunStudy(const JobLease& job, const std::string& dir,
-                              const StudyInfo& study) {
+                              const OpenedStudy& study) {
   SandboxedCommand cmd;
   cmd.submission_dir = dir;
   cmd.env = {absl::StrCat("BBO_SEED=", job.seed), "BBO_ARENA_HOSTED=1", "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1",

@@ -66,7 +66,7 @@ class Worker {
 
  private:
   absl::StatusOr<std::string> SubmissionDir(const JobLease& job);
-  absl::Status RunStudy(const JobLease& job, const std::string& dir, const StudyInfo& study);
+  absl::Status RunStudy(const JobLease& job, const std::string& dir, const OpenedStudy& study);
   void HeartbeatLoop();
 
   CoordinatorClient* client_;

@@ -181,8 +181,8 @@ class RecordingCoordinator : public CoordinatorClient {
     return absl::OkStatus();
   }
   absl::StatusOr<std::string> Fetch(int64_t) override { return archive_; }
-  absl::StatusOr<StudyInfo> OpenStudy(int64_t job_id, const std::string&) override {
-    StudyInfo s;
+  absl::StatusOr<OpenedStudy> OpenStudy(int64_t job_id, const std::string&) override {
+    OpenedStudy s;
     s.study_id = job_id;
     s.api_config = json::parse(R"({"x0": {"type": "real", "range": [0, 1]}})");
     s.budget.batch_size = 2;

@@ -45,8 +45,8 @@ class ScriptedCoordinator : public CoordinatorClient {
     return absl::OkStatus();
   }
   absl::StatusOr<std::string> Fetch(int64_t) override { return archive; }
-  absl::StatusOr<StudyInfo> OpenStudy(int64_t, const std::string&) override {
-    StudyInfo s;
+  absl::StatusOr<OpenedStudy> OpenStudy(int64_t, const std::string&) override {
+    OpenedStudy s;
     s.study_id = 1;
     s.api_config = nlohmann::json::parse(R"({"x0": {"type": "real", "range": [0, 1]}})");
     s.budget.batch_size = 4;

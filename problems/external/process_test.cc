@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/testing/shell_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -16,13 +17,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-ProcessSpec Shell(const std::string& script) {
-  ProcessSpec spec;
-  spec.argv = {"/bin/sh", "-c", script};
-  spec.env = {"PATH=/usr/bin:/bin"};
-  spec.limits = ResourceLimits::Unchanged();
-  return spec;
-}
+ProcessSpec Shell(const std::string& script) { return bbo::testing::ShellProcess(script); }
 
 absl::Time In(absl::Duration d) { return absl::Now() + d; }
 

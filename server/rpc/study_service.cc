@@ -32,7 +32,7 @@ grpc::Status StudyServiceImpl::OpenStudy(grpc::ServerContext* context,
   }
   if (!s.ok()) return ToGrpcStatus(s.status());
   resp->set_study_id(s->study_id);
-  resp->set_api_config_json(s->api_config_json);
+  resp->set_api_config_json(s->api_config.dump());
   resp->set_batch_size(s->budget.batch_size);
   resp->set_n_batches(s->budget.n_batches);
   resp->set_suggest_budget_s(s->budget.suggest_budget_s);
