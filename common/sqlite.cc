@@ -138,6 +138,10 @@ int64_t Database::LastInsertId() const { return sqlite3_last_insert_rowid(db_); 
 int Database::Changes() const { return sqlite3_changes(db_); }
 
 Transaction::~Transaction() {
+  // Only reached on a path that already returns an error (the transaction was not committed).
+  // If the rollback itself fails, SQLite has usually rolled back on its own (full disk, I/O
+  // error); otherwise the connection is still inside the transaction and the next Begin() fails
+  // with that error, so nothing is silently lost either way.
   if (open_) db_->Exec("ROLLBACK").IgnoreError();
 }
 absl::Status Transaction::Begin() {
