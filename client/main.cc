@@ -27,6 +27,7 @@ namespace {
 int Main(int argc, char** argv) {
   CLI::App app{"bbo: the bbo-arena command line (black-box optimization competitions)"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("bbo ") + BBO_VERSION);
   // The organizer token for hidden phases: `bbo --token T ...` or the BBO_TOKEN environment
   // variable (preferred: it does not show in the process list).
   ServerArgs server;

@@ -3,12 +3,13 @@
 
 // Start-up shared by the bbo-server and bbo-worker binaries (not for libraries): flag parsing
 // that accepts --flag-name as well as --flag_name (Abseil only knows underscores), --help that
-// lists the binary's own flags, and SIGINT/SIGTERM blocked in every thread so main can take
+// lists the binary's own flags, --version, and SIGINT/SIGTERM blocked in every thread so main can take
 // them synchronously with sigwait (shutdown then runs outside signal-handler context).
 
 #include <pthread.h>
 
 #include <csignal>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,10 @@ inline sigset_t InitBinary(int argc, char** argv, const std::string& usage_messa
     return absl::EndsWith(file, "main.cc");
   };
   usage.contains_helpshort_flags = usage.contains_help_flags;
+  // --version: "<binary> <version>".
+  const char* slash = argc > 0 ? std::strrchr(argv[0], '/') : nullptr;
+  const std::string binary = argc == 0 ? "bbo" : slash ? slash + 1 : argv[0];
+  usage.version_string = [binary] { return binary + " " + BBO_VERSION + "\n"; };
   absl::SetFlagsUsageConfig(usage);
   absl::SetProgramUsageMessage(usage_message +
                                "\nFlag names take dashes or underscores (--flag-name).");

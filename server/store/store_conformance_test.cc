@@ -27,6 +27,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 struct StoreFactory {
   std::string name;
   std::function<std::unique_ptr<Store>(const std::string& tag)> make;
+  // gtest prints the parameter by its name, not as raw bytes.
+  friend void PrintTo(const StoreFactory& f, std::ostream* os) { *os << f.name; }
 };
 
 std::string TempDb(const std::string& tag) {
