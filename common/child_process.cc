@@ -47,6 +47,10 @@ class PosixChildProcess : public ChildProcess {
     const std::optional<Subprocess::ExecError>& failure = process_->exec_error();
     if (!failure.has_value()) return absl::OkStatus();
     const char* reason = strerror(failure->error_number);
+    if (failure->stage == Subprocess::ExecError::Stage::kCredentials) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot run ", QuoteJson(program_), " as an unprivileged user: ", reason));
+    }
     if (failure->stage == Subprocess::ExecError::Stage::kChdir) {
       return absl::InvalidArgumentError(
           absl::StrCat("cannot change to the working directory ", QuoteJson(cwd_), ": ", reason));
@@ -160,6 +164,7 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> PosixProcessLauncher::Launch(
   }
   options.limits.push_back({RLIMIT_CORE, 0});
   options.stdin_is_socket = spec.stdin_is_socket;
+  options.run_as = spec.run_as;
   options.stderr_tail_bytes = spec.stderr_tail_bytes;
   options.on_stderr_line = spec.on_stderr_line;
   options.on_stderr_chunk = spec.on_stderr_chunk;

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "common/subprocess.h"
 
 namespace bbo {
 
@@ -69,6 +71,8 @@ struct ProcessSpec {
   // must not change the process-wide SIGPIPE disposition). false (default): a pipe, and Launch
   // ignores SIGPIPE process-wide.
   bool stdin_is_socket = false;
+  // The host identity the program runs as (SubprocessOptions::run_as); unset = the launcher's.
+  std::optional<SubprocessOptions::Identity> run_as;
   // Longest stdout line ReadLine accepts, bytes. Default 64 MiB.
   size_t max_line_bytes = 64u << 20;
   // How many of the latest stderr bytes StderrTail() keeps. Default 64 KiB.

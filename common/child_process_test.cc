@@ -1,5 +1,7 @@
 #include "common/child_process.h"
 
+#include <unistd.h>
+
 #include <string>
 
 #include "absl/time/clock.h"
@@ -86,6 +88,29 @@ TEST(ChildProcessTest, ExecFailureIsReportedByExecStatus) {
   EXPECT_EQ(child->ExecStatus().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(child->ExecStatus().message(), HasSubstr("cannot execute"));
   EXPECT_EQ(child->Wait(absl::Seconds(10)), 127);
+}
+
+TEST(ChildProcessTest, RunsAsTheGivenHostIdentity) {
+  if (geteuid() != 0) {
+    // Without root the switch must fail closed: the child never runs as the parent.
+    ProcessSpec spec = Shell("id -u");
+    spec.run_as = SubprocessOptions::Identity{0, 0};
+    auto child = LaunchOrDie(spec);
+    ASSERT_NE(child, nullptr);
+    EXPECT_THAT(child->ExecStatus().message(), HasSubstr("as an unprivileged user"));
+    EXPECT_EQ(child->Wait(absl::Seconds(10)), 126);
+    return;
+  }
+  ProcessSpec spec = Shell("id -u; id -g; id -G");
+  spec.run_as = SubprocessOptions::Identity{65534, 65534};
+  auto child = LaunchOrDie(spec);
+  ASSERT_NE(child, nullptr);
+  ASSERT_TRUE(child->ExecStatus().ok()) << child->ExecStatus();
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  EXPECT_EQ(child->ReadLine(deadline).value_or(""), "65534");
+  EXPECT_EQ(child->ReadLine(deadline).value_or(""), "65534");
+  EXPECT_EQ(child->ReadLine(deadline).value_or(""), "65534");  // no supplementary groups left
+  EXPECT_EQ(child->Wait(absl::Seconds(10)), 0);
 }
 
 TEST(ChildProcessTest, StderrCallbacksSeeLinesAndChunks) {

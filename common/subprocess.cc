@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
@@ -107,6 +108,7 @@ absl::StatusOr<std::unique_ptr<Subprocess>> Subprocess::Spawn(SubprocessOptions 
   const char* cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
   const std::vector<SubprocessOptions::Limit>& limits = options.limits;
   const int status_fd = exec_status.child;
+  const std::optional<SubprocessOptions::Identity> run_as = options.run_as;
 
   const pid_t pid = fork();
   if (pid < 0) {
@@ -128,7 +130,11 @@ absl::StatusOr<std::unique_ptr<Subprocess>> Subprocess::Spawn(SubprocessOptions 
     sigprocmask(SIG_SETMASK, &none, nullptr);
     for (const SubprocessOptions::Limit& limit : limits) SetLimit(limit.resource, limit.value);
     int failure[2] = {0, 0};
-    if (cwd != nullptr && chdir(cwd) != 0) {
+    if (run_as.has_value() &&
+        (setgroups(1, &run_as->gid) != 0 || setgid(run_as->gid) != 0 ||
+         setuid(run_as->uid) != 0 || getuid() != run_as->uid || geteuid() != run_as->uid)) {
+      failure[0] = 3;
+    } else if (cwd != nullptr && chdir(cwd) != 0) {
       failure[0] = 1;
     } else {
       execve(argv[0], argv.data(), envp.data());
@@ -137,7 +143,7 @@ absl::StatusOr<std::unique_ptr<Subprocess>> Subprocess::Spawn(SubprocessOptions 
     failure[1] = errno;
     ssize_t ignored = write(status_fd, failure, sizeof(failure));
     (void)ignored;
-    _exit(failure[0] == 1 ? 126 : 127);  // the shell's codes for "cannot run" and "not found"
+    _exit(failure[0] == 2 ? 127 : 126);  // the shell's codes for "not found" and "cannot run"
   }
   in.CloseChild();
   out.CloseChild();
@@ -152,8 +158,10 @@ absl::StatusOr<std::unique_ptr<Subprocess>> Subprocess::Spawn(SubprocessOptions 
   std::unique_ptr<Subprocess> process(new Subprocess(std::move(options), pid, in.ReleaseParent(),
                                                      out.ReleaseParent(), err.ReleaseParent()));
   if (n == static_cast<ssize_t>(sizeof(failure))) {
-    process->exec_error_ =
-        ExecError{failure[0] == 1 ? ExecError::Stage::kChdir : ExecError::Stage::kExec, failure[1]};
+    const ExecError::Stage stage = failure[0] == 1   ? ExecError::Stage::kChdir
+                                   : failure[0] == 3 ? ExecError::Stage::kCredentials
+                                                     : ExecError::Stage::kExec;
+    process->exec_error_ = ExecError{stage, failure[1]};
   }
   return process;
 }

@@ -54,6 +54,15 @@ struct SubprocessOptions {
   // EPIPE without raising SIGPIPE, and CloseStdin() half-closes it. false (default): a pipe; the
   // parent must ignore SIGPIPE, or a write to a dead child kills it.
   bool stdin_is_socket = false;
+  // The host identity the child runs as, set after the limits and before chdir and exec: its
+  // supplementary groups become just `gid`, then setgid(gid), setuid(uid). Needs a root parent
+  // (CAP_SETUID/CAP_SETGID); a child that cannot switch exits 126 (ExecError kCredentials)
+  // rather than run as the parent. Unset (default): the parent's identity.
+  struct Identity {
+    uid_t uid = 0;
+    gid_t gid = 0;
+  };
+  std::optional<Identity> run_as;
   // How many of the latest stderr bytes StderrTail() keeps. Default 4 KiB.
   size_t stderr_tail_bytes = 4096;
   // If set, called with every chunk of stderr as it is read.
@@ -69,7 +78,8 @@ class Subprocess {
   // the parent still has to reap).
   struct ExecError {
     enum class Stage {
-      kChdir,  // chdir(cwd) failed: exit status 126
+      kChdir,        // chdir(cwd) failed: exit status 126
+      kCredentials,  // switching to run_as failed: exit status 126
       kExec,   // execve(argv[0]) failed: exit status 127
     };
     Stage stage = Stage::kExec;

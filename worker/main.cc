@@ -5,6 +5,8 @@
 
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -19,6 +21,10 @@ ABSL_FLAG(int, slots, 1, "Jobs run at once (one sandboxed optimizer each).");
 ABSL_FLAG(std::string, work_dir, "/tmp/bbo-worker", "Scratch folder for unpacked submissions.");
 ABSL_FLAG(std::string, python_dir, "",
           "Folder with the bundled `bayesmark` package (default: next to this binary).");
+ABSL_FLAG(uint32_t, sandbox_uid, 65534,
+          "When the worker runs as root: the unprivileged host uid the sandbox runs as (the "
+          "optimizer is never host root). Ignored otherwise: the sandbox is the worker's uid.");
+ABSL_FLAG(uint32_t, sandbox_gid, 65534, "When the worker runs as root: the sandbox's host gid.");
 ABSL_FLAG(bool, insecure_no_sandbox, false,
           "Run optimizers WITHOUT the bubblewrap sandbox. Only for trusted code on hosts where "
           "user namespaces are unavailable.");
@@ -27,6 +33,22 @@ ABSL_FLAG(double, exit_when_idle_s, 0,
 ABSL_FLAG(uint64_t, memory_mb, 4096, "Address-space limit per optimizer, MiB.");
 ABSL_FLAG(uint64_t, cpu_seconds, 3600, "CPU-time limit per optimizer process, seconds.");
 ABSL_FLAG(bool, verbose, false, "Log the optimizers' stderr.");
+
+namespace {
+
+// The folders the sandbox must be able to read: where submissions are unpacked (created here)
+// and the bundled Python package.
+std::vector<std::string> ProbeDirs(const bbo::WorkerOptions& opts) {
+  std::vector<std::string> dirs;
+  std::error_code ec;
+  const std::filesystem::path submissions = std::filesystem::path(opts.work_dir) / "submissions";
+  std::filesystem::create_directories(submissions, ec);
+  if (!ec) dirs.push_back(submissions.string());
+  if (std::filesystem::is_directory(opts.python_dir, ec)) dirs.push_back(opts.python_dir);
+  return dirs;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   const sigset_t signals = bbo::InitBinary(
@@ -43,11 +65,13 @@ int main(int argc, char** argv) {
   opts.sandbox.insecure_no_sandbox = absl::GetFlag(FLAGS_insecure_no_sandbox);
   opts.sandbox.limits.address_space_bytes = absl::GetFlag(FLAGS_memory_mb) << 20;
   opts.sandbox.limits.cpu_seconds = absl::GetFlag(FLAGS_cpu_seconds);
+  opts.sandbox.host_uid = absl::GetFlag(FLAGS_sandbox_uid);
+  opts.sandbox.host_gid = absl::GetFlag(FLAGS_sandbox_gid);
 
   if (opts.sandbox.insecure_no_sandbox) {
     spdlog::warn("RUNNING WITHOUT A SANDBOX (--insecure-no-sandbox): submitted code runs with "
                  "this worker's privileges, network and file access. Use only for trusted code.");
-  } else if (absl::Status s = bbo::Sandbox::Probe(opts.sandbox); !s.ok()) {
+  } else if (absl::Status s = bbo::Sandbox::Probe(opts.sandbox, ProbeDirs(opts)); !s.ok()) {
     spdlog::error("{}", std::string(s.message()));
     spdlog::error("refusing to start without a sandbox; pass --insecure-no-sandbox to run "
                   "trusted code unsandboxed");

@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "worker/env.h"
 
 namespace bbo {
@@ -78,6 +79,10 @@ ProcessSpec Sandbox::BuildCommand(const SandboxedCommand& cmd) const {
   a.insert(a.end(), cmd.argv.begin(), cmd.argv.end());
   // bwrap itself needs no environment; the child's comes from --setenv.
   spec.env = {"PATH=/usr/bin:/bin"};
+  // Never host root: a root worker starts bwrap as the unprivileged sandbox user.
+  if (geteuid() == 0) {
+    spec.run_as = SubprocessOptions::Identity{options_.host_uid, options_.host_gid};
+  }
   return spec;
 }
 
@@ -99,7 +104,8 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> Sandbox::Launch(const SandboxedCom
   return child;
 }
 
-absl::Status Sandbox::Probe(const SandboxOptions& options) {
+absl::Status Sandbox::Probe(const SandboxOptions& options,
+                            const std::vector<std::string>& readable_dirs) {
   std::error_code ec;
   if (!fs::exists(options.bwrap_path, ec)) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -111,15 +117,21 @@ absl::Status Sandbox::Probe(const SandboxOptions& options) {
   SandboxedCommand cmd;
   cmd.submission_dir = fs::temp_directory_path().string();
   cmd.argv = {"/usr/bin/true"};
+  for (size_t i = 0; i < readable_dirs.size(); ++i) {
+    cmd.extra_ro_binds.emplace_back(readable_dirs[i], absl::StrCat("/probe", i));
+  }
   absl::StatusOr<std::unique_ptr<ChildProcess>> child = sandbox.Launch(cmd);
   if (!child.ok()) return absl::FailedPreconditionError(child.status().message());
   int status = (*child)->Wait(absl::Seconds(10));
   if (status != 0) {
+    const uid_t uid = geteuid() == 0 ? options.host_uid : geteuid();
     return absl::FailedPreconditionError(absl::StrCat(
-        "bubblewrap cannot create its namespaces on this host (exit status ", status,
-        "): ", (*child)->StderrTail(),
-        " Enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 or "
-        "user.max_user_namespaces > 0) or run as root."));
+        "bubblewrap, started as host uid ", uid, ", cannot set up the sandbox (exit status ",
+        status, "): ", (*child)->StderrTail(),
+        " Enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 and "
+        "user.max_user_namespaces > 0), and make these folders and their parents readable by "
+        "uid ", uid, ": ", cmd.submission_dir, readable_dirs.empty() ? "" : ", ",
+        absl::StrJoin(readable_dirs, ", ")));
   }
   return absl::OkStatus();
 }

@@ -32,6 +32,13 @@ struct SandboxOptions {
   // The unprivileged identity inside the sandbox (nobody).
   uint32_t uid = 65534;
   uint32_t gid = 65534;
+  // The host identity of the sandbox when the worker runs as root: bubblewrap is started as
+  // this unprivileged user, so the optimizer is never host root (its user namespace maps to
+  // this uid; /proc/sys and every root-owned file stay read-only to it). Ignored when the
+  // worker is not root: the sandbox then maps to the worker's own unprivileged uid. The
+  // submission folder and the read-only binds must be readable by it.
+  uint32_t host_uid = 65534;
+  uint32_t host_gid = 65534;
   ResourceLimits limits;
   // Host path -> sandbox path, bound read-only for every launch.
   std::vector<std::pair<std::string, std::string>> ro_binds;
@@ -63,7 +70,11 @@ class Sandbox {
 
   // OK when bubblewrap can create its namespaces on this host; FailedPrecondition with what to
   // do otherwise.
-  static absl::Status Probe(const SandboxOptions& options);
+  // `readable_dirs` (e.g. the worker's submissions folder and the bundled Python package) are
+  // bound into the probe too, so a folder the sandbox's unprivileged host user cannot read is
+  // reported at start-up rather than by every study.
+  static absl::Status Probe(const SandboxOptions& options,
+                            const std::vector<std::string>& readable_dirs = {});
 
   const SandboxOptions& options() const { return options_; }
 

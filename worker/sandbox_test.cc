@@ -71,6 +71,56 @@ TEST(SandboxTest, RunsAsNobodyWithScientificPython) {
   EXPECT_EQ(r["numpy"], "yes");
 }
 
+// The host uid of the sandboxed probe holding `token` (found through /proc), or -1.
+int HostUidOfProbe(const SandboxOptions& opts, const std::string& token) {
+  Sandbox sandbox(opts);
+  SandboxedCommand cmd;
+  cmd.submission_dir = BBO_WORKER_TESTDATA;
+  cmd.argv = {"/usr/bin/python3", "probe.py", "hold:" + token};
+  auto child = sandbox.Launch(cmd);
+  EXPECT_TRUE(child.ok()) << child.status();
+  if (!child.ok()) return -1;
+  auto line = (*child)->ReadLine(absl::Now() + absl::Seconds(30));
+  EXPECT_TRUE(line.ok() && *line == "hold=started")
+      << (line.ok() ? *line : line.status().ToString());
+  int uid = -1;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::ifstream cmdline(entry.path() / "cmdline");
+    std::string args((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+    if (args.find("hold:" + token) == std::string::npos ||
+        args.find("bwrap") != std::string::npos) {
+      continue;
+    }
+    std::ifstream status(entry.path() / "status");
+    for (std::string l; std::getline(status, l);) {
+      if (l.rfind("Uid:", 0) == 0) uid = std::stoi(l.substr(4));  // the real uid
+    }
+  }
+  (*child)->Kill();
+  (*child)->Wait(absl::Seconds(5));
+  return uid;
+}
+
+TEST(SandboxTest, OptimizerIsNeverHostRoot) {
+  const std::string token =
+      std::to_string(getpid()) + "-" + std::to_string(absl::ToUnixNanos(absl::Now()));
+  const int uid = HostUidOfProbe(SandboxOptions(), token);
+  EXPECT_NE(uid, -1) << "the sandboxed probe was not found in /proc";
+  EXPECT_NE(uid, 0) << "the sandboxed optimizer is host root";
+  if (geteuid() == 0) EXPECT_EQ(uid, 65534);
+  const std::string sysctl = "rewrite:/proc/sys/kernel/randomize_va_space";
+  EXPECT_EQ(Probe(SandboxOptions(), {sysctl})[sysctl], "no")
+      << "a sysctl was writable from inside the sandbox";
+  if (geteuid() != 0) return;
+  // Control: a sandbox mapped to host root (the old behaviour) is host uid 0 and can write the
+  // sysctl, so both checks can fail.
+  SandboxOptions as_root;
+  as_root.host_uid = 0;
+  as_root.host_gid = 0;
+  EXPECT_EQ(HostUidOfProbe(as_root, token + "-root"), 0);
+  EXPECT_EQ(Probe(as_root, {sysctl})[sysctl], "yes");
+}
+
 TEST(SandboxTest, CannotConnectToHostLoopback) {
   Listener listener;
   std::string check = "tcp:" + std::to_string(listener.port());
@@ -87,9 +137,9 @@ TEST(SandboxTest, SeesOnlyItsOwnFiles) {
   std::ofstream(secret_dir / "problems.json") << "{\"hidden\": true}";
   std::string secret = "read:" + (secret_dir / "problems.json").string();
   std::string checkout = std::string("read:") + BBO_SOURCE_DIR + "/CMakeLists.txt";
-  auto r = Probe(SandboxOptions(), {secret, checkout, "read:/root", "read:/home",
-                                    "read:/var/lib", "read:/sub/probe.py", "write:/sub/x",
-                                    "write:/tmp/x", "read:/etc/shadow"});
+  auto r = Probe(SandboxOptions(),
+                 {secret, checkout, "read:/root", "read:/home", "read:/var/lib",
+                  "read:/sub/probe.py", "write:/sub/x", "write:/tmp/x", "read:/etc/shadow"});
   EXPECT_EQ(r[secret], "no");
   EXPECT_EQ(r[checkout], "no");
   EXPECT_EQ(r["read:/root"], "no");
@@ -97,8 +147,8 @@ TEST(SandboxTest, SeesOnlyItsOwnFiles) {
   EXPECT_EQ(r["read:/var/lib"], "no");
   EXPECT_EQ(r["read:/etc/shadow"], "no");
   EXPECT_EQ(r["read:/sub/probe.py"], "yes");  // its own submission
-  EXPECT_EQ(r["write:/sub/x"], "no");          // read-only
-  EXPECT_EQ(r["write:/tmp/x"], "yes");         // private /tmp
+  EXPECT_EQ(r["write:/sub/x"], "no");         // read-only
+  EXPECT_EQ(r["write:/tmp/x"], "yes");        // private /tmp
   EXPECT_FALSE(fs::exists(fs::path(BBO_WORKER_TESTDATA) / "x"));
   fs::remove_all(secret_dir);
 }

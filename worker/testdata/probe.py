@@ -37,7 +37,26 @@ def spawn_many(n):
     return True
 
 
+def hold(token):
+    # Says so, then stays alive for a moment so the host can look at this process.
+    import time
+    print("hold=started", flush=True)
+    time.sleep(3)
+    return True
+
+
+def rewrite(path):
+    # Writes a file's own content back: harmless where it succeeds, denied where it should be.
+    with open(path) as f:
+        value = f.read()
+    with open(path, "w") as f:
+        f.write(value)
+    return True
+
+
 CHECKS = {
+    "hold": hold,
+    "rewrite": rewrite,
     "uid": lambda arg: str(os.getuid()),
     "tcp": tcp,
     "read": readable,
