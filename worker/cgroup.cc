@@ -157,9 +157,7 @@ absl::StatusOr<std::vector<std::pair<std::vector<std::string>, std::string>>> Ow
 // Host directory of this process's cgroup within `m` (handles a mount of a sub-tree).
 std::string OwnDir(const Mount& m, const std::string& own_path) {
   absl::string_view rel = own_path;
-  if (m.root != "/" && absl::ConsumePrefix(&rel, m.root)) {
-    // Own group lies in the mounted sub-tree.
-  }
+  if (m.root != "/") absl::ConsumePrefix(&rel, m.root);
   std::string dir = m.mount_point;
   if (!rel.empty() && rel != "/") absl::StrAppend(&dir, rel);
   return dir;
@@ -172,8 +170,8 @@ bool Contains(const std::vector<std::string>& v, const std::string& s) {
 bool ValidName(const std::string& name) {
   if (name.empty() || name == "." || name == ".." || name.size() > 200) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '.' || c == '_' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
   });
 }
 
@@ -338,9 +336,10 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SetUpV2(
       s = WriteFile(own_dir + "/cgroup.subtree_control", subtree);
     }
     if (!s.ok()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          s.message(), " (cgroup v2 allows controllers below a group only when it holds no "
-          "processes: start the worker alone in its own cgroup)"));
+      return absl::FailedPreconditionError(
+          absl::StrCat(s.message(),
+                       " (cgroup v2 allows controllers below a group only when it holds no "
+                       "processes: start the worker alone in its own cgroup)"));
     }
   }
   std::string parent = absl::StrCat(own_dir, "/", options.parent_name);
@@ -539,8 +538,8 @@ absl::StatusOr<double> StudyCgroup::CpuSeconds() const {
 
 absl::StatusOr<uint64_t> StudyCgroup::MemoryPeakBytes() const {
   std::string dir = Dir("memory");
-  std::string file = dir + (version_ == CgroupVersion::kV1 ? "/memory.max_usage_in_bytes"
-                                                            : "/memory.peak");
+  std::string file =
+      dir + (version_ == CgroupVersion::kV1 ? "/memory.max_usage_in_bytes" : "/memory.peak");
   if (dir.empty() || !Exists(file)) {
     return absl::UnimplementedError("this kernel does not record the peak memory of a cgroup");
   }
@@ -550,8 +549,10 @@ absl::StatusOr<uint64_t> StudyCgroup::MemoryPeakBytes() const {
 absl::StatusOr<CgroupLimitHit> StudyCgroup::LimitHit() const {
   if (std::string mem = Dir("memory"); !mem.empty()) {
     if (version_ == CgroupVersion::kV1) {
-      ASSIGN_OR_RETURN(std::optional<uint64_t> kills, ReadKey(mem + "/memory.oom_control", "oom_kill"));
-      ASSIGN_OR_RETURN(std::optional<uint64_t> under, ReadKey(mem + "/memory.oom_control", "under_oom"));
+      ASSIGN_OR_RETURN(std::optional<uint64_t> kills,
+                       ReadKey(mem + "/memory.oom_control", "oom_kill"));
+      ASSIGN_OR_RETURN(std::optional<uint64_t> under,
+                       ReadKey(mem + "/memory.oom_control", "under_oom"));
       if (kills.value_or(0) > 0 || under.value_or(0) > 0) return CgroupLimitHit::kMemory;
       if (!kills.has_value()) {
         // Kernels before 4.13 do not count OOM kills; a failed charge is the best sign left.
@@ -610,8 +611,8 @@ absl::Status StudyCgroup::KillAll() {
     if (pids.empty()) return absl::OkStatus();
     if (absl::Now() > deadline) {
       if (can_freeze) (void)SetFrozen(false);  // Never leave a group frozen behind us.
-      return absl::DeadlineExceededError(absl::StrCat(
-          "cgroup ", name_, " still holds ", pids.size(), " processes after SIGKILL"));
+      return absl::DeadlineExceededError(
+          absl::StrCat("cgroup ", name_, " still holds ", pids.size(), " processes after SIGKILL"));
     }
     // Frozen, nothing in the group can fork while we read and kill: one pass finds every pid.
     // Without a freezer, repeat until forks lose the race.

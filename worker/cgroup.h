@@ -109,6 +109,12 @@ class StudyCgroup {
   // until the group is empty. DeadlineExceeded when processes remain after ~5 s.
   absl::Status KillAll();
 
+  // Freezes (true) or thaws (false) every process in the group (v1 freezer, v2 cgroup.freeze):
+  // a frozen group uses no CPU, so a worker may freeze the optimizer between its replies to
+  // stop background work charging the next batch. Freezing waits up to 1 s for every task to
+  // stop (DeadlineExceeded otherwise); Unimplemented without a freezer.
+  absl::Status SetFrozen(bool frozen);
+
   // KillAll, then removes the group's directories. Idempotent.
   absl::Status Remove();
 
@@ -121,7 +127,6 @@ class StudyCgroup {
 
   // Directory holding `controller`'s files ("" when that controller is absent).
   std::string Dir(const std::string& controller) const;
-  absl::Status SetFrozen(bool frozen);
 
   CgroupVersion version_;
   std::string name_;
@@ -141,8 +146,7 @@ class CgroupManager {
   // writable (not root, read-only mount, v2 without delegated controllers).
   static absl::StatusOr<std::unique_ptr<CgroupManager>> Detect(
       const std::string& parent_name = "bbo-arena");
-  static absl::StatusOr<std::unique_ptr<CgroupManager>> Detect(
-      const CgroupManagerOptions& options);
+  static absl::StatusOr<std::unique_ptr<CgroupManager>> Detect(const CgroupManagerOptions& options);
 
   // Removes the parent group when it is empty (other workers may share it).
   ~CgroupManager();
