@@ -1,0 +1,647 @@
+#include "worker/cgroup.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "common/status_macros.h"
+
+namespace bbo {
+namespace {
+
+constexpr int64_t kCpuPeriodUs = 100000;
+constexpr absl::Duration kKillBudget = absl::Seconds(5);
+
+constexpr char kNotWritableHelp[] =
+    "run the worker as root, or give its user a delegated cgroup subtree (systemd: "
+    "Delegate=yes in the unit; containers: a private cgroup namespace with /sys/fs/cgroup "
+    "mounted read-write), or start the worker with cgroups disabled (unsafe for untrusted "
+    "submissions)";
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+absl::Status ErrnoStatus(int err, absl::string_view what, const std::string& path) {
+  std::string msg = absl::StrCat(what, " ", path, ": ", strerror(err));
+  switch (err) {
+    case ENOENT:
+    case ESRCH:
+      return absl::NotFoundError(msg);
+    case EEXIST:
+      return absl::AlreadyExistsError(msg);
+    case EACCES:
+    case EPERM:
+    case EROFS:
+      return absl::FailedPreconditionError(absl::StrCat(msg, "; ", kNotWritableHelp));
+    default:
+      return absl::FailedPreconditionError(msg);
+  }
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus(errno, "cannot open", path);
+  std::string out;
+  char buf[4096];
+  while (true) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      close(fd);
+      return ErrnoStatus(err, "cannot read", path);
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return out;
+}
+
+// Cgroup files take one value per write(2); the kernel reports refusal as the write's errno.
+absl::Status WriteFile(const std::string& path, absl::string_view value) {
+  int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus(errno, "cannot open", path);
+  ssize_t n = write(fd, value.data(), value.size());
+  int err = errno;
+  close(fd);
+  if (n < 0) return ErrnoStatus(err, absl::StrCat("cannot write '", value, "' to"), path);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> ReadUint(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  uint64_t v = 0;
+  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &v)) {
+    return absl::InternalError(absl::StrCat("not a number in ", path, ": ", text));
+  }
+  return v;
+}
+
+// Value of `key` in a flat-keyed file ("key value" per line); nullopt when absent.
+absl::StatusOr<std::optional<uint64_t>> ReadKey(const std::string& path, absl::string_view key) {
+  ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    std::pair<absl::string_view, absl::string_view> kv =
+        absl::StrSplit(line, absl::MaxSplits(' ', 1));
+    uint64_t v = 0;
+    if (kv.first == key && absl::SimpleAtoi(absl::StripAsciiWhitespace(kv.second), &v)) {
+      return std::optional<uint64_t>(v);
+    }
+  }
+  return std::optional<uint64_t>();
+}
+
+absl::Status MakeDir(const std::string& path, bool exist_ok) {
+  if (mkdir(path.c_str(), 0755) == 0) return absl::OkStatus();
+  if (errno == EEXIST && exist_ok) return absl::OkStatus();
+  return ErrnoStatus(errno, "cannot create cgroup", path);
+}
+
+struct Mount {
+  std::string root;         // Path inside the cgroup file system that is mounted.
+  std::string mount_point;  // Where it is mounted.
+  std::string fstype;
+  std::vector<std::string> super_options;
+};
+
+absl::StatusOr<std::vector<Mount>> CgroupMounts() {
+  ASSIGN_OR_RETURN(std::string text, ReadFile("/proc/self/mountinfo"));
+  std::vector<Mount> mounts;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    // id parent major:minor root mount_point options [optional...] - fstype source super_opts
+    std::vector<std::string> f = absl::StrSplit(line, ' ');
+    auto dash = std::find(f.begin(), f.end(), "-");
+    if (f.size() < 6 || dash == f.end() || f.end() - dash < 4) continue;
+    Mount m{f[3], f[4], *(dash + 1), absl::StrSplit(*(dash + 3), ',')};
+    if (m.fstype == "cgroup" || m.fstype == "cgroup2") mounts.push_back(std::move(m));
+  }
+  return mounts;
+}
+
+// /proc/self/cgroup: "hierarchy-id:controllers:path"; v2 is "0::path".
+absl::StatusOr<std::vector<std::pair<std::vector<std::string>, std::string>>> OwnCgroups() {
+  ASSIGN_OR_RETURN(std::string text, ReadFile("/proc/self/cgroup"));
+  std::vector<std::pair<std::vector<std::string>, std::string>> out;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    std::vector<std::string> f = absl::StrSplit(line, absl::MaxSplits(':', 2));
+    if (f.size() != 3) continue;
+    out.emplace_back(absl::StrSplit(f[1], ',', absl::SkipEmpty()), f[2]);
+  }
+  return out;
+}
+
+// Host directory of this process's cgroup within `m` (handles a mount of a sub-tree).
+std::string OwnDir(const Mount& m, const std::string& own_path) {
+  absl::string_view rel = own_path;
+  if (m.root != "/") absl::ConsumePrefix(&rel, m.root);
+  std::string dir = m.mount_point;
+  if (!rel.empty() && rel != "/") absl::StrAppend(&dir, rel);
+  return dir;
+}
+
+bool Contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+bool ValidName(const std::string& name) {
+  if (name.empty() || name == "." || name == ".." || name.size() > 200) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
+  });
+}
+
+std::string FormatBytes(uint64_t b) {
+  if (b != 0 && b % (uint64_t{1} << 30) == 0) return absl::StrCat(b >> 30, " GiB");
+  if (b != 0 && b % (uint64_t{1} << 20) == 0) return absl::StrCat(b >> 20, " MiB");
+  return absl::StrCat(b, " bytes");
+}
+
+// Parent pid of every process, from /proc/<pid>/stat (the comm field may hold spaces and ')').
+std::multimap<pid_t, pid_t> ChildrenByParent() {
+  std::multimap<pid_t, pid_t> children;
+  DIR* d = opendir("/proc");
+  if (d == nullptr) return children;
+  while (struct dirent* e = readdir(d)) {
+    pid_t pid = 0;
+    if (!absl::SimpleAtoi(e->d_name, &pid)) continue;
+    absl::StatusOr<std::string> stat = ReadFile(absl::StrCat("/proc/", pid, "/stat"));
+    if (!stat.ok()) continue;  // Exited meanwhile.
+    size_t close_paren = stat->rfind(')');
+    if (close_paren == std::string::npos) continue;
+    std::vector<absl::string_view> f =
+        absl::StrSplit(absl::string_view(*stat).substr(close_paren + 2), ' ');
+    pid_t ppid = 0;
+    if (f.size() > 1 && absl::SimpleAtoi(f[1], &ppid)) children.emplace(ppid, pid);
+  }
+  closedir(d);
+  return children;
+}
+
+std::set<pid_t> Descendants(pid_t root) {
+  std::multimap<pid_t, pid_t> children = ChildrenByParent();
+  std::set<pid_t> out;
+  std::vector<pid_t> todo = {root};
+  while (!todo.empty()) {
+    pid_t p = todo.back();
+    todo.pop_back();
+    auto [lo, hi] = children.equal_range(p);
+    for (auto it = lo; it != hi; ++it) {
+      if (out.insert(it->second).second) todo.push_back(it->second);
+    }
+  }
+  return out;
+}
+
+const std::vector<std::string>& V1Controllers() {
+  static const auto* k =
+      new std::vector<std::string>{"memory", "pids", "cpu", "cpuacct", "freezer"};
+  return *k;
+}
+
+// Core v2 files (cgroup.procs, cgroup.kill, cgroup.freeze, cpu.stat) need no controller, so
+// "cpuacct" and "freezer" are always there; "memory", "pids" and "cpu" need delegation.
+const std::vector<std::string>& V2Delegated() {
+  static const auto* k = new std::vector<std::string>{"memory", "pids", "cpu"};
+  return *k;
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SetUpV1(
+    const std::vector<Mount>& mounts, const CgroupManagerOptions& options) {
+  ASSIGN_OR_RETURN(auto own, OwnCgroups());
+  std::vector<std::pair<std::string, std::string>> parents;
+  std::vector<std::string> missing;
+  for (const std::string& c : V1Controllers()) {
+    const Mount* mount = nullptr;
+    for (const Mount& m : mounts) {
+      if (m.fstype == "cgroup" && Contains(m.super_options, c)) mount = &m;
+    }
+    const std::string* own_path = nullptr;
+    for (const auto& [controllers, path] : own) {
+      if (Contains(controllers, c)) own_path = &path;
+    }
+    if (mount == nullptr || own_path == nullptr) {
+      if (c != "freezer") missing.push_back(c);
+      continue;
+    }
+    std::string parent = absl::StrCat(OwnDir(*mount, *own_path), "/", options.parent_name);
+    RETURN_IF_ERROR(MakeDir(parent, /*exist_ok=*/true));
+    parents.emplace_back(c, parent);
+  }
+  if (!missing.empty() && options.require_controllers) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cgroup v1 controllers not mounted: ", absl::StrJoin(missing, ", "),
+        "; mount them under /sys/fs/cgroup/<controller> (or boot with the unified hierarchy)"));
+  }
+  return parents;
+}
+
+absl::StatusOr<std::vector<pid_t>> ParsePids(const std::string& text) {
+  std::vector<pid_t> pids;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    pid_t pid = 0;
+    if (!absl::SimpleAtoi(line, &pid)) return absl::InternalError("bad line in cgroup.procs");
+    pids.push_back(pid);
+  }
+  return pids;
+}
+
+}  // namespace
+
+std::string DescribeLimitHit(CgroupLimitHit hit, const CgroupLimits& limits) {
+  switch (hit) {
+    case CgroupLimitHit::kMemory:
+      return absl::StrCat("optimizer exceeded its ", FormatBytes(limits.memory_bytes),
+                          " memory limit");
+    case CgroupLimitHit::kPids:
+      return absl::StrCat("optimizer reached its ", limits.pids, "-process limit");
+    case CgroupLimitHit::kNone:
+      break;
+  }
+  return "";
+}
+
+// ---------------------------------------------------------------------------------------------
+// CgroupManager
+
+CgroupManager::CgroupManager(CgroupVersion version,
+                             std::vector<std::pair<std::string, std::string>> parent_dirs)
+    : version_(version), parent_dirs_(std::move(parent_dirs)) {}
+
+absl::StatusOr<std::unique_ptr<CgroupManager>> CgroupManager::Detect(
+    const std::string& parent_name) {
+  CgroupManagerOptions options;
+  options.parent_name = parent_name;
+  return Detect(options);
+}
+
+namespace {
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SetUpV2(
+    const Mount& mount, const CgroupManagerOptions& options) {
+  ASSIGN_OR_RETURN(auto own, OwnCgroups());
+  std::string own_path = "/";
+  for (const auto& [controllers, path] : own) {
+    if (controllers.empty()) own_path = path;
+  }
+  std::string own_dir = OwnDir(mount, own_path);
+  ASSIGN_OR_RETURN(std::string available_text, ReadFile(own_dir + "/cgroup.controllers"));
+  std::vector<std::string> available =
+      absl::StrSplit(absl::StripAsciiWhitespace(available_text), ' ', absl::SkipEmpty());
+  std::vector<std::string> enable, missing;
+  for (const std::string& c : V2Delegated()) {
+    (Contains(available, c) ? enable : missing).push_back(c);
+  }
+  if (!missing.empty() && options.require_controllers) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cgroup v2: the worker's cgroup ", own_dir, " is not delegated the controllers ",
+        absl::StrJoin(missing, ", "),
+        "; enable them in the parent's cgroup.subtree_control (systemd: Delegate=yes, or run "
+        "the worker in its own scope with `systemd-run --scope -p Delegate=yes`)"));
+  }
+  std::string subtree;
+  for (const std::string& c : enable) absl::StrAppend(&subtree, subtree.empty() ? "" : " ", "+", c);
+  if (!subtree.empty()) {
+    absl::Status s = WriteFile(own_dir + "/cgroup.subtree_control", subtree);
+    if (!s.ok() && options.move_self_to_leaf) {
+      // EBUSY: processes (this worker) live in own_dir, and v2 forbids controllers in a
+      // group's subtree_control while it has processes of its own. Leave for a leaf.
+      std::string leaf = absl::StrCat(own_dir, "/", options.parent_name, "-worker");
+      RETURN_IF_ERROR(MakeDir(leaf, /*exist_ok=*/true));
+      RETURN_IF_ERROR(WriteFile(leaf + "/cgroup.procs", absl::StrCat(getpid())));
+      s = WriteFile(own_dir + "/cgroup.subtree_control", subtree);
+    }
+    if (!s.ok()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(s.message(),
+                       " (cgroup v2 allows controllers below a group only when it holds no "
+                       "processes: start the worker alone in its own cgroup)"));
+    }
+  }
+  std::string parent = absl::StrCat(own_dir, "/", options.parent_name);
+  RETURN_IF_ERROR(MakeDir(parent, /*exist_ok=*/true));
+  if (!subtree.empty()) RETURN_IF_ERROR(WriteFile(parent + "/cgroup.subtree_control", subtree));
+  std::vector<std::pair<std::string, std::string>> parents;
+  for (const std::string& c : enable) parents.emplace_back(c, parent);
+  parents.emplace_back("cpuacct", parent);
+  parents.emplace_back("freezer", parent);
+  return parents;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CgroupManager>> CgroupManager::Detect(
+    const CgroupManagerOptions& options) {
+  if (!ValidName(options.parent_name)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("parent_name must be one path component: '", options.parent_name, "'"));
+  }
+  ASSIGN_OR_RETURN(std::vector<Mount> mounts, CgroupMounts());
+  const Mount* v2 = nullptr;
+  bool has_v1_memory = false;
+  for (const Mount& m : mounts) {
+    if (m.fstype == "cgroup2" && v2 == nullptr) v2 = &m;
+    if (m.fstype == "cgroup" && Contains(m.super_options, "memory")) has_v1_memory = true;
+  }
+  std::optional<CgroupVersion> version = options.version;
+  if (!version.has_value()) {
+    bool v2_usable = false;
+    if (v2 != nullptr) {
+      // Hybrid hosts mount an empty unified hierarchy beside v1: v2 only when it holds
+      // controllers.
+      absl::StatusOr<std::string> controllers = ReadFile(v2->mount_point + "/cgroup.controllers");
+      v2_usable = controllers.ok() && absl::StrContains(*controllers, "memory");
+    }
+    if (v2_usable || (v2 != nullptr && !has_v1_memory)) {
+      version = CgroupVersion::kV2;
+    } else if (has_v1_memory) {
+      version = CgroupVersion::kV1;
+    } else {
+      return absl::FailedPreconditionError(
+          "no cgroup file system is mounted; mount cgroup2 at /sys/fs/cgroup");
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> parents;
+  if (*version == CgroupVersion::kV2) {
+    if (v2 == nullptr) return absl::FailedPreconditionError("no cgroup2 file system is mounted");
+    ASSIGN_OR_RETURN(parents, SetUpV2(*v2, options));
+  } else {
+    ASSIGN_OR_RETURN(parents, SetUpV1(mounts, options));
+  }
+  return std::unique_ptr<CgroupManager>(new CgroupManager(*version, std::move(parents)));
+}
+
+CgroupManager::~CgroupManager() {
+  std::set<std::string> done;
+  for (const auto& [controller, dir] : parent_dirs_) {
+    // EBUSY while other workers' or live studies' groups remain: theirs to clean.
+    if (done.insert(dir).second) rmdir(dir.c_str());
+  }
+}
+
+bool CgroupManager::Has(const std::string& controller) const {
+  for (const auto& [c, dir] : parent_dirs_) {
+    if (c == controller) return true;
+  }
+  return false;
+}
+
+absl::StatusOr<std::unique_ptr<StudyCgroup>> CgroupManager::Create(
+    const std::string& name, const CgroupLimits& limits) const {
+  if (!ValidName(name)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cgroup name must match [A-Za-z0-9._-]+: '", name, "'"));
+  }
+  std::unique_ptr<StudyCgroup> group(new StudyCgroup(version_, name, limits));
+  for (const auto& [controller, parent] : parent_dirs_) {
+    std::string dir = absl::StrCat(parent, "/", name);
+    group->controller_dirs_.emplace_back(controller, dir);
+    if (Contains(group->dirs_, dir)) continue;
+    absl::Status s = MakeDir(dir, /*exist_ok=*/false);
+    if (!s.ok()) {
+      (void)group->Remove();  // Rolls back the directories made so far; `s` is the news.
+      return s;
+    }
+    group->dirs_.push_back(dir);
+    group->procs_files_.push_back(dir + "/cgroup.procs");
+  }
+  auto apply = [&]() -> absl::Status {
+    std::string mem = group->Dir("memory"), pids = group->Dir("pids"), cpu = group->Dir("cpu");
+    std::string quota = "max";
+    if (limits.cpus > 0) {
+      quota = absl::StrCat(
+          std::max<int64_t>(1000, std::llround(limits.cpus * static_cast<double>(kCpuPeriodUs))));
+    }
+    std::string bytes = limits.memory_bytes > 0 ? absl::StrCat(limits.memory_bytes) : "-1";
+    std::string max_pids = limits.pids > 0 ? absl::StrCat(limits.pids) : "max";
+    if (version_ == CgroupVersion::kV1) {
+      if (!mem.empty()) {
+        RETURN_IF_ERROR(WriteFile(mem + "/memory.limit_in_bytes", bytes));
+        // Present only with swap accounting; must not be below memory.limit_in_bytes.
+        if (Exists(mem + "/memory.memsw.limit_in_bytes")) {
+          RETURN_IF_ERROR(WriteFile(mem + "/memory.memsw.limit_in_bytes", bytes));
+        }
+      }
+      if (!cpu.empty()) {
+        RETURN_IF_ERROR(WriteFile(cpu + "/cpu.cfs_period_us", absl::StrCat(kCpuPeriodUs)));
+        RETURN_IF_ERROR(WriteFile(cpu + "/cpu.cfs_quota_us", quota == "max" ? "-1" : quota));
+      }
+    } else {
+      if (!mem.empty()) {
+        RETURN_IF_ERROR(WriteFile(mem + "/memory.max", limits.memory_bytes > 0 ? bytes : "max"));
+        if (Exists(mem + "/memory.swap.max")) {
+          RETURN_IF_ERROR(WriteFile(mem + "/memory.swap.max", "0"));
+        }
+        // An OOM ends the study anyway; killing the whole group leaves no half-dead tree.
+        if (Exists(mem + "/memory.oom.group")) {
+          RETURN_IF_ERROR(WriteFile(mem + "/memory.oom.group", "1"));
+        }
+      }
+      if (!cpu.empty()) {
+        RETURN_IF_ERROR(WriteFile(cpu + "/cpu.max", absl::StrCat(quota, " ", kCpuPeriodUs)));
+      }
+    }
+    if (!pids.empty()) RETURN_IF_ERROR(WriteFile(pids + "/pids.max", max_pids));
+    return absl::OkStatus();
+  };
+  absl::Status s = apply();
+  if (!s.ok()) {
+    (void)group->Remove();  // Best-effort rollback; the limit error is what the caller needs.
+    return s;
+  }
+  return group;
+}
+
+// ---------------------------------------------------------------------------------------------
+// StudyCgroup
+
+StudyCgroup::StudyCgroup(CgroupVersion version, std::string name, CgroupLimits limits)
+    : version_(version), name_(std::move(name)), limits_(limits) {}
+
+StudyCgroup::~StudyCgroup() {
+  // Callers wanting the error call Remove() first; a destructor has no one to tell.
+  (void)Remove();
+}
+
+std::string StudyCgroup::Dir(const std::string& controller) const {
+  for (const auto& [c, dir] : controller_dirs_) {
+    if (c == controller) return dir;
+  }
+  return "";
+}
+
+absl::Status StudyCgroup::AddProcess(pid_t pid) {
+  if (removed_) return absl::FailedPreconditionError("cgroup " + name_ + " was removed");
+  std::string value = absl::StrCat(pid);
+  for (const std::string& procs : procs_files_) RETURN_IF_ERROR(WriteFile(procs, value));
+  // Children forked before the move stayed behind; move them too, until the walk finds no new
+  // one (new forks of moved processes are born inside).
+  std::set<pid_t> moved;
+  for (int round = 0; round < 20; ++round) {
+    std::set<pid_t> descendants = Descendants(pid);
+    bool fresh = false;
+    for (pid_t child : descendants) {
+      if (!moved.insert(child).second) continue;
+      fresh = true;
+      for (const std::string& procs : procs_files_) {
+        absl::Status s = WriteFile(procs, absl::StrCat(child));
+        if (!s.ok() && !absl::IsNotFound(s)) return s;  // NotFound: it exited meanwhile.
+      }
+    }
+    if (!fresh) return absl::OkStatus();
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<pid_t>> StudyCgroup::Pids() const {
+  if (removed_ || procs_files_.empty()) return std::vector<pid_t>();
+  std::string dir = Dir("pids").empty() ? dirs_.front() : Dir("pids");
+  ASSIGN_OR_RETURN(std::string text, ReadFile(dir + "/cgroup.procs"));
+  return ParsePids(text);
+}
+
+absl::StatusOr<double> StudyCgroup::CpuSeconds() const {
+  std::string dir = Dir("cpuacct");
+  if (dir.empty()) return absl::UnimplementedError("no cpuacct controller");
+  if (version_ == CgroupVersion::kV1) {
+    ASSIGN_OR_RETURN(uint64_t ns, ReadUint(dir + "/cpuacct.usage"));
+    return static_cast<double>(ns) * 1e-9;
+  }
+  ASSIGN_OR_RETURN(std::optional<uint64_t> us, ReadKey(dir + "/cpu.stat", "usage_usec"));
+  if (!us.has_value()) return absl::InternalError("no usage_usec in " + dir + "/cpu.stat");
+  return static_cast<double>(*us) * 1e-6;
+}
+
+absl::StatusOr<uint64_t> StudyCgroup::MemoryPeakBytes() const {
+  std::string dir = Dir("memory");
+  std::string file =
+      dir + (version_ == CgroupVersion::kV1 ? "/memory.max_usage_in_bytes" : "/memory.peak");
+  if (dir.empty() || !Exists(file)) {
+    return absl::UnimplementedError("this kernel does not record the peak memory of a cgroup");
+  }
+  return ReadUint(file);
+}
+
+absl::StatusOr<CgroupLimitHit> StudyCgroup::LimitHit() const {
+  if (std::string mem = Dir("memory"); !mem.empty()) {
+    if (version_ == CgroupVersion::kV1) {
+      ASSIGN_OR_RETURN(std::optional<uint64_t> kills,
+                       ReadKey(mem + "/memory.oom_control", "oom_kill"));
+      ASSIGN_OR_RETURN(std::optional<uint64_t> under,
+                       ReadKey(mem + "/memory.oom_control", "under_oom"));
+      if (kills.value_or(0) > 0 || under.value_or(0) > 0) return CgroupLimitHit::kMemory;
+      if (!kills.has_value()) {
+        // Kernels before 4.13 do not count OOM kills; a failed charge is the best sign left.
+        ASSIGN_OR_RETURN(uint64_t failcnt, ReadUint(mem + "/memory.failcnt"));
+        if (failcnt > 0) return CgroupLimitHit::kMemory;
+      }
+    } else {
+      ASSIGN_OR_RETURN(std::optional<uint64_t> kills, ReadKey(mem + "/memory.events", "oom_kill"));
+      ASSIGN_OR_RETURN(std::optional<uint64_t> group_kills,
+                       ReadKey(mem + "/memory.events", "oom_group_kill"));
+      if (kills.value_or(0) > 0 || group_kills.value_or(0) > 0) return CgroupLimitHit::kMemory;
+    }
+  }
+  if (std::string pids = Dir("pids"); !pids.empty()) {
+    ASSIGN_OR_RETURN(std::optional<uint64_t> max, ReadKey(pids + "/pids.events", "max"));
+    if (max.value_or(0) > 0) return CgroupLimitHit::kPids;
+  }
+  return CgroupLimitHit::kNone;
+}
+
+absl::Status StudyCgroup::SetFrozen(bool frozen) {
+  std::string dir = Dir("freezer");
+  if (dir.empty()) return absl::UnimplementedError("no freezer");
+  absl::Time deadline = absl::Now() + absl::Seconds(1);
+  if (version_ == CgroupVersion::kV1) {
+    RETURN_IF_ERROR(WriteFile(dir + "/freezer.state", frozen ? "FROZEN" : "THAWED"));
+    if (!frozen) return absl::OkStatus();
+    // FREEZING until every task has stopped; a task stuck in the kernel may delay that.
+    while (absl::Now() < deadline) {
+      ASSIGN_OR_RETURN(std::string state, ReadFile(dir + "/freezer.state"));
+      if (absl::StripAsciiWhitespace(state) == "FROZEN") return absl::OkStatus();
+      absl::SleepFor(absl::Milliseconds(2));
+    }
+    return absl::DeadlineExceededError("cgroup " + name_ + " did not freeze");
+  }
+  RETURN_IF_ERROR(WriteFile(dir + "/cgroup.freeze", frozen ? "1" : "0"));
+  if (!frozen) return absl::OkStatus();
+  while (absl::Now() < deadline) {
+    ASSIGN_OR_RETURN(std::optional<uint64_t> state, ReadKey(dir + "/cgroup.events", "frozen"));
+    if (state.value_or(0) == 1) return absl::OkStatus();
+    absl::SleepFor(absl::Milliseconds(2));
+  }
+  return absl::DeadlineExceededError("cgroup " + name_ + " did not freeze");
+}
+
+absl::Status StudyCgroup::KillAll() {
+  if (removed_ || dirs_.empty()) return absl::OkStatus();
+  absl::Time deadline = absl::Now() + kKillBudget;
+  std::string kill_file = dirs_.front() + "/cgroup.kill";
+  if (version_ == CgroupVersion::kV2 && Exists(kill_file)) {
+    RETURN_IF_ERROR(WriteFile(kill_file, "1"));
+  }
+  bool can_freeze = !Dir("freezer").empty();
+  while (true) {
+    ASSIGN_OR_RETURN(std::vector<pid_t> pids, Pids());
+    if (pids.empty()) return absl::OkStatus();
+    if (absl::Now() > deadline) {
+      if (can_freeze) (void)SetFrozen(false);  // Never leave a group frozen behind us.
+      return absl::DeadlineExceededError(
+          absl::StrCat("cgroup ", name_, " still holds ", pids.size(), " processes after SIGKILL"));
+    }
+    // Frozen, nothing in the group can fork while we read and kill: one pass finds every pid.
+    // Without a freezer, repeat until forks lose the race.
+    bool frozen = can_freeze && SetFrozen(true).ok();
+    if (frozen) {
+      ASSIGN_OR_RETURN(pids, Pids());
+    }
+    for (pid_t pid : pids) kill(pid, SIGKILL);
+    if (can_freeze) RETURN_IF_ERROR(SetFrozen(false));
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+}
+
+absl::Status StudyCgroup::Remove() {
+  if (removed_) return absl::OkStatus();
+  absl::Status status = KillAll();
+  absl::Time deadline = absl::Now() + absl::Seconds(2);
+  for (auto it = dirs_.rbegin(); it != dirs_.rend(); ++it) {
+    while (rmdir(it->c_str()) != 0 && errno != ENOENT) {
+      // EBUSY while the last killed tasks finish exiting.
+      if (errno != EBUSY || absl::Now() > deadline) {
+        if (status.ok()) status = ErrnoStatus(errno, "cannot remove cgroup", *it);
+        break;
+      }
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+  }
+  if (status.ok()) removed_ = true;
+  return status;
+}
+
+}  // namespace bbo
