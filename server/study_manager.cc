@@ -7,12 +7,19 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
+#include "common/utf8.h"
 #include "problems/signature.h"
 
 namespace bbo {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Longest text from a worker (or the optimizer behind it) that is stored or echoed, bytes: the
+// coordinator does not trust workers' strings either (docs/hosting-protocol.md, "Limits").
+constexpr size_t kMaxWorkerTextBytes = 8u << 10;
+
+std::string Bounded(absl::string_view text) { return TruncateUtf8(text, kMaxWorkerTextBytes); }
 
 }  // namespace
 
@@ -258,7 +265,7 @@ absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
       // real parameter) and evaluates the point under the real names.
       const Anonymization* anon = live->anonymization.get();
       absl::StatusOr<Point> canonical =
-          !in.decode_error.empty() ? absl::InvalidArgumentError(in.decode_error)
+          !in.decode_error.empty() ? absl::InvalidArgumentError(Bounded(in.decode_error))
           : anon != nullptr        ? anon->space->Canonicalize(in.point)
                                    : space.Canonicalize(in.point);
       if (canonical.ok() && anon != nullptr) canonical = RenameKeys(*canonical, anon->to_real);
@@ -266,10 +273,14 @@ absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
         points.push_back(*std::move(canonical));
         replaced.push_back(false);
       } else {
-        errors.push_back(absl::StrCat("suggestion ", i, ": ", canonical.status().message(),
-                                      "; replaced by random search"));
-        suggested[i] = in.decode_error.empty() ? PointToJson(in.point).dump()
-                                               : nlohmann::json(in.decode_error).dump();
+        errors.push_back(Bounded(absl::StrCat("suggestion ", i, ": ", canonical.status().message(),
+                                              "; replaced by random search")));
+        // What the optimizer sent, bounded: an over-long point is kept as a JSON string of its
+        // start.
+        std::string sent = in.decode_error.empty() ? PointToJson(in.point).dump()
+                                                   : nlohmann::json(Bounded(in.decode_error)).dump();
+        if (sent.size() > kMaxWorkerTextBytes) sent = nlohmann::json(Bounded(sent)).dump();
+        suggested[i] = std::move(sent);
         points.push_back(space.SampleRandom(live->rng));
         replaced.push_back(true);
       }
@@ -283,15 +294,16 @@ absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
 }
 
 absl::StatusOr<BatchOutcome> StudyManager::ReportSuggestFailure(int64_t study_id, int batch,
-                                                                const std::string& message,
+                                                                const std::string& raw_message,
                                                                 bool optimizer_dead) {
+  const std::string message = Bounded(raw_message);
   ASSIGN_OR_RETURN(std::shared_ptr<Live> live, Claim(study_id, batch));
   double turn_s = absl::ToDoubleSeconds(clock_->Now() - live->turn_started);
   absl::StatusOr<BatchOutcome> out = [&]() -> absl::StatusOr<BatchOutcome> {
     RETURN_IF_ERROR(CheckBudget(*live, turn_s));
     if (optimizer_dead) {
       live->used_s += turn_s;
-      std::string why = absl::StrCat("batch ", batch, ": optimizer died: ", message);
+      std::string why = Bounded(absl::StrCat("batch ", batch, ": optimizer died: ", message));
       RETURN_IF_ERROR(Finish(*live, StudyState::kFailed, why,
                              StudyErrorRecord{study_id, batch, "optimizer_died", message}));
       BatchOutcome done;
@@ -303,7 +315,7 @@ absl::StatusOr<BatchOutcome> StudyManager::ReportSuggestFailure(int64_t study_id
     std::vector<Point> points = space.SampleRandom(live->record.budget.batch_size, live->rng);
     std::vector<bool> replaced(points.size(), true);
     std::vector<std::string> errors = {
-        absl::StrCat("suggest failed: ", message, "; batch filled by random search")};
+        Bounded(absl::StrCat("suggest failed: ", message, "; batch filled by random search"))};
     std::vector<std::string> suggested(points.size());
     return Evaluate(*live, std::move(points), std::move(replaced), std::move(suggested),
                     std::move(errors), BatchSource::kRandomFill, turn_s, 0, 0);
@@ -367,8 +379,9 @@ absl::StatusOr<BatchOutcome> StudyManager::Evaluate(Live& live, std::vector<Poin
   return out;
 }
 
-absl::StatusOr<StudyState> StudyManager::EndStudy(int64_t study_id, const std::string& reason,
-                                                  bool cut_off) {
+absl::StatusOr<StudyState> StudyManager::EndStudy(int64_t study_id,
+                                                  const std::string& raw_reason, bool cut_off) {
+  const std::string reason = Bounded(raw_reason);
   std::shared_ptr<Live> live;
   {
     absl::MutexLock l(&mu_);
@@ -392,8 +405,8 @@ absl::StatusOr<StudyState> StudyManager::EndStudy(int64_t study_id, const std::s
   absl::Status s;
   if (state == StudyState::kRunning) {
     state = cut_off ? StudyState::kCutOff : StudyState::kFailed;
-    std::string why = absl::StrCat("ended by host after ", live->next_batch, " of ",
-                                   live->record.budget.n_batches, " batches: ", reason);
+    std::string why = Bounded(absl::StrCat("ended by host after ", live->next_batch, " of ",
+                                           live->record.budget.n_batches, " batches: ", reason));
     std::optional<StudyErrorRecord> error;
     if (!cut_off) error = StudyErrorRecord{study_id, live->next_batch, "ended_early", reason};
     s = Finish(*live, state, why, std::move(error));

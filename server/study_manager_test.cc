@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "gmock/gmock.h"
+#include "common/utf8.h"
 #include "gtest/gtest.h"
 #include "problems/test_problems.h"
 #include "server/store/sqlite_store.h"
@@ -194,6 +195,24 @@ TEST_F(StudyManagerTest, SuggestFailureIsFilledByRandomSearch) {
   EXPECT_THAT((*errors)[0].message, HasSubstr("ValueError: boom"));
   // The study goes on with the next batch.
   EXPECT_TRUE(manager_->SubmitBatch(study->study_id, 1, Batch(4), 0, 0).ok());
+}
+
+TEST_F(StudyManagerTest, WorkerTextIsStoredBoundedAndValidUtf8) {
+  auto study = manager_->OpenPractice("mixed");
+  ASSERT_TRUE(study.ok());
+  const std::string huge = std::string(60u << 20, 'm') + "\xff";
+  auto out = manager_->ReportSuggestFailure(study->study_id, 0, "\xff" + huge, false);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->errors.size(), 1u);
+  EXPECT_LE(out->errors[0].size(), 9000u);
+  ASSERT_TRUE(manager_->EndStudy(study->study_id, huge, false).ok());
+  auto errors = store_->ListStudyErrors(study->study_id);
+  ASSERT_EQ(errors->size(), 2u);
+  for (const auto& e : *errors) {
+    EXPECT_LE(e.message.size(), 8192u);
+    EXPECT_TRUE(IsValidUtf8(e.message));
+  }
+  EXPECT_THAT((*errors)[0].message, HasSubstr("\xEF\xBF\xBDmmm"));
 }
 
 TEST_F(StudyManagerTest, DeadOptimizerEndsStudyAsFailedWithBestSoFar) {

@@ -63,6 +63,12 @@ class CoordinatorClient {
                                                            const std::string& message,
                                                            bool optimizer_dead) = 0;
   virtual absl::Status EndStudy(int64_t study_id, const std::string& reason) = 0;
+  // The study's optimizer answered `start` with `ready`: the coordinator starts batch 0's turn
+  // clock now, so start-up is not charged (it has its own budget, enforced by the worker).
+  // Unimplemented by a coordinator that does not know the call; batch 0 then includes start-up.
+  virtual absl::Status OptimizerReady(int64_t /*study_id*/) {
+    return absl::UnimplementedError("OptimizerReady");
+  }
 };
 
 // Connects to `target` (host:port) without TLS (TLS arrives with the tokens issue). Every call

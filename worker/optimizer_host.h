@@ -6,6 +6,14 @@
 // the coordinator does — only the shape of the messages. Lines on stdout that are not JSON
 // objects are skipped (and reported to the callback) without extending any deadline.
 //
+// Nothing the optimizer prints is trusted ("Limits" in docs/hosting-protocol.md): a line longer
+// than kMaxLineBytes or nested deeper than kMaxDepth is refused before it is parsed; a message is
+// parsed keeping at most kMaxValues values and at most n + 1 points of a `suggestions` reply
+// (the rest is discarded unread); every field read is type-checked, a wrong type being an
+// InvalidArgument "invalid reply: field 'x' must be an array, got string"; the optimizer's text
+// (error messages, its stderr tail) is cut on a UTF-8 boundary and made valid UTF-8. No
+// exception leaves this class.
+//
 // Not thread-safe: one host per study, driven by one thread.
 
 #include <memory>
@@ -21,11 +29,24 @@
 
 namespace bbo {
 
+// Limits on what an optimizer prints (documented in docs/hosting-protocol.md, "Limits").
+// Longest stdout line, bytes: a longer one means the optimizer is treated as dead (the line
+// reader cannot resynchronise). The sandbox sets ProcessSpec::max_line_bytes to it.
+inline constexpr size_t kMaxLineBytes = 16u << 20;
+// Deepest nesting of arrays and objects in one line.
+inline constexpr int kMaxDepth = 64;
+// Most JSON values (scalars and containers) kept from one message.
+inline constexpr size_t kMaxValues = 100000;
+// Longest optimizer-supplied text (an `error` message, a string in a point) kept, bytes.
+inline constexpr size_t kMaxMessageBytes = 4u << 10;
+// How much of the optimizer's stderr tail a failure message quotes, bytes.
+inline constexpr size_t kQuotedStderrBytes = 2u << 10;
+
 struct StartInfo {
   nlohmann::json api_config;
   StudyBudget budget;
   double remaining_s = 640;
-  // Time allowed to answer `start` with `ready`.
+  // Time allowed to answer `start` with `ready` (the start-up budget; not charged to batch 0).
   absl::Duration startup_timeout = absl::Seconds(60);
 };
 
@@ -39,12 +60,19 @@ class OptimizerHost {
   // Sends `start`, waits for `ready`. DeadlineExceeded / Unavailable (with the stderr tail) /
   // InvalidArgument (a reply other than `ready`).
   absl::Status Start(const StartInfo& info);
-  // Sends `suggest`, returns the raw points of the `suggestions` reply. Aborted with the
-  // optimizer's message for an `error` reply; DeadlineExceeded; Unavailable (process gone);
-  // InvalidArgument (malformed reply).
+  // Sends `suggest`, returns the raw points of the `suggestions` reply: at most n + 1 of them
+  // (one more than asked, so the coordinator records that there were extras), each as printed
+  // except that strings are cut to kMaxMessageBytes. Points are not checked here: a point that
+  // is not an object, or a value that is not a bool, number or string, is the coordinator's to
+  // report and replace. Aborted with the optimizer's message (cut to kMaxMessageBytes) for an
+  // `error` reply; DeadlineExceeded; Unavailable (process gone); ResourceExhausted (a line over
+  // kMaxLineBytes: treat the optimizer as dead); InvalidArgument (a malformed reply: a wrong
+  // type, too deep, too many values, another message type).
   absl::StatusOr<std::vector<nlohmann::json>> Suggest(int batch, int n, double remaining_s,
                                                       absl::Duration deadline);
   // Sends `observe` (y encoded with "inf" for crashes), waits for `observed`. Same errors.
+  // Unlike the others, Observe is not bounded by the optimizer's output: the worker's own
+  // message (up to n points) is written whole.
   absl::Status Observe(int batch, const std::vector<nlohmann::json>& x,
                        const std::vector<double>& y, absl::Duration deadline);
   // Sends `end`, waits up to 2 s for the process to exit, then kills it. Idempotent.
@@ -58,8 +86,11 @@ class OptimizerHost {
   ChildProcess& child() { return *child_; }
 
  private:
-  // Reads lines until a JSON object arrives or the deadline passes.
-  absl::StatusOr<nlohmann::json> ReadMessage(absl::Time deadline);
+  // Reads lines until a JSON object arrives or the deadline passes. Keeps at most
+  // `max_points` elements of a top-level `x` array. The returned object has a string `type`.
+  absl::StatusOr<nlohmann::json> ReadMessage(absl::Time deadline, size_t max_points = 0);
+  // The stderr tail for a failure message: its last kQuotedStderrBytes, valid UTF-8.
+  std::string QuotedStderr();
   absl::Status Send(const nlohmann::json& msg);
 
   std::unique_ptr<ChildProcess> child_;

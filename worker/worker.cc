@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
+#include "common/utf8.h"
 #include "spdlog/spdlog.h"
 #include "worker/optimizer_host.h"
 
@@ -19,6 +20,18 @@ namespace fs = std::filesystem;
 
 // Paths inside the sandbox.
 constexpr char kSandboxPythonDir[] = "/opt/bbo/python";
+
+// Longest text the worker sends the coordinator (failure messages, end reasons), bytes: an
+// optimizer message (kMaxMessageBytes) or a quoted stderr tail plus the worker's own words.
+constexpr size_t kMaxReportBytes = 8u << 10;
+
+// Text for the coordinator: bounded and valid UTF-8 (protobuf refuses to serialize invalid
+// UTF-8), and never empty.
+std::string ForCoordinator(const absl::Status& s, absl::string_view prefix = "") {
+  std::string text = absl::StrCat(prefix, s.message());
+  if (s.message().empty()) absl::StrAppend(&text, absl::StatusCodeToString(s.code()));
+  return TruncateUtf8(text, kMaxReportBytes);
+}
 
 }  // namespace
 
@@ -137,12 +150,12 @@ absl::Status Worker::RunJob(const JobLease& job) {
   if (!dir.ok()) {
     // A host problem, not the participant's: give the job back.
     return client_->Finish(worker_id(), job.job_id,
-                           absl::StrCat("cannot unpack submission: ", dir.status().message()));
+                           ForCoordinator(dir.status(), "cannot unpack submission: "));
   }
   absl::StatusOr<OpenedStudy> study = client_->OpenStudy(job.job_id, worker_id());
   if (!study.ok()) {
     absl::Status finished = client_->Finish(
-        worker_id(), job.job_id, absl::StrCat("cannot open study: ", study.status().message()));
+        worker_id(), job.job_id, ForCoordinator(study.status(), "cannot open study: "));
     if (!finished.ok()) spdlog::warn("job={}: {}", job.job_id, finished.ToString());
     return study.status();
   }
@@ -152,10 +165,9 @@ absl::Status Worker::RunJob(const JobLease& job) {
   if (!s.ok()) {
     // The study could not be carried to its end for a host-side reason (coordinator gone,
     // lease lost): hand the job back so it runs again.
-    absl::Status ended =
-        client_->EndStudy(study->study_id, absl::StrCat("host error: ", s.message()));
+    absl::Status ended = client_->EndStudy(study->study_id, ForCoordinator(s, "host error: "));
     if (!ended.ok()) spdlog::warn("study={}: {}", study->study_id, ended.ToString());
-    return client_->Finish(worker_id(), job.job_id, std::string(s.message()));
+    return client_->Finish(worker_id(), job.job_id, ForCoordinator(s));
   }
   return client_->Finish(worker_id(), job.job_id, "");
 }
@@ -199,8 +211,20 @@ absl::Status Worker::RunStudy(const JobLease& job, const std::string& dir,
     // fails with no result, which scores as random-search clip.
     spdlog::info("event=optimizer_start_failed study={} error={}", study.study_id, s.ToString());
     host.End("error");
-    return client_->EndStudy(study.study_id,
-                             absl::StrCat("optimizer failed to start: ", s.message()));
+    return client_->EndStudy(study.study_id, ForCoordinator(s, "optimizer failed to start: "));
+  }
+  // Batch 0's clock starts now on the coordinator: start-up had its own budget above.
+  if (absl::Status ready = client_->OptimizerReady(study.study_id); !ready.ok()) {
+    if (absl::IsDeadlineExceeded(ready)) {
+      host.End("budget");  // the coordinator's own start-up bound ended the study
+      return absl::OkStatus();
+    }
+    if (!absl::IsUnimplemented(ready)) {
+      host.End("error");
+      return ready;
+    }
+    spdlog::debug("study={}: the coordinator charges start-up to batch 0 ({})", study.study_id,
+                  ready.ToString());
   }
 
   double remaining = study.remaining_s;
@@ -220,8 +244,7 @@ absl::Status Worker::RunStudy(const JobLease& job, const std::string& dir,
                   code == absl::StatusCode::kDeadlineExceeded ||
                   code == absl::StatusCode::kResourceExhausted;
       if (dead) host.Kill();
-      values = client_->ReportSuggestFailure(study.study_id, b, std::string(x.status().message()),
-                                             dead);
+      values = client_->ReportSuggestFailure(study.study_id, b, ForCoordinator(x.status()), dead);
     }
     if (!values.ok()) {
       if (values.status().code() == absl::StatusCode::kDeadlineExceeded) {

@@ -339,7 +339,7 @@ TEST_F(WorkerFaultTest, GarbageRepliesAreReportedAndTheStudyGoesOn) {
     EXPECT_EQ(coordinator_->failures[b].job_id, 1);
     EXPECT_EQ(coordinator_->failures[b].batch, b);
     EXPECT_FALSE(coordinator_->failures[b].dead);
-    EXPECT_THAT(coordinator_->failures[b].message, HasSubstr("no list `x`"));
+    EXPECT_THAT(coordinator_->failures[b].message, HasSubstr("field 'x' must be an array of objects, got string"));
   }
   EXPECT_FALSE(launcher_->record(0).killed);
   EXPECT_THAT(launcher_->record(0).received,

@@ -7,8 +7,12 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/resource.h>
+
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "common/archive.h"
+#include "common/utf8.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -28,6 +32,8 @@ class ScriptedCoordinator : public CoordinatorClient {
 
   // What the worker did.
   std::vector<int> submitted;
+  std::vector<size_t> submitted_sizes;  // points per submitted batch
+  int ready_calls = 0;
   std::vector<std::pair<int, bool>> failures;  // batch, optimizer_dead
   std::vector<std::string> failure_messages;
   std::vector<std::string> ended;
@@ -53,13 +59,24 @@ class ScriptedCoordinator : public CoordinatorClient {
     s.budget.n_batches = n_batches;
     s.budget.suggest_budget_s = suggest_budget_s;
     s.remaining_s = 640;
+    turn_started_ = absl::Now();
     return s;
+  }
+  absl::Status OptimizerReady(int64_t) override {
+    ready_calls++;
+    turn_started_ = absl::Now();
+    return absl::OkStatus();
   }
   absl::StatusOr<BatchValues> SubmitBatch(int64_t, int batch,
                                           const std::vector<nlohmann::json>& x, double,
                                           double) override {
     submitted.push_back(batch);
+    submitted_sizes.push_back(x.size());
     if (batch == deadline_at_batch) return absl::DeadlineExceededError("over budget");
+    // The coordinator's turn clock, as StudyManager keeps it.
+    if (absl::Now() - turn_started_ > absl::Seconds(suggest_budget_s)) {
+      return absl::DeadlineExceededError("over the per-suggest budget");
+    }
     if (batch == unavailable_at_batch) return absl::UnavailableError("coordinator gone");
     return Values(batch, x);
   }
@@ -67,6 +84,7 @@ class ScriptedCoordinator : public CoordinatorClient {
                                                    bool dead) override {
     failures.emplace_back(batch, dead);
     failure_messages.push_back(msg);
+    EXPECT_TRUE(IsValidUtf8(msg));
     if (dead) {
       BatchValues v;
       v.study_done = true;
@@ -75,6 +93,7 @@ class ScriptedCoordinator : public CoordinatorClient {
     return Values(batch, std::vector<nlohmann::json>(4, {{"x0", 0.25}}));
   }
   absl::Status EndStudy(int64_t, const std::string& reason) override {
+    EXPECT_TRUE(IsValidUtf8(reason));
     ended.push_back(reason);
     return absl::OkStatus();
   }
@@ -86,8 +105,10 @@ class ScriptedCoordinator : public CoordinatorClient {
     v.values.assign(x.size(), 1.0);
     v.study_done = batch + 1 >= n_batches;
     v.remaining_s = 600;
+    turn_started_ = absl::Now();
     return v;
   }
+  absl::Time turn_started_;
 };
 
 class WorkerTest : public ::testing::Test {
@@ -100,13 +121,16 @@ class WorkerTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(root_); }
 
   // A Python submission running testdata/protocol_echo.py in `mode`.
-  void UseOptimizer(const std::string& mode) {
-    std::ifstream in(std::string(BBO_WORKER_TESTDATA) + "/protocol_echo.py");
+  void UseOptimizer(const std::string& mode, const std::string& script_name = "protocol_echo.py") {
+    fs::remove_all(root_ / "work");  // the worker caches unpacked submissions by digest
+    std::ifstream in(std::string(BBO_WORKER_TESTDATA) + "/" + script_name);
     std::stringstream script;
     script << "import os\nos.environ['MODE'] = '" << mode << "'\n" << in.rdbuf();
     std::ofstream(root_ / "sub" / "optimizer.py") << script.str();
     coordinator_.archive = *TarDirectory((root_ / "sub").string());
   }
+
+  void UseHostile(const std::string& mode) { UseOptimizer(mode, "hostile_replies.py"); }
 
   void RunOneJob(double kill_grace_s = 1.0) {
     WorkerOptions opts;
@@ -184,6 +208,152 @@ TEST_F(WorkerTest, VanishedCoordinatorHandsTheJobBack) {
   EXPECT_THAT(coordinator_.finished[0], HasSubstr("coordinator gone"));
   ASSERT_EQ(coordinator_.ended.size(), 1u);
   EXPECT_THAT(coordinator_.ended[0], HasSubstr("host error"));
+}
+
+// --- Hostile replies (issue 10): the worker survives each, the study ends as documented in
+// docs/hosting-protocol.md "Limits", and every text the coordinator receives is bounded, valid
+// UTF-8.
+
+constexpr size_t kReportLimit = 8u << 10;  // worker.cc's kMaxReportBytes
+
+// A suggest reply that is a protocol error: every batch is reported as a live failure (random
+// fill) naming the problem, and the study runs to its end.
+void ExpectRandomFillEveryBatch(const ScriptedCoordinator& c, const std::string& why) {
+  EXPECT_TRUE(c.submitted.empty());
+  ASSERT_EQ(c.failures.size(), 3u);
+  for (int b = 0; b < 3; ++b) {
+    EXPECT_EQ(c.failures[b], std::make_pair(b, false));
+    EXPECT_THAT(c.failure_messages[b], HasSubstr(why));
+    EXPECT_LE(c.failure_messages[b].size(), kReportLimit);
+  }
+  EXPECT_THAT(c.finished, ::testing::ElementsAre(""));
+  EXPECT_TRUE(c.ended.empty());
+}
+
+TEST_F(WorkerTest, WrongTypesInASuggestReplyAreProtocolErrors) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"suggest_type_int", "field 'type' must be a string, got number"},
+      {"suggest_type_list", "field 'type' must be a string, got array"},
+      {"suggest_type_missing", "field 'type' is missing"},
+      {"suggest_x_string", "field 'x' must be an array of objects, got string"},
+      {"suggest_x_object", "field 'x' must be an array of objects, got object"},
+      {"suggest_x_missing", "field 'x' is missing"},
+      {"suggest_msg_obj", "field 'message' must be a string, got object"},
+      {"suggest_msg_num", "field 'message' must be a string, got number"},
+      {"suggest_deep", "nested deeper than 64 levels"},
+      {"suggest_deep_object", "nested deeper than 64 levels"},
+  };
+  for (const auto& [mode, why] : cases) {
+    SCOPED_TRACE(mode);
+    coordinator_ = ScriptedCoordinator();
+    UseHostile(mode);
+    RunOneJob();
+    ExpectRandomFillEveryBatch(coordinator_, why);
+  }
+}
+
+TEST_F(WorkerTest, WrongTypesInStartRepliesFailTheStart) {
+  for (const std::string mode : {"start_type_int", "start_msg_obj", "start_deep"}) {
+    SCOPED_TRACE(mode);
+    coordinator_ = ScriptedCoordinator();
+    UseHostile(mode);
+    RunOneJob();
+    ASSERT_EQ(coordinator_.ended.size(), 1u);
+    EXPECT_THAT(coordinator_.ended[0], HasSubstr("optimizer failed to start: invalid reply"));
+    EXPECT_TRUE(coordinator_.submitted.empty());
+    EXPECT_THAT(coordinator_.finished, ::testing::ElementsAre(""));
+  }
+}
+
+TEST_F(WorkerTest, WrongTypesInObserveRepliesAreIgnored) {
+  for (const std::string mode : {"observe_type_int", "observe_msg_obj", "observe_deep"}) {
+    SCOPED_TRACE(mode);
+    coordinator_ = ScriptedCoordinator();
+    UseHostile(mode);
+    RunOneJob();
+    EXPECT_THAT(coordinator_.submitted, ::testing::ElementsAre(0, 1, 2));
+    EXPECT_TRUE(coordinator_.failures.empty());
+    EXPECT_THAT(coordinator_.finished, ::testing::ElementsAre(""));
+  }
+}
+
+TEST_F(WorkerTest, BadPointsTravelToTheCoordinatorToBeReplaced) {
+  UseHostile("suggest_points_bad");
+  RunOneJob();
+  EXPECT_THAT(coordinator_.submitted, ::testing::ElementsAre(0, 1, 2));
+  EXPECT_THAT(coordinator_.submitted_sizes, ::testing::Each(4u));
+}
+
+TEST_F(WorkerTest, AMillionPointsAreNotMaterialised) {
+  struct rusage before, after;
+  getrusage(RUSAGE_SELF, &before);
+  UseHostile("suggest_million");
+  RunOneJob();
+  getrusage(RUSAGE_SELF, &after);
+  // One more point than asked, so the coordinator records "extra points ignored".
+  EXPECT_THAT(coordinator_.submitted_sizes, ::testing::ElementsAre(5u, 5u, 5u));
+  // The ~12 MB line itself, not the ~1.5 GiB of a parsed million points.
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 256 * 1024);  // KiB
+}
+
+TEST_F(WorkerTest, LongStringsInPointsAreCut) {
+  UseHostile("suggest_long_key");
+  RunOneJob();
+  EXPECT_THAT(coordinator_.submitted_sizes, ::testing::ElementsAre(1u, 1u, 1u));
+}
+
+TEST_F(WorkerTest, HugeMessagesAreCutOnACharacterBoundary) {
+  UseHostile("suggest_msg_10mb");
+  RunOneJob();
+  ASSERT_EQ(coordinator_.failures.size(), 3u);
+  for (const std::string& m : coordinator_.failure_messages) {
+    EXPECT_LE(m.size(), 4096u);
+    EXPECT_GT(m.size(), 4000u);
+    EXPECT_THAT(m, HasSubstr("\xE2\x82\xAC"));
+  }
+}
+
+TEST_F(WorkerTest, LinesOverTheLimitMeanADeadOptimizer) {
+  for (const std::string mode : {"suggest_line_20mb", "suggest_msg_60mb"}) {
+    SCOPED_TRACE(mode);
+    coordinator_ = ScriptedCoordinator();
+    UseHostile(mode);
+    RunOneJob();
+    ASSERT_EQ(coordinator_.failures.size(), 1u);
+    EXPECT_EQ(coordinator_.failures[0], std::make_pair(0, true));
+    EXPECT_THAT(coordinator_.failure_messages[0], HasSubstr("16 MiB limit"));
+    EXPECT_LE(coordinator_.failure_messages[0].size(), kReportLimit);
+    EXPECT_THAT(coordinator_.finished, ::testing::ElementsAre(""));
+  }
+}
+
+TEST_F(WorkerTest, InvalidUtf8InAMessageIsReplaced) {
+  UseHostile("suggest_msg_badutf8");
+  RunOneJob();
+  ASSERT_EQ(coordinator_.failures.size(), 3u);
+  EXPECT_EQ(coordinator_.failures[0], std::make_pair(0, false));
+  EXPECT_THAT(coordinator_.failure_messages[0], HasSubstr("bad \xEF\xBF\xBD"));
+}
+
+TEST_F(WorkerTest, NonAsciiAndInvalidStderrTailIsQuotedNotEmptied) {
+  UseHostile("stderr_badutf8");
+  RunOneJob();
+  ASSERT_EQ(coordinator_.ended.size(), 1u);
+  const std::string& why = coordinator_.ended[0];
+  EXPECT_THAT(why, HasSubstr("optimizer failed to start"));
+  EXPECT_THAT(why, HasSubstr("status 4"));
+  EXPECT_THAT(why, HasSubstr("\xE2\x82\xAC"));  // the tail is there, not cut to nothing
+  EXPECT_LE(why.size(), kReportLimit);
+}
+
+TEST_F(WorkerTest, StartUpIsNotChargedToTheFirstBatch) {
+  UseHostile("slow_start");  // 3 s before `ready`
+  coordinator_.suggest_budget_s = 2;
+  RunOneJob();
+  EXPECT_EQ(coordinator_.ready_calls, 1);
+  EXPECT_THAT(coordinator_.submitted, ::testing::ElementsAre(0, 1, 2));
+  EXPECT_TRUE(coordinator_.failures.empty());
+  EXPECT_THAT(coordinator_.finished, ::testing::ElementsAre(""));
 }
 
 }  // namespace

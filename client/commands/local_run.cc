@@ -112,6 +112,8 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
 
   SandboxOptions so;
   so.insecure_no_sandbox = o.insecure_no_sandbox;
+  // 4 GiB of address space per optimizer, as bbo-worker's --memory_mb and docs/participants.md.
+  so.limits.address_space_bytes = 4ull << 30;
   if (!o.insecure_no_sandbox) {
     if (absl::Status s = Sandbox::Probe(so); !s.ok()) {
       return absl::FailedPreconditionError(
