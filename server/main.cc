@@ -24,6 +24,8 @@ ABSL_FLAG(std::string, db, "bbo-arena.sqlite", "SQLite file holding all results 
 ABSL_FLAG(int, batch_size, 8, "Points per batch.");
 ABSL_FLAG(int, n_batches, 16, "Batches per study.");
 ABSL_FLAG(double, suggest_budget_s, 40, "Optimizer seconds allowed per suggest (turn).");
+ABSL_FLAG(double, startup_budget_s, 60,
+          "Seconds a hosted optimizer may take to start (not charged to its budgets).");
 ABSL_FLAG(double, study_budget_s, 640, "Optimizer seconds allowed per study.");
 ABSL_FLAG(int, default_trials, 3, "Trials per problem when a submission does not say.");
 ABSL_FLAG(int, baseline_trials, 10, "Random-search baseline trials per problem.");
@@ -88,6 +90,7 @@ int main(int argc, char** argv) {
   opts.study.budget.batch_size = absl::GetFlag(FLAGS_batch_size);
   opts.study.budget.n_batches = absl::GetFlag(FLAGS_n_batches);
   opts.study.budget.suggest_budget_s = absl::GetFlag(FLAGS_suggest_budget_s);
+  opts.study.startup_budget_s = absl::GetFlag(FLAGS_startup_budget_s);
   opts.study.budget.study_budget_s = absl::GetFlag(FLAGS_study_budget_s);
   opts.competition.default_trials = absl::GetFlag(FLAGS_default_trials);
   opts.competition.baseline_trials = absl::GetFlag(FLAGS_baseline_trials);

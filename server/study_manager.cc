@@ -438,8 +438,15 @@ absl::Status StudyManager::Sweep() {
         continue;
       }
       double turn_s = absl::ToDoubleSeconds(now - live->turn_started);
-      bool over = turn_s > live->record.budget.suggest_budget_s + options_.sweep_grace_s ||
-                  live->used_s + turn_s > live->record.budget.study_budget_s + options_.sweep_grace_s;
+      // A hosted optimizer still starting has its start-up budget, not its turn budget.
+      const bool starting =
+          live->record.job_id.has_value() && live->next_batch == 0 && !live->ready;
+      bool over = starting ? turn_s > std::max(options_.startup_budget_s,
+                                               live->record.budget.suggest_budget_s) +
+                                          options_.sweep_grace_s
+                           : turn_s > live->record.budget.suggest_budget_s + options_.sweep_grace_s ||
+                                 live->used_s + turn_s >
+                                     live->record.budget.study_budget_s + options_.sweep_grace_s;
       // Normally the worker reports an overdue optimizer first (its kill grace is shorter than
       // ours); this catches remote clients and workers that vanished.
       if (over) {
@@ -451,6 +458,16 @@ absl::Status StudyManager::Sweep() {
   absl::Status first;
   for (auto& live : overdue) {
     double turn_s = absl::ToDoubleSeconds(now - live->turn_started);
+    if (live->record.job_id.has_value() && live->next_batch == 0 && !live->ready &&
+        turn_s > options_.startup_budget_s) {
+      // Start-up is not charged: the study ends with no optimizer time used.
+      first.Update(CutOff(*live, 0,
+                          absl::StrFormat("the optimizer did not start within its start-up "
+                                          "budget of %.0f s",
+                                          options_.startup_budget_s)));
+      Release(live);
+      continue;
+    }
     // Over budget + grace is over budget.
     std::optional<std::string> why = OverBudget(*live, turn_s);
     if (why) first.Update(CutOff(*live, turn_s, *why));
@@ -469,6 +486,29 @@ std::vector<ProblemInfo> StudyManager::ListProblems() const {
     const Problem* p = *problems_->Get(name);
     out.push_back({name, p->description(), p->space().api_config().dump()});
   }
+  return out;
+}
+
+absl::Status StudyManager::OptimizerReady(int64_t study_id) {
+  ASSIGN_OR_RETURN(std::shared_ptr<Live> live, Claim(study_id, 0));
+  absl::Status out;
+  if (!live->record.job_id.has_value()) {
+    out = absl::FailedPreconditionError(
+        absl::StrCat("study ", study_id, " is a practice study: its clock started when it opened"));
+  } else if (!live->ready) {
+    const double startup_s = absl::ToDoubleSeconds(clock_->Now() - live->turn_started);
+    if (startup_s > options_.startup_budget_s) {
+      const std::string why = absl::StrFormat(
+          "the optimizer took %.1f s to start, over its start-up budget of %.0f s", startup_s,
+          options_.startup_budget_s);
+      out = CutOff(*live, 0, why);
+      if (out.ok()) out = absl::DeadlineExceededError(why);
+    } else {
+      live->ready = true;
+      live->turn_started = clock_->Now();
+    }
+  }
+  Release(live);
   return out;
 }
 

@@ -57,6 +57,9 @@ struct StudyOptions {
   // Practice studies (remote clients) whose turn has run this much past the budget are cut off
   // by Sweep(), seconds.
   double sweep_grace_s = 5;
+  // Time a hosted optimizer may take to start (from OpenForJob until the worker reports it
+  // ready with OptimizerReady), seconds. Start-up is not charged to any budget.
+  double startup_budget_s = 60;
   // Hidden phases: optimizers see opaque parameter names (server/anonymize.h), shuffled with
   // this seed. Points are stored and evaluated under the real names.
   bool anonymize = false;
@@ -120,6 +123,12 @@ class StudyManager {
   absl::StatusOr<BatchOutcome> ReportSuggestFailure(int64_t study_id, int batch,
                                                     const std::string& message,
                                                     bool optimizer_dead);
+  // The hosted optimizer of a study opened for a job has started: batch 0's turn clock restarts
+  // now, so start-up is not charged to the optimizer's budgets. Once per study, before batch 0
+  // (a repeated call is OK and changes nothing). DeadlineExceeded when start-up took longer than
+  // startup_budget_s (the study is then cut off with no result); FailedPrecondition for a
+  // practice study or one past batch 0; NotFound for an unknown study.
+  absl::Status OptimizerReady(int64_t study_id);
   // Ends a study. A study that has not run all its batches ends as failed (the host gave up)
   // unless `cut_off`; an already-final study is left alone. Returns the final state. Store
   // errors as they come: the end then stays pending (Sweep retries it; so does EndStudy).
@@ -163,6 +172,8 @@ class StudyManager {
     std::mt19937_64 rng;
     int next_batch = 0;
     absl::Time turn_started;
+    // OptimizerReady was called (hosted studies: start-up is over).
+    bool ready = false;
     double used_s = 0;  // optimizer time of completed turns
     double best = 0;
     bool busy = false;

@@ -258,6 +258,55 @@ TEST_F(StudyManagerTest, RejectsOutOfOrderBatchAndUnknownStudy) {
   EXPECT_EQ(bad_problem.status().code(), absl::StatusCode::kNotFound);
 }
 
+TEST_F(StudyManagerTest, StartUpIsNotChargedOnceTheOptimizerIsReady) {
+  ASSERT_TRUE(store_->AddSubmission({0, "opt", SubmissionKind::kPython, "d", 2}, "", {"mixed"}, 1)
+                  .ok());
+  auto ready_job = **store_->LeaseJob("w", 1e12);
+  auto ready = manager_->OpenForJob(ready_job.id, "w");
+  ASSERT_TRUE(ready.ok()) << ready.status();
+  auto slow_job = **store_->LeaseJob("w", 1e12);
+  auto slow = manager_->OpenForJob(slow_job.id, "w");
+  ASSERT_TRUE(slow.ok());
+  clock_.Advance(absl::Seconds(30));  // start-up: three times the 10 s turn budget
+  EXPECT_TRUE(manager_->OptimizerReady(ready->study_id).ok());
+  EXPECT_TRUE(manager_->OptimizerReady(ready->study_id).ok());  // repeated: no change
+  clock_.Advance(absl::Seconds(2));
+  auto batch = manager_->SubmitBatch(ready->study_id, 0, Batch(4), 0, 0);
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  EXPECT_EQ(manager_->OptimizerReady(ready->study_id).code(),
+            absl::StatusCode::kFailedPrecondition);  // past batch 0
+  // Control: a host that never reports ready is charged from the opening, as before.
+  EXPECT_EQ(manager_->SubmitBatch(slow->study_id, 0, Batch(4), 0, 0).status().code(),
+            absl::StatusCode::kDeadlineExceeded);
+  // Practice studies have no start-up: their clock starts when they open.
+  auto practice = manager_->OpenPractice("mixed");
+  ASSERT_TRUE(practice.ok());
+  EXPECT_EQ(manager_->OptimizerReady(practice->study_id).code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(StudyManagerTest, StartUpHasItsOwnBudget) {
+  ASSERT_TRUE(store_->AddSubmission({0, "opt", SubmissionKind::kPython, "d", 2}, "", {"mixed"}, 1)
+                  .ok());
+  auto late = manager_->OpenForJob((**store_->LeaseJob("w", 1e12)).id, "w");
+  auto stuck = manager_->OpenForJob((**store_->LeaseJob("w", 1e12)).id, "w");
+  ASSERT_TRUE(late.ok() && stuck.ok());
+  clock_.Advance(absl::Seconds(30));
+  ASSERT_TRUE(manager_->Sweep().ok());  // 30 s of start-up: within the 60 s start-up budget
+  EXPECT_EQ(store_->GetStudy(stuck->study_id)->state, StudyState::kRunning);
+  clock_.Advance(absl::Seconds(31));
+  // Ready after 61 s: too late, the study is cut off with no optimizer time charged.
+  EXPECT_EQ(manager_->OptimizerReady(late->study_id).code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(store_->GetStudy(late->study_id)->state, StudyState::kCutOff);
+  clock_.Advance(absl::Seconds(5));
+  ASSERT_TRUE(manager_->Sweep().ok());  // 66 s > 60 s + 5 s grace
+  EXPECT_EQ(store_->GetStudy(stuck->study_id)->state, StudyState::kCutOff);
+  auto errors = store_->ListStudyErrors(stuck->study_id);
+  ASSERT_TRUE(errors.ok());
+  ASSERT_EQ(errors->size(), 1u);
+  EXPECT_THAT((*errors)[0].message, HasSubstr("start-up budget"));
+}
+
 TEST_F(StudyManagerTest, SweepCutsOffAbandonedPracticeStudy) {
   auto study = manager_->OpenPractice("mixed");
   ASSERT_TRUE(study.ok());

@@ -179,6 +179,15 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     return out;
   }
 
+  absl::Status OptimizerReady(int64_t study_id) override {
+    grpc::ClientContext ctx;
+    Prepare(ctx);
+    v1::OptimizerReadyRequest req;
+    req.set_study_id(study_id);
+    v1::OptimizerReadyResponse resp;
+    return FromGrpc(study_->OptimizerReady(&ctx, req, &resp));
+  }
+
   absl::Status EndStudy(int64_t study_id, const std::string& reason) override {
     grpc::ClientContext ctx;
     Prepare(ctx);

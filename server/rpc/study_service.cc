@@ -65,6 +65,12 @@ grpc::Status StudyServiceImpl::ReportSuggestFailure(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
+grpc::Status StudyServiceImpl::OptimizerReady(grpc::ServerContext*,
+                                              const v1::OptimizerReadyRequest* req,
+                                              v1::OptimizerReadyResponse*) {
+  return ToGrpcStatus(studies_->OptimizerReady(req->study_id()));
+}
+
 grpc::Status StudyServiceImpl::EndStudy(grpc::ServerContext*, const v1::EndStudyRequest* req,
                                         v1::EndStudyResponse* resp) {
   absl::StatusOr<StudyState> st = studies_->EndStudy(req->study_id(), req->reason());
