@@ -240,6 +240,19 @@ TEST_F(E2eTest, SlowOptimizerIsCutOffAndKeepsBestSoFar) {
   EXPECT_TRUE(found);
 }
 
+TEST_F(E2eTest, StartUpIsNotChargedToTheFirstBatch) {
+  StartServer({"--suggest_budget_s=2", "--study_budget_s=100", "--startup_budget_s=20"});
+  StartWorker();
+  int64_t id = Submit("slow_start");  // 3 s in __init__, over the 2 s per-suggest budget
+  ASSERT_TRUE(WaitFinished(id, 60)) << Logs();
+  const std::string sid = std::to_string(id);
+  EXPECT_EQ(Q("SELECT state FROM studies WHERE submission_id = " + sid), "completed") << Logs();
+  EXPECT_EQ(Q("SELECT batches_done FROM studies WHERE submission_id = " + sid), "5");
+  EXPECT_EQ(Q("SELECT COUNT(*) FROM study_errors e JOIN studies s ON s.id = e.study_id WHERE "
+              "s.submission_id = " + sid),
+            "0");
+}
+
 TEST_F(E2eTest, InvalidSuggestionsAreReportedAndReplaced) {
   StartServer({"--n_batches=7"});
   StartWorker();
