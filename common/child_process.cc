@@ -165,6 +165,7 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> PosixProcessLauncher::Launch(
   options.limits.push_back({RLIMIT_CORE, 0});
   options.stdin_is_socket = spec.stdin_is_socket;
   options.run_as = spec.run_as;
+  options.inherited_fds = spec.inherited_fds;
   options.stderr_tail_bytes = spec.stderr_tail_bytes;
   options.on_stderr_line = spec.on_stderr_line;
   options.on_stderr_chunk = spec.on_stderr_chunk;

@@ -65,6 +65,9 @@ struct ProcessSpec {
   // Working directory (empty: unchanged).
   std::string cwd;
   ResourceLimits limits;
+  // Descriptors the child keeps open across exec under the same numbers (each >= 3, owned and
+  // kept open by the caller until Launch returns), e.g. `bwrap --seccomp FD`.
+  std::vector<int> inherited_fds;
   // How error messages call the program. Default "the process".
   std::string name = "the process";
   // true: stdin is a socket, so a write to a dead child fails without SIGPIPE (for hosts that
@@ -114,8 +117,8 @@ class ChildProcess {
 class ProcessLauncher {
  public:
   virtual ~ProcessLauncher() = default;
-  // Starts `spec`. InvalidArgument for an empty argv; ResourceExhausted when pipes or the fork
-  // fail. A program that cannot be executed is not an error here: see ExecStatus().
+  // Starts `spec`. InvalidArgument for an empty argv or a bad inherited descriptor;
+  // ResourceExhausted when pipes or the fork fail. A program that cannot be executed is not an error here: see ExecStatus().
   virtual absl::StatusOr<std::unique_ptr<ChildProcess>> Launch(const ProcessSpec& spec) = 0;
 };
 

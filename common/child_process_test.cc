@@ -1,5 +1,6 @@
 #include "common/child_process.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <string>
@@ -40,6 +41,20 @@ TEST(ChildProcessTest, EchoesLinesBothWays) {
               absl::StatusCode::kUnavailable);
     EXPECT_EQ(child->Wait(absl::Seconds(10)), 0);
   }
+}
+
+TEST(ChildProcessTest, InheritedDescriptorReachesTheChild) {
+  int fds[2];
+  ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
+  ASSERT_EQ(write(fds[1], "kept\n", 5), 5);
+  close(fds[1]);
+  ProcessSpec spec = Shell("cat <&" + std::to_string(fds[0]));
+  spec.inherited_fds = {fds[0]};
+  auto child = LaunchOrDie(spec);
+  ASSERT_NE(child, nullptr);
+  EXPECT_EQ(child->ReadLine(In(absl::Seconds(10))).value_or("?"), "kept");
+  EXPECT_EQ(child->Wait(absl::Seconds(10)), 0);
+  close(fds[0]);
 }
 
 TEST(ChildProcessTest, ClosedStdoutSaysHowTheChildEndedWithItsStderr) {

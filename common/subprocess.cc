@@ -87,6 +87,12 @@ void SetLimit(int resource, uint64_t value) {
 
 absl::StatusOr<std::unique_ptr<Subprocess>> Subprocess::Spawn(SubprocessOptions options) {
   if (options.argv.empty()) return absl::InvalidArgumentError("argv is empty");
+  for (int fd : options.inherited_fds) {
+    if (fd < 3 || fcntl(fd, F_GETFD) < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("inherited descriptor ", fd, " is below 3 or not open"));
+    }
+  }
   Channel in, out, err, exec_status;
   int e = in.Open(options.stdin_is_socket, /*child_writes=*/false);
   if (e == 0) e = out.Open(false, true);
@@ -109,6 +115,12 @@ absl::StatusOr<std::unique_ptr<Subprocess>> Subprocess::Spawn(SubprocessOptions 
   const std::vector<SubprocessOptions::Limit>& limits = options.limits;
   const int status_fd = exec_status.child;
   const std::optional<SubprocessOptions::Identity> run_as = options.run_as;
+  // The descriptors that survive in the child, ascending and unique; the gaps are closed.
+  std::vector<int> keep = options.inherited_fds;
+  keep.push_back(status_fd);
+  std::sort(keep.begin(), keep.end());
+  keep.erase(std::unique(keep.begin(), keep.end()), keep.end());
+  const std::vector<int>& inherited = options.inherited_fds;
 
   const pid_t pid = fork();
   if (pid < 0) {
@@ -121,8 +133,13 @@ absl::StatusOr<std::unique_ptr<Subprocess>> Subprocess::Spawn(SubprocessOptions 
     dup2(out.child, 1);
     dup2(err.child, 2);
     // Descriptors the parent opened without O_CLOEXEC must not leak into the child.
-    syscall(SYS_close_range, 3, status_fd - 1, 0);
-    syscall(SYS_close_range, status_fd + 1, ~0U, 0);
+    unsigned first = 3;
+    for (int fd : keep) {
+      if (static_cast<unsigned>(fd) > first) syscall(SYS_close_range, first, fd - 1, 0);
+      first = static_cast<unsigned>(fd) + 1;
+    }
+    syscall(SYS_close_range, first, ~0U, 0);
+    for (int fd : inherited) fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) & ~FD_CLOEXEC);
     // Ignored signals survive exec; the child gets default dispositions and an empty mask.
     for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD}) signal(sig, SIG_DFL);
     sigset_t none;

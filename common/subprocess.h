@@ -63,6 +63,11 @@ struct SubprocessOptions {
     gid_t gid = 0;
   };
   std::optional<Identity> run_as;
+  // Descriptors the child keeps open across exec under the same numbers (close-on-exec is
+  // cleared in the child only), e.g. a seccomp filter for `bwrap --seccomp FD`. Each must be
+  // >= 3 and open in the parent until Spawn returns; the caller keeps ownership. Every other
+  // descriptor above 2 is closed in the child.
+  std::vector<int> inherited_fds;
   // How many of the latest stderr bytes StderrTail() keeps. Default 4 KiB.
   size_t stderr_tail_bytes = 4096;
   // If set, called with every chunk of stderr as it is read.
@@ -87,7 +92,7 @@ class Subprocess {
   };
 
   // Forks and execs, and waits until the exec has happened or failed. Errors:
-  //   InvalidArgument: empty argv;
+  //   InvalidArgument: empty argv, or an inherited descriptor below 3 or not open;
   //   ResourceExhausted: the pipes or the fork could not be created ("cannot create pipes: ...",
   //     "fork: ...").
   // A failed chdir or exec is not an error of Spawn: see exec_error().

@@ -1,6 +1,7 @@
 #include "common/subprocess.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -171,6 +172,39 @@ TEST(SubprocessTest, LimitsEnvironmentAndWorkingDirectoryApplyInTheChild) {
     lines.push_back(*line);
   }
   EXPECT_THAT(lines, ElementsAre("64", "0", "/tmp", "this unset"));
+}
+
+TEST(SubprocessTest, InheritedDescriptorsStayOpenAndOthersAreClosed) {
+  int kept[2], dropped[2];
+  ASSERT_EQ(pipe2(kept, O_CLOEXEC), 0);
+  ASSERT_EQ(pipe(dropped), 0);  // not close-on-exec: the child must close it all the same
+  ASSERT_EQ(write(kept[1], "x", 1), 1);
+  close(kept[1]);
+  SubprocessOptions options =
+      Shell("cat <&" + std::to_string(kept[0]) + "; echo; ls /proc/self/fd");
+  options.inherited_fds = {kept[0]};
+  auto p = SpawnOrDie(std::move(options));
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->ReadLine(In(absl::Seconds(10)), 1024).value_or("?"), "x");
+  std::vector<std::string> fds;
+  for (absl::StatusOr<std::string> line = p->ReadLine(In(absl::Seconds(10)), 1024); line.ok();
+       line = p->ReadLine(In(absl::Seconds(10)), 1024)) {
+    fds.push_back(*line);
+  }
+  // 0-2, the inherited descriptor, and the one ls opens to read the directory.
+  EXPECT_THAT(fds, ::testing::Contains(std::to_string(kept[0])));
+  EXPECT_THAT(fds, ::testing::SizeIs(5));
+  EXPECT_THAT(fds, ::testing::Not(::testing::Contains(std::to_string(dropped[0]))));
+  ASSERT_TRUE(p->WaitExit(In(absl::Seconds(10))));
+  // The parent's descriptor keeps close-on-exec.
+  EXPECT_NE(fcntl(kept[0], F_GETFD) & FD_CLOEXEC, 0);
+  for (int fd : {kept[0], dropped[0], dropped[1]}) close(fd);
+
+  SubprocessOptions bad = Shell("true");
+  bad.inherited_fds = {2};
+  EXPECT_EQ(Subprocess::Spawn(bad).status().code(), absl::StatusCode::kInvalidArgument);
+  bad.inherited_fds = {dropped[0]};  // closed above
+  EXPECT_EQ(Subprocess::Spawn(bad).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(SubprocessTest, DestructorReturnsWhenAnEscapedDescendantHoldsStderr) {
