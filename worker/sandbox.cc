@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "worker/env.h"
+#include "worker/optimizer_host.h"
+#include "worker/seccomp_filter.h"
 
 namespace bbo {
 namespace {
@@ -29,12 +31,16 @@ void AddEnv(std::vector<std::string>& argv, const std::string& kv) {
 
 Sandbox::Sandbox(SandboxOptions options, ProcessLauncher* launcher)
     : options_(std::move(options)),
-      launcher_(launcher != nullptr ? launcher : Env::Default()->launcher()) {}
+      launcher_(launcher != nullptr ? launcher : Env::Default()->launcher()),
+      seccomp_bpf_(options_.seccomp && !options_.insecure_no_sandbox ? CompileSeccompBpf()
+                                                                      : std::string()) {}
 
-ProcessSpec Sandbox::BuildCommand(const SandboxedCommand& cmd) const {
+ProcessSpec Sandbox::BuildCommand(const SandboxedCommand& cmd, int seccomp_fd) const {
   ProcessSpec spec;
   spec.name = "optimizer";
   spec.limits = options_.limits;
+  // The reader refuses longer stdout lines before buffering them (docs/hosting-protocol.md).
+  spec.max_line_bytes = kMaxLineBytes;
   std::vector<std::string> env = {"HOME=/tmp", "PATH=/usr/bin:/bin", "LANG=C.UTF-8",
                                   "TMPDIR=/tmp"};
   env.insert(env.end(), cmd.env.begin(), cmd.env.end());
@@ -73,6 +79,7 @@ ProcessSpec Sandbox::BuildCommand(const SandboxedCommand& cmd) const {
   for (const auto& [host, inside] : cmd.extra_ro_binds) {
     a.insert(a.end(), {"--ro-bind", host, inside});
   }
+  if (seccomp_fd >= 0) a.insert(a.end(), {"--seccomp", std::to_string(seccomp_fd)});
   a.insert(a.end(), {"--chdir", "/sub", "--clearenv"});
   for (const std::string& kv : env) AddEnv(a, kv);
   a.push_back("--");
@@ -94,9 +101,25 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> Sandbox::Launch(const SandboxedCom
     return absl::InvalidArgumentError(
         absl::StrCat("submission_dir: ", cmd.submission_dir, " is not a folder"));
   }
-  ProcessSpec spec = BuildCommand(cmd);
+  // A fresh descriptor per launch: bubblewrap reads the filter from the current offset.
+  int seccomp_fd = -1;
+  if (options_.seccomp && !options_.insecure_no_sandbox) {
+    if (!seccomp_bpf_.ok()) {
+      return absl::UnavailableError(
+          absl::StrCat("cannot build the seccomp filter: ", seccomp_bpf_.status().message()));
+    }
+    absl::StatusOr<int> fd = MakeSeccompFd(*seccomp_bpf_);
+    if (!fd.ok()) {
+      return absl::UnavailableError(
+          absl::StrCat("cannot pass the seccomp filter: ", fd.status().message()));
+    }
+    seccomp_fd = *fd;
+  }
+  ProcessSpec spec = BuildCommand(cmd, seccomp_fd);
+  if (seccomp_fd >= 0) spec.inherited_fds = {seccomp_fd};
   spec.on_stderr_line = std::move(on_stderr_line);
   absl::StatusOr<std::unique_ptr<ChildProcess>> child = launcher_->Launch(spec);
+  if (seccomp_fd >= 0) close(seccomp_fd);
   if (!child.ok()) {
     return absl::UnavailableError(absl::StrCat("cannot start the sandbox: ",
                                                child.status().message()));

@@ -9,9 +9,10 @@
 // package). Nothing else of the host is visible: not the coordinator's SQLite file, problem
 // data, other submissions, /root, /home, /var, /srv or the project checkout.
 //
-// Later hardening slots in here without changing callers: cgroups (v1 and v2) as a
-// post-launch hook on the child's pid, and seccomp as a `--seccomp FD` argument built from a
-// policy (see BuildCommand).
+// The sandbox's user is never host root: a root worker starts bubblewrap as an unprivileged
+// host user (SandboxOptions::host_uid). A seccomp deny-list (worker/seccomp_filter.h) is handed
+// to bubblewrap with `--seccomp FD`: namespaces, mounts, bpf, perf, io_uring, keyrings, ptrace,
+// kernel modules, clock setting, netlink/packet/vsock sockets and 32-bit system calls are refused.
 //
 // Thread-safe: Launch may be called concurrently.
 
@@ -42,6 +43,8 @@ struct SandboxOptions {
   ResourceLimits limits;
   // Host path -> sandbox path, bound read-only for every launch.
   std::vector<std::pair<std::string, std::string>> ro_binds;
+  // Hand the seccomp deny-list to bubblewrap (worker/seccomp_filter.h). Default on.
+  bool seccomp = true;
 };
 
 struct SandboxedCommand {
@@ -65,8 +68,9 @@ class Sandbox {
   absl::StatusOr<std::unique_ptr<ChildProcess>> Launch(const SandboxedCommand& cmd,
                                                        LineCallback on_stderr_line = nullptr);
 
-  // The full command line Launch runs (for logs and tests).
-  ProcessSpec BuildCommand(const SandboxedCommand& cmd) const;
+  // The full command line Launch runs (for logs and tests); `seccomp_fd` >= 0 adds
+  // `--seccomp FD` (Launch passes the descriptor it made for the launch).
+  ProcessSpec BuildCommand(const SandboxedCommand& cmd, int seccomp_fd = -1) const;
 
   // OK when bubblewrap can create its namespaces on this host; FailedPrecondition with what to
   // do otherwise.
@@ -81,6 +85,8 @@ class Sandbox {
  private:
   SandboxOptions options_;
   ProcessLauncher* launcher_;
+  // The compiled seccomp filter (BPF), made once; an error here fails every Launch.
+  absl::StatusOr<std::string> seccomp_bpf_;
 };
 
 }  // namespace bbo

@@ -121,6 +121,19 @@ TEST(SandboxTest, OptimizerIsNeverHostRoot) {
   EXPECT_EQ(Probe(as_root, {sysctl})[sysctl], "yes");
 }
 
+TEST(SandboxTest, SeccompRefusesNamespacesAndNetlink) {
+  auto r = Probe(SandboxOptions(), {"userns", "netlink", "numpy"});
+  EXPECT_EQ(r["userns"], "no");
+  EXPECT_EQ(r["netlink"], "no");
+  EXPECT_EQ(r["numpy"], "yes");
+  // Control: without the filter both work inside bubblewrap, so the checks can fail.
+  SandboxOptions unfiltered;
+  unfiltered.seccomp = false;
+  auto control = Probe(unfiltered, {"userns", "netlink"});
+  EXPECT_EQ(control["userns"], "yes");
+  EXPECT_EQ(control["netlink"], "yes");
+}
+
 TEST(SandboxTest, CannotConnectToHostLoopback) {
   Listener listener;
   std::string check = "tcp:" + std::to_string(listener.port());

@@ -54,7 +54,21 @@ def rewrite(path):
     return True
 
 
+def new_user_namespace(arg):
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    return libc.unshare(0x10000000) == 0  # CLONE_NEWUSER
+
+
+def netlink(arg):
+    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
+    s.close()
+    return True
+
+
 CHECKS = {
+    "userns": new_user_namespace,
+    "netlink": netlink,
     "hold": hold,
     "rewrite": rewrite,
     "uid": lambda arg: str(os.getuid()),
