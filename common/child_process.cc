@@ -51,6 +51,10 @@ class PosixChildProcess : public ChildProcess {
       return absl::InvalidArgumentError(
           absl::StrCat("cannot run ", QuoteJson(program_), " as an unprivileged user: ", reason));
     }
+    if (failure->stage == Subprocess::ExecError::Stage::kCgroup) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot place ", QuoteJson(program_), " in its control group: ", reason));
+    }
     if (failure->stage == Subprocess::ExecError::Stage::kChdir) {
       return absl::InvalidArgumentError(
           absl::StrCat("cannot change to the working directory ", QuoteJson(cwd_), ": ", reason));
@@ -166,6 +170,7 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> PosixProcessLauncher::Launch(
   options.stdin_is_socket = spec.stdin_is_socket;
   options.run_as = spec.run_as;
   options.inherited_fds = spec.inherited_fds;
+  options.cgroup_procs_files = spec.cgroup_procs_files;
   options.stderr_tail_bytes = spec.stderr_tail_bytes;
   options.on_stderr_line = spec.on_stderr_line;
   options.on_stderr_chunk = spec.on_stderr_chunk;

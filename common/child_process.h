@@ -44,7 +44,7 @@ struct ResourceLimits {
   uint64_t address_space_bytes = 8ull << 30;
   // Processes/threads of the child's real uid (RLIMIT_NPROC). Under bubblewrap started by root
   // that uid is root on the host, whose other processes count too, hence the generous default;
-  // the per-sandbox bound belongs to the cgroups pids controller (a later hardening step).
+  // the per-sandbox bound is the study cgroup's task limit (worker/cgroup.h).
   uint64_t max_processes = 4096;
   // Largest file the child may write, bytes (RLIMIT_FSIZE).
   uint64_t file_size_bytes = 256ull << 20;
@@ -68,6 +68,8 @@ struct ProcessSpec {
   // Descriptors the child keeps open across exec under the same numbers (each >= 3, owned and
   // kept open by the caller until Launch returns), e.g. `bwrap --seccomp FD`.
   std::vector<int> inherited_fds;
+  // cgroup.procs files the child joins before exec (SubprocessOptions::cgroup_procs_files).
+  std::vector<std::string> cgroup_procs_files;
   // How error messages call the program. Default "the process".
   std::string name = "the process";
   // true: stdin is a socket, so a write to a dead child fails without SIGPIPE (for hosts that

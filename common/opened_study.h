@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "common/optimizer_limits.h"
 #include "common/study_budget.h"
 #include "nlohmann/json.hpp"
 
@@ -19,6 +20,8 @@ struct OpenedStudy {
   StudyBudget budget;
   // Optimizer seconds left in the study budget.
   double remaining_s = 0;
+  // What the worker lets the optimizer use (the phase's settings).
+  OptimizerLimits limits;
 };
 
 }  // namespace bbo

@@ -121,6 +121,8 @@ absl::StatusOr<std::unique_ptr<Subprocess>> Subprocess::Spawn(SubprocessOptions 
   std::sort(keep.begin(), keep.end());
   keep.erase(std::unique(keep.begin(), keep.end()), keep.end());
   const std::vector<int>& inherited = options.inherited_fds;
+  std::vector<const char*> cgroup_files;
+  for (const std::string& f : options.cgroup_procs_files) cgroup_files.push_back(f.c_str());
 
   const pid_t pid = fork();
   if (pid < 0) {
@@ -145,8 +147,20 @@ absl::StatusOr<std::unique_ptr<Subprocess>> Subprocess::Spawn(SubprocessOptions 
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (const SubprocessOptions::Limit& limit : limits) SetLimit(limit.resource, limit.value);
     int failure[2] = {0, 0};
+    // Join the control groups first: everything below, the exec included, happens inside them.
+    for (const char* file : cgroup_files) {
+      const int fd = open(file, O_WRONLY | O_CLOEXEC);
+      if (fd < 0 || write(fd, "0", 1) != 1) {
+        failure[0] = 4;
+        failure[1] = errno;
+        ssize_t ignored = write(status_fd, failure, sizeof(failure));
+        (void)ignored;
+        _exit(126);
+      }
+      close(fd);
+    }
+    for (const SubprocessOptions::Limit& limit : limits) SetLimit(limit.resource, limit.value);
     if (run_as.has_value() &&
         (setgroups(1, &run_as->gid) != 0 || setgid(run_as->gid) != 0 ||
          setuid(run_as->uid) != 0 || getuid() != run_as->uid || geteuid() != run_as->uid)) {
@@ -177,6 +191,7 @@ absl::StatusOr<std::unique_ptr<Subprocess>> Subprocess::Spawn(SubprocessOptions 
   if (n == static_cast<ssize_t>(sizeof(failure))) {
     const ExecError::Stage stage = failure[0] == 1   ? ExecError::Stage::kChdir
                                    : failure[0] == 3 ? ExecError::Stage::kCredentials
+                                   : failure[0] == 4 ? ExecError::Stage::kCgroup
                                                      : ExecError::Stage::kExec;
     process->exec_error_ = ExecError{stage, failure[1]};
   }

@@ -68,6 +68,11 @@ struct SubprocessOptions {
   // >= 3 and open in the parent until Spawn returns; the caller keeps ownership. Every other
   // descriptor above 2 is closed in the child.
   std::vector<int> inherited_fds;
+  // cgroup.procs files the child joins before anything else (it writes "0" into each, right
+  // after fork, while it still has the parent's privileges), so the program and everything it
+  // forks start inside those control groups with no window outside them. A child that cannot
+  // join exits 126 (ExecError kCgroup) rather than run unconfined.
+  std::vector<std::string> cgroup_procs_files;
   // How many of the latest stderr bytes StderrTail() keeps. Default 4 KiB.
   size_t stderr_tail_bytes = 4096;
   // If set, called with every chunk of stderr as it is read.
@@ -85,6 +90,7 @@ class Subprocess {
     enum class Stage {
       kChdir,        // chdir(cwd) failed: exit status 126
       kCredentials,  // switching to run_as failed: exit status 126
+      kCgroup,       // joining a cgroup_procs_files entry failed: exit status 126
       kExec,   // execve(argv[0]) failed: exit status 127
     };
     Stage stage = Stage::kExec;

@@ -152,6 +152,11 @@ TEST(SubprocessTest, ExecAndChdirFailuresAreReportedWithErrno) {
   SubprocessOptions bad_cwd = Shell("true");
   bad_cwd.cwd = "/nonexistent/folder";
   ExpectExecFailure(std::move(bad_cwd), Subprocess::ExecError::Stage::kChdir, 126);
+
+  // A control group the child cannot join: it never runs the program outside it.
+  SubprocessOptions no_group = Shell("echo ran");
+  no_group.cgroup_procs_files = {"/nonexistent/cgroup.procs"};
+  ExpectExecFailure(std::move(no_group), Subprocess::ExecError::Stage::kCgroup, 126);
 }
 
 TEST(SubprocessTest, EmptyArgvIsInvalidArgument) {

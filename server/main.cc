@@ -27,6 +27,15 @@ ABSL_FLAG(double, suggest_budget_s, 40, "Optimizer seconds allowed per suggest (
 ABSL_FLAG(double, startup_budget_s, 60,
           "Seconds a hosted optimizer may take to start (not charged to its budgets).");
 ABSL_FLAG(double, study_budget_s, 640, "Optimizer seconds allowed per study.");
+ABSL_FLAG(uint64_t, optimizer_memory_mb, 4096,
+          "Memory a hosted optimizer may use on its worker, MiB: all of its processes, its /tmp "
+          "and swap (0 = no limit). Enforced by the worker's control group.");
+ABSL_FLAG(uint64_t, optimizer_max_tasks, 256,
+          "Processes and threads a hosted optimizer may have alive at once (0 = no limit).");
+ABSL_FLAG(double, optimizer_cpus, 1.0,
+          "CPU quota of a hosted optimizer, in cores (0 = no quota).");
+ABSL_FLAG(uint64_t, optimizer_tmp_mb, 512,
+          "Size of a hosted optimizer's /tmp (also its /dev/shm), MiB; counts in its memory.");
 ABSL_FLAG(int, default_trials, 3, "Trials per problem when a submission does not say.");
 ABSL_FLAG(int, baseline_trials, 10, "Random-search baseline trials per problem.");
 ABSL_FLAG(double, lease_ttl_s, 30, "Seconds a job lease lives without a worker heartbeat.");
@@ -92,6 +101,10 @@ int main(int argc, char** argv) {
   opts.study.budget.suggest_budget_s = absl::GetFlag(FLAGS_suggest_budget_s);
   opts.study.startup_budget_s = absl::GetFlag(FLAGS_startup_budget_s);
   opts.study.budget.study_budget_s = absl::GetFlag(FLAGS_study_budget_s);
+  opts.study.optimizer_limits.memory_mb = absl::GetFlag(FLAGS_optimizer_memory_mb);
+  opts.study.optimizer_limits.max_tasks = absl::GetFlag(FLAGS_optimizer_max_tasks);
+  opts.study.optimizer_limits.cpus = absl::GetFlag(FLAGS_optimizer_cpus);
+  opts.study.optimizer_limits.tmp_mb = absl::GetFlag(FLAGS_optimizer_tmp_mb);
   opts.competition.default_trials = absl::GetFlag(FLAGS_default_trials);
   opts.competition.baseline_trials = absl::GetFlag(FLAGS_baseline_trials);
   opts.competition.seed = absl::GetFlag(FLAGS_seed);
@@ -131,6 +144,10 @@ int main(int argc, char** argv) {
   opts.queue.heartbeat_interval_s = std::max(0.2, opts.queue.lease_ttl_s / 6);
   opts.eval_threads = absl::GetFlag(FLAGS_eval_threads);
   if (absl::Status valid = opts.study.budget.Validate(); !valid.ok()) {
+    std::fprintf(stderr, "bbo-server: --%s\n", std::string(valid.message()).c_str());
+    return 2;
+  }
+  if (absl::Status valid = opts.study.optimizer_limits.Validate(); !valid.ok()) {
     std::fprintf(stderr, "bbo-server: --%s\n", std::string(valid.message()).c_str());
     return 2;
   }

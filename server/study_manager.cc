@@ -119,6 +119,7 @@ absl::StatusOr<OpenedStudy> StudyManager::Open(StudyRecord rec, const Problem* p
                                  : problem->space().api_config();
   out.budget = rec.budget;
   out.remaining_s = rec.budget.study_budget_s;
+  out.limits = options_.optimizer_limits;
   return out;
 }
 
@@ -237,7 +238,7 @@ absl::Status StudyManager::CheckBudget(Live& live, double turn_s) {
 
 absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
     int64_t study_id, int batch, const std::vector<IncomingPoint>& suggestions,
-    double host_suggest_time_s, double host_observe_time_s) {
+    double host_suggest_time_s, double host_observe_time_s, std::optional<double> host_cpu_s) {
   ASSIGN_OR_RETURN(std::shared_ptr<Live> live, Claim(study_id, batch));
   double turn_s = absl::ToDoubleSeconds(clock_->Now() - live->turn_started);
   absl::StatusOr<BatchOutcome> out = [&]() -> absl::StatusOr<BatchOutcome> {
@@ -287,7 +288,7 @@ absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
     }
     return Evaluate(*live, std::move(points), std::move(replaced), std::move(suggested),
                     std::move(errors), BatchSource::kOptimizer, turn_s, host_suggest_time_s,
-                    host_observe_time_s);
+                    host_observe_time_s, host_cpu_s);
   }();
   Release(live);
   return out;
@@ -330,7 +331,8 @@ absl::StatusOr<BatchOutcome> StudyManager::Evaluate(Live& live, std::vector<Poin
                                                     std::vector<std::string> errors,
                                                     BatchSource source, double turn_s,
                                                     double host_suggest_s,
-                                                    double host_observe_s) {
+                                                    double host_observe_s,
+                                                    std::optional<double> host_cpu_s) {
   absl::Time eval_start = clock_->Now();
   std::vector<EvaluatedPoint> results = evaluator_->EvaluateBatch(*live.problem, points);
   double eval_s = absl::ToDoubleSeconds(clock_->Now() - eval_start);
@@ -342,6 +344,10 @@ absl::StatusOr<BatchOutcome> StudyManager::Evaluate(Live& live, std::vector<Poin
   rec.turn_time_s = turn_s;
   rec.host_suggest_time_s = host_suggest_s;
   rec.host_observe_time_s = host_observe_s;
+  // A host's CPU figure is informational: a negative or non-finite one means "unknown".
+  if (host_cpu_s.has_value() && std::isfinite(*host_cpu_s) && *host_cpu_s >= 0) {
+    rec.optimizer_cpu_s = host_cpu_s;
+  }
   rec.eval_time_s = eval_s;
   rec.errors = errors;
   double best = live.best;

@@ -39,6 +39,7 @@
 #include "absl/time/time.h"
 #include "common/opened_study.h"
 #include "common/search_space.h"
+#include "common/optimizer_limits.h"
 #include "common/study_budget.h"
 #include "common/clock.h"
 #include "server/evaluator.h"
@@ -54,6 +55,8 @@ namespace bbo {
 struct StudyOptions {
   // Shape and time budget of every study.
   StudyBudget budget;
+  // What a hosted optimizer may use on its worker (sent with every study).
+  OptimizerLimits optimizer_limits;
   // Practice studies (remote clients) whose turn has run this much past the budget are cut off
   // by Sweep(), seconds.
   double sweep_grace_s = 5;
@@ -116,7 +119,8 @@ class StudyManager {
   absl::StatusOr<BatchOutcome> SubmitBatch(int64_t study_id, int batch,
                                            const std::vector<IncomingPoint>& suggestions,
                                            double host_suggest_time_s,
-                                           double host_observe_time_s);
+                                           double host_observe_time_s,
+                                           std::optional<double> host_cpu_s = std::nullopt);
   // The optimizer failed to suggest batch `batch`. Records the error; when `optimizer_dead` the
   // study ends as failed (best so far stands), otherwise a random-search batch is evaluated in
   // its place. Same errors as SubmitBatch.
@@ -200,7 +204,8 @@ class StudyManager {
                                         std::vector<std::string> suggested,
                                         std::vector<std::string> errors, BatchSource source,
                                         double turn_s, double host_suggest_s,
-                                        double host_observe_s);
+                                        double host_observe_s,
+                                        std::optional<double> host_cpu_s = std::nullopt);
   // Ends the study in memory and writes the end (and `error`, recorded first) to the store.
   absl::Status Finish(Live& live, StudyState state, const std::string& reason,
                       std::optional<StudyErrorRecord> error = std::nullopt);

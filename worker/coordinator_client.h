@@ -42,6 +42,17 @@ struct BatchValues {
   double remaining_s = 0;
 };
 
+// How long the optimizer took in one turn, as the worker measured it (informational: the
+// coordinator's own clock enforces the budget).
+struct TurnTiming {
+  // Wall time of its suggest and of its previous observe, seconds.
+  double suggest_s = 0;
+  double observe_s = 0;
+  // CPU time of all its processes in the turn (the study cgroup's accounting), seconds; unset
+  // when the worker runs without cgroups.
+  std::optional<double> cpu_s;
+};
+
 class CoordinatorClient {
  public:
   virtual ~CoordinatorClient() = default;
@@ -57,8 +68,7 @@ class CoordinatorClient {
   // number or string travel unset and are reported by the coordinator.
   virtual absl::StatusOr<BatchValues> SubmitBatch(int64_t study_id, int batch,
                                                   const std::vector<nlohmann::json>& suggestions,
-                                                  double suggest_time_s,
-                                                  double observe_time_s) = 0;
+                                                  const TurnTiming& timing) = 0;
   virtual absl::StatusOr<BatchValues> ReportSuggestFailure(int64_t study_id, int batch,
                                                            const std::string& message,
                                                            bool optimizer_dead) = 0;

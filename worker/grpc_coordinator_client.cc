@@ -126,12 +126,24 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     info.budget.suggest_budget_s = resp.suggest_budget_s();
     info.budget.study_budget_s = resp.study_budget_s();
     info.remaining_s = resp.remaining_s();
+    // All four unset: a coordinator that predates the settings; the worker's defaults apply.
+    if (resp.optimizer_memory_mb() != 0 || resp.optimizer_max_tasks() != 0 ||
+        resp.optimizer_cpus() != 0 || resp.optimizer_tmp_mb() != 0) {
+      info.limits.memory_mb = resp.optimizer_memory_mb();
+      info.limits.max_tasks = resp.optimizer_max_tasks();
+      info.limits.cpus = resp.optimizer_cpus();
+      info.limits.tmp_mb = resp.optimizer_tmp_mb();
+      if (absl::Status valid = info.limits.Validate(); !valid.ok()) {
+        return absl::InternalError(
+            absl::StrCat("coordinator sent invalid optimizer limits: ", valid.message()));
+      }
+    }
     return info;
   }
 
   absl::StatusOr<BatchValues> SubmitBatch(int64_t study_id, int batch,
                                           const std::vector<nlohmann::json>& suggestions,
-                                          double suggest_time_s, double observe_time_s) override {
+                                          const TurnTiming& timing) override {
     grpc::ClientContext ctx;
     Prepare(ctx);
     v1::SubmitBatchRequest req;
@@ -146,8 +158,9 @@ class GrpcCoordinatorClient : public CoordinatorClient {
                       std::string(encoded.message()));
       }
     }
-    req.set_suggest_time_s(suggest_time_s);
-    req.set_observe_time_s(observe_time_s);
+    req.set_suggest_time_s(timing.suggest_s);
+    req.set_observe_time_s(timing.observe_s);
+    if (timing.cpu_s.has_value()) req.set_optimizer_cpu_s(*timing.cpu_s);
     v1::SubmitBatchResponse resp;
     if (auto s = FromGrpc(study_->SubmitBatch(&ctx, req, &resp)); !s.ok()) return s;
     BatchValues out;

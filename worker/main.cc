@@ -33,6 +33,12 @@ ABSL_FLAG(double, exit_when_idle_s, 0,
 ABSL_FLAG(uint64_t, memory_mb, 4096, "Address-space limit per optimizer, MiB.");
 ABSL_FLAG(uint64_t, cpu_seconds, 3600, "CPU-time limit per optimizer process, seconds.");
 ABSL_FLAG(bool, verbose, false, "Log the optimizers' stderr.");
+ABSL_FLAG(std::string, cgroups, "required",
+          "Control groups per study (memory incl. /tmp, tasks, CPU quota, CPU accounting, "
+          "kill-all): 'required' refuses to start without them, 'auto' runs without them when "
+          "the host has none (and says so), 'off' never uses them.");
+ABSL_FLAG(std::string, cgroup_parent, "bbo-arena",
+          "Name of this worker's group under its own cgroup; study groups nest inside it.");
 
 namespace {
 
@@ -76,6 +82,37 @@ int main(int argc, char** argv) {
     spdlog::error("refusing to start without a sandbox; pass --insecure-no-sandbox to run "
                   "trusted code unsandboxed");
     return 1;
+  }
+
+  const std::string cgroups_mode = absl::GetFlag(FLAGS_cgroups);
+  if (cgroups_mode != "required" && cgroups_mode != "auto" && cgroups_mode != "off") {
+    std::fprintf(stderr, "bbo-worker: --cgroups must be required, auto or off, got '%s'\n",
+                 cgroups_mode.c_str());
+    return 2;
+  }
+  std::unique_ptr<bbo::CgroupManager> cgroups;
+  if (cgroups_mode != "off" && !opts.sandbox.insecure_no_sandbox) {
+    absl::StatusOr<std::unique_ptr<bbo::CgroupManager>> detected =
+        bbo::CgroupManager::Detect(absl::GetFlag(FLAGS_cgroup_parent));
+    if (detected.ok()) {
+      cgroups = *std::move(detected);
+      opts.cgroups = cgroups.get();
+      spdlog::info("event=cgroups version={} parent={}",
+                   cgroups->version() == bbo::CgroupVersion::kV1 ? "v1" : "v2",
+                   absl::GetFlag(FLAGS_cgroup_parent));
+    } else if (cgroups_mode == "required") {
+      spdlog::error("{}", std::string(detected.status().message()));
+      spdlog::error("refusing to start without control groups: optimizers' memory, tasks and "
+                    "CPU would be unbounded; pass --cgroups=auto to run without them anyway");
+      return 1;
+    } else {
+      spdlog::warn("RUNNING WITHOUT CONTROL GROUPS (--cgroups=auto): {}. The phase's memory, "
+                   "task and CPU limits are NOT enforced; only rlimits bound the optimizers.",
+                   std::string(detected.status().message()));
+    }
+  } else if (cgroups_mode == "off") {
+    spdlog::warn("control groups off (--cgroups=off): the phase's memory, task and CPU limits "
+                 "are NOT enforced.");
   }
 
   auto client = bbo::MakeGrpcCoordinatorClient(absl::GetFlag(FLAGS_coordinator));

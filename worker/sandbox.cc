@@ -71,8 +71,14 @@ ProcessSpec Sandbox::BuildCommand(const SandboxedCommand& cmd, int seccomp_fd) c
   for (const char* f : kEtcFiles) {
     if (fs::exists(f, ec)) a.insert(a.end(), {"--ro-bind", f, f});
   }
-  a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--ro-bind",
-                     cmd.submission_dir, "/sub"});
+  a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev"});
+  if (cmd.tmp_dir.empty()) {
+    a.insert(a.end(), {"--tmpfs", "/tmp"});
+  } else {
+    // One size-limited tmpfs serves /tmp and /dev/shm: together they cannot exceed its size.
+    a.insert(a.end(), {"--bind", cmd.tmp_dir, "/tmp", "--bind", cmd.tmp_dir, "/dev/shm"});
+  }
+  a.insert(a.end(), {"--ro-bind", cmd.submission_dir, "/sub"});
   for (const auto& [host, inside] : options_.ro_binds) {
     a.insert(a.end(), {"--ro-bind", host, inside});
   }
@@ -117,6 +123,7 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> Sandbox::Launch(const SandboxedCom
   }
   ProcessSpec spec = BuildCommand(cmd, seccomp_fd);
   if (seccomp_fd >= 0) spec.inherited_fds = {seccomp_fd};
+  spec.cgroup_procs_files = cmd.cgroup_procs_files;
   spec.on_stderr_line = std::move(on_stderr_line);
   absl::StatusOr<std::unique_ptr<ChildProcess>> child = launcher_->Launch(spec);
   if (seccomp_fd >= 0) close(seccomp_fd);

@@ -57,6 +57,12 @@ struct SandboxedCommand {
   std::vector<std::string> env;
   // Extra read-only binds for this launch (host path -> sandbox path).
   std::vector<std::pair<std::string, std::string>> extra_ro_binds;
+  // Host folder (a size-limited tmpfs, worker/study_tmp.h) bound read-write at both /tmp and
+  // /dev/shm. Empty: bubblewrap's own tmpfs at /tmp (unbounded but for the memory cgroup).
+  std::string tmp_dir;
+  // cgroup.procs files of the study's control group (StudyCgroup::procs_files()): bubblewrap
+  // and everything it starts run inside the group from the first instruction.
+  std::vector<std::string> cgroup_procs_files;
 };
 
 class Sandbox {

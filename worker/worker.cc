@@ -12,6 +12,7 @@
 #include "common/utf8.h"
 #include "spdlog/spdlog.h"
 #include "worker/optimizer_host.h"
+#include "worker/study_tmp.h"
 
 namespace bbo {
 namespace {
@@ -176,10 +177,9 @@ absl::Status Worker::RunStudy(const JobLease& job, const std::string& dir,
                               const OpenedStudy& study) {
   SandboxedCommand cmd;
   cmd.submission_dir = dir;
-  cmd.env = {absl::StrCat("BBO_SEED=", job.seed), "BBO_ARENA_HOSTED=1", "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1",
-             "MKL_NUM_THREADS=1", "PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1",
-             "MPLBACKEND=Agg"};
-  std::vector<std::pair<std::string, std::string>> binds;
+  cmd.env = {absl::StrCat("BBO_SEED=", job.seed), "BBO_ARENA_HOSTED=1", "OMP_NUM_THREADS=1",
+             "OPENBLAS_NUM_THREADS=1", "MKL_NUM_THREADS=1", "PYTHONDONTWRITEBYTECODE=1",
+             "PYTHONUNBUFFERED=1", "MPLBACKEND=Agg"};
   if (job.kind == HostedKind::kPython) {
     cmd.argv = {options_.python, "-u", "optimizer.py"};
     cmd.env.push_back(absl::StrCat("PYTHONPATH=", kSandboxPythonDir, ":/sub"));
@@ -191,6 +191,57 @@ absl::Status Worker::RunStudy(const JobLease& job, const std::string& dir,
     // Without the sandbox there is no /opt/bbo/python: point at the host folder.
     cmd.env.back() = absl::StrCat("PYTHONPATH=", options_.python_dir, ":", dir);
   }
+
+  // The study's own resources: a control group with the phase's limits and a size-limited
+  // /tmp. Failing to make them is the host's problem: the job goes back to the queue.
+  const std::string name = absl::StrCat("study-", study.study_id, "-", getpid(), "-",
+                                        study_seq_.fetch_add(1));
+  std::unique_ptr<StudyCgroup> cgroup;
+  if (options_.cgroups != nullptr) {
+    CgroupLimits limits;
+    limits.memory_bytes = study.limits.memory_mb << 20;
+    limits.pids = study.limits.max_tasks;
+    limits.cpus = study.limits.cpus;
+    absl::StatusOr<std::unique_ptr<StudyCgroup>> made = options_.cgroups->Create(name, limits);
+    if (!made.ok()) {
+      return absl::UnavailableError(
+          absl::StrCat("cannot create the study's control group: ", made.status().message()));
+    }
+    cgroup = *std::move(made);
+    cmd.cgroup_procs_files = cgroup->procs_files();
+  }
+  std::unique_ptr<StudyTmp> tmp;
+  if (options_.sized_tmp && !options_.sandbox.insecure_no_sandbox) {
+    const std::string parent = (fs::path(options_.work_dir) / "tmp").string();
+    absl::Status dirs = env_->CreateDirs(parent);
+    absl::StatusOr<std::unique_ptr<StudyTmp>> mounted =
+        dirs.ok() ? StudyTmp::Mount((fs::path(parent) / name).string(),
+                                    study.limits.tmp_mb << 20,
+                                    geteuid() == 0 ? options_.sandbox.host_uid : geteuid(),
+                                    geteuid() == 0 ? options_.sandbox.host_gid : getegid())
+                  : absl::StatusOr<std::unique_ptr<StudyTmp>>(dirs);
+    if (mounted.ok()) {
+      tmp = *std::move(mounted);
+      cmd.tmp_dir = tmp->dir();
+    } else if (!warned_tmp_.exchange(true)) {
+      spdlog::warn("the sandbox's /tmp and /dev/shm are NOT size-limited: {}; they are bounded "
+                   "only by the study's memory limit{}",
+                   std::string(mounted.status().message()),
+                   cgroup != nullptr ? "" : ", which is not enforced either (no cgroups)");
+    }
+  }
+  absl::Status hosted = HostStudy(study, cmd, cgroup.get());
+  if (cgroup != nullptr) {
+    // Everything the optimizer started, daemons included, ends with the study.
+    if (absl::Status removed = cgroup->Remove(); !removed.ok()) {
+      spdlog::warn("study={}: {}", study.study_id, removed.ToString());
+    }
+  }
+  return hosted;
+}
+
+absl::Status Worker::HostStudy(const OpenedStudy& study, const SandboxedCommand& cmd,
+                               StudyCgroup* cgroup) {
   auto stderr_sink = [this, id = study.study_id](absl::string_view line) {
     if (options_.log_optimizer_stderr) spdlog::info("[study {}] {}", id, std::string(line));
   };
@@ -200,6 +251,33 @@ absl::Status Worker::RunStudy(const JobLease& job, const std::string& dir,
         absl::StrCat("cannot start the sandbox: ", child.status().message()));
   }
   OptimizerHost host(*std::move(child), /*on_stray_stdout=*/nullptr, env_);
+  // The reason a dead optimizer died, when a limit of its group killed it: "optimizer exceeded
+  // its 4 GiB memory limit (optimizer closed its stdout and was killed by signal 9 ...)".
+  auto why_dead = [&](const absl::Status& s, absl::string_view prefix) {
+    if (cgroup != nullptr) {
+      absl::StatusOr<CgroupLimitHit> hit = cgroup->LimitHit();
+      if (hit.ok() && *hit != CgroupLimitHit::kNone) {
+        return TruncateUtf8(absl::StrCat(prefix, DescribeLimitHit(*hit, cgroup->limits()), " (",
+                                         s.message(), ")"),
+                            kMaxReportBytes);
+      }
+    }
+    return ForCoordinator(s, prefix);
+  };
+  auto cpu_seconds = [&]() -> std::optional<double> {
+    if (cgroup == nullptr) return std::nullopt;
+    absl::StatusOr<double> cpu = cgroup->CpuSeconds();
+    return cpu.ok() ? std::optional<double>(*cpu) : std::nullopt;
+  };
+  // While the coordinator evaluates a batch the optimizer is frozen: background threads do not
+  // run (nor charge the next turn). Thawed before anything is written to it again.
+  const bool can_freeze = cgroup != nullptr && options_.cgroups->Has("freezer");
+  auto set_frozen = [&](bool frozen) {
+    if (!can_freeze) return;
+    if (absl::Status s = cgroup->SetFrozen(frozen); !s.ok()) {
+      spdlog::warn("study={}: {}", study.study_id, s.ToString());
+    }
+  };
 
   StartInfo start;
   start.api_config = study.api_config;
@@ -211,7 +289,7 @@ absl::Status Worker::RunStudy(const JobLease& job, const std::string& dir,
     // fails with no result, which scores as random-search clip.
     spdlog::info("event=optimizer_start_failed study={} error={}", study.study_id, s.ToString());
     host.End("error");
-    return client_->EndStudy(study.study_id, ForCoordinator(s, "optimizer failed to start: "));
+    return client_->EndStudy(study.study_id, why_dead(s, "optimizer failed to start: "));
   }
   // Batch 0's clock starts now on the coordinator: start-up had its own budget above.
   if (absl::Status ready = client_->OptimizerReady(study.study_id); !ready.ok()) {
@@ -229,23 +307,46 @@ absl::Status Worker::RunStudy(const JobLease& job, const std::string& dir,
 
   double remaining = study.remaining_s;
   double observe_s = 0;
+  std::optional<double> turn_cpu_start = cpu_seconds();
   for (int b = 0; b < study.budget.n_batches && !stop_; ++b) {
     // The coordinator's clock for this turn started before observe; what observe used is gone.
-    const double turn_left = std::min(study.budget.suggest_budget_s - observe_s, remaining - observe_s);
+    const double turn_left =
+        std::min(study.budget.suggest_budget_s - observe_s, remaining - observe_s);
     absl::Duration deadline = absl::Seconds(std::max(0.0, turn_left) + options_.kill_grace_s);
     absl::StatusOr<std::vector<nlohmann::json>> x =
         host.Suggest(b, study.budget.batch_size, remaining, deadline);
+    std::optional<double> turn_cpu_end = cpu_seconds();
+    // A limit of the study's group hit in this turn (an OOM kill, a fork refused at the task
+    // limit) ends the study, even when the optimizer survived it: its best so far stands.
+    std::string limit_hit;
+    if (cgroup != nullptr) {
+      absl::StatusOr<CgroupLimitHit> hit = cgroup->LimitHit();
+      if (hit.ok() && *hit != CgroupLimitHit::kNone) {
+        limit_hit = DescribeLimitHit(*hit, cgroup->limits());
+      }
+    }
     absl::StatusOr<BatchValues> values;
-    if (x.ok()) {
-      values = client_->SubmitBatch(study.study_id, b, *x, host.last_suggest_seconds(), observe_s);
+    set_frozen(true);
+    if (x.ok() && limit_hit.empty()) {
+      TurnTiming timing;
+      timing.suggest_s = host.last_suggest_seconds();
+      timing.observe_s = observe_s;
+      if (turn_cpu_start && turn_cpu_end) timing.cpu_s = *turn_cpu_end - *turn_cpu_start;
+      values = client_->SubmitBatch(study.study_id, b, *x, timing);
     } else {
       const absl::StatusCode code = x.status().code();
-      bool dead = code == absl::StatusCode::kUnavailable ||
-                  code == absl::StatusCode::kDeadlineExceeded ||
-                  code == absl::StatusCode::kResourceExhausted;
+      const bool dead = !limit_hit.empty() || code == absl::StatusCode::kUnavailable ||
+                        code == absl::StatusCode::kDeadlineExceeded ||
+                        code == absl::StatusCode::kResourceExhausted;
       if (dead) host.Kill();
-      values = client_->ReportSuggestFailure(study.study_id, b, ForCoordinator(x.status()), dead);
+      std::string message =
+          limit_hit.empty() ? ForCoordinator(x.status())
+          : x.ok()          ? limit_hit
+                   : TruncateUtf8(absl::StrCat(limit_hit, " (", x.status().message(), ")"),
+                                  kMaxReportBytes);
+      values = client_->ReportSuggestFailure(study.study_id, b, message, dead);
     }
+    set_frozen(false);
     if (!values.ok()) {
       if (values.status().code() == absl::StatusCode::kDeadlineExceeded) {
         spdlog::info("event=study_cut_off study={} batch={}", study.study_id, b);
@@ -263,6 +364,7 @@ absl::Status Worker::RunStudy(const JobLease& job, const std::string& dir,
       host.End(values->evaluated.empty() ? "error" : "done");
       return absl::OkStatus();
     }
+    turn_cpu_start = cpu_seconds();
     absl::Status obs = host.Observe(b, values->evaluated, values->values,
                                     absl::Seconds(remaining + options_.kill_grace_s));
     observe_s = host.last_observe_seconds();

@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "worker/cgroup.h"
 #include "worker/coordinator_client.h"
 #include "worker/env.h"
 #include "worker/sandbox.h"
@@ -40,6 +41,15 @@ struct WorkerOptions {
   // Forward the optimizer's stderr lines to this worker's log.
   bool log_optimizer_stderr = true;
   SandboxOptions sandbox;
+  // Control groups for the studies (not owned; null = none: the phase's memory, task and CPU
+  // limits are then not enforced, only the sandbox's rlimits). With them every study runs in
+  // its own group with the phase's OptimizerLimits, frozen while the coordinator evaluates its
+  // batch, its CPU time accounted per turn, and killed whole at the end.
+  CgroupManager* cgroups = nullptr;
+  // Mount a tmpfs of the phase's optimizer_tmp_mb per study for the sandbox's /tmp and
+  // /dev/shm (worker/study_tmp.h; needs a root worker). When it cannot, bubblewrap's own tmpfs
+  // is used, bounded only by the memory cgroup, and the worker says so once.
+  bool sized_tmp = true;
 };
 
 class Worker {
@@ -66,7 +76,11 @@ class Worker {
 
  private:
   absl::StatusOr<std::string> SubmissionDir(const JobLease& job);
+  // Makes the study's control group and /tmp, hosts it, and removes them.
   absl::Status RunStudy(const JobLease& job, const std::string& dir, const OpenedStudy& study);
+  // Runs the optimizer through the study (`cgroup` may be null).
+  absl::Status HostStudy(const OpenedStudy& study, const SandboxedCommand& cmd,
+                         StudyCgroup* cgroup);
   void HeartbeatLoop();
 
   CoordinatorClient* client_;
@@ -77,6 +91,8 @@ class Worker {
   WorkerIdentity identity_ ABSL_GUARDED_BY(id_mu_);
   std::atomic<bool> stop_{false};
   std::atomic<int> jobs_run_{0};
+  std::atomic<bool> warned_tmp_{false};
+  std::atomic<uint64_t> study_seq_{0};  // makes each study's group and /tmp names unique
   absl::Mutex unpack_mu_;  // serialises unpacking of submissions
   std::unique_ptr<std::thread> heartbeat_;
 };

@@ -192,11 +192,11 @@ class RecordingCoordinator : public CoordinatorClient {
     return s;
   }
   absl::StatusOr<BatchValues> SubmitBatch(int64_t study_id, int batch,
-                                          const std::vector<json>& x, double suggest_time_s,
-                                          double) override {
+                                          const std::vector<json>& x,
+                                          const TurnTiming& timing) override {
     absl::MutexLock l(&mu_);
     submitted.push_back({study_id, batch});
-    suggest_times.push_back(suggest_time_s);
+    suggest_times.push_back(timing.suggest_s);
     return Values(batch, x);
   }
   absl::StatusOr<BatchValues> ReportSuggestFailure(int64_t study_id, int batch,

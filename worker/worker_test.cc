@@ -3,12 +3,15 @@
 
 #include "worker/worker.h"
 
+#include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <sstream>
 
 #include <sys/resource.h>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/archive.h"
@@ -28,11 +31,15 @@ class ScriptedCoordinator : public CoordinatorClient {
   int deadline_at_batch = -1;     // SubmitBatch answers DeadlineExceeded at this batch
   int unavailable_at_batch = -1;  // SubmitBatch answers Unavailable at this batch
   double suggest_budget_s = 40;
+  OptimizerLimits limits;
   std::string archive;
+  // Called inside SubmitBatch, while the coordinator "evaluates" the batch.
+  std::function<void(int batch)> on_submit;
 
   // What the worker did.
   std::vector<int> submitted;
   std::vector<size_t> submitted_sizes;  // points per submitted batch
+  std::vector<TurnTiming> timings;       // per submitted batch
   int ready_calls = 0;
   std::vector<std::pair<int, bool>> failures;  // batch, optimizer_dead
   std::vector<std::string> failure_messages;
@@ -59,6 +66,7 @@ class ScriptedCoordinator : public CoordinatorClient {
     s.budget.n_batches = n_batches;
     s.budget.suggest_budget_s = suggest_budget_s;
     s.remaining_s = 640;
+    s.limits = limits;
     turn_started_ = absl::Now();
     return s;
   }
@@ -68,10 +76,12 @@ class ScriptedCoordinator : public CoordinatorClient {
     return absl::OkStatus();
   }
   absl::StatusOr<BatchValues> SubmitBatch(int64_t, int batch,
-                                          const std::vector<nlohmann::json>& x, double,
-                                          double) override {
+                                          const std::vector<nlohmann::json>& x,
+                                          const TurnTiming& timing) override {
     submitted.push_back(batch);
     submitted_sizes.push_back(x.size());
+    timings.push_back(timing);
+    if (on_submit) on_submit(batch);
     if (batch == deadline_at_batch) return absl::DeadlineExceededError("over budget");
     // The coordinator's turn clock, as StudyManager keeps it.
     if (absl::Now() - turn_started_ > absl::Seconds(suggest_budget_s)) {
@@ -137,6 +147,7 @@ class WorkerTest : public ::testing::Test {
     opts.work_dir = (root_ / "work").string();
     opts.python_dir = std::string(BBO_SOURCE_DIR) + "/python";
     opts.kill_grace_s = kill_grace_s;
+    opts.cgroups = cgroups_;
     Sandbox sandbox{SandboxOptions()};
     Worker worker(&coordinator_, &sandbox, opts);
     ASSERT_TRUE(worker.Register("test", 1).ok());
@@ -151,6 +162,36 @@ class WorkerTest : public ::testing::Test {
 
   fs::path root_;
   ScriptedCoordinator coordinator_;
+  CgroupManager* cgroups_ = nullptr;
+};
+
+// The same with a control group per study, as bbo-worker runs by default (needs root).
+class WorkerCgroupTest : public WorkerTest {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root to create cgroups and mount /tmp";
+    absl::StatusOr<std::unique_ptr<CgroupManager>> manager =
+        CgroupManager::Detect(absl::StrCat("bbo-workertest-", getpid()));
+    if (!manager.ok()) GTEST_SKIP() << "no cgroups here: " << manager.status();
+    manager_ = *std::move(manager);
+    cgroups_ = manager_.get();
+    WorkerTest::SetUp();
+  }
+
+  // The study groups under this test's parent (the worker removes them at the study's end).
+  std::vector<fs::path> StudyGroups(const std::string& controller) {
+    std::vector<fs::path> out;
+    for (const auto& [c, dir] : manager_->parent_dirs()) {
+      if (c != controller) continue;
+      std::error_code ec;
+      for (const auto& e : fs::directory_iterator(dir, ec)) {
+        if (e.is_directory()) out.push_back(e.path());
+      }
+    }
+    return out;
+  }
+
+  std::unique_ptr<CgroupManager> manager_;
 };
 
 TEST_F(WorkerTest, RelaysAFullStudyAndFinishesTheJob) {
@@ -355,6 +396,108 @@ TEST_F(WorkerTest, StartUpIsNotChargedToTheFirstBatch) {
   EXPECT_THAT(coordinator_.submitted, ::testing::ElementsAre(0, 1, 2));
   EXPECT_TRUE(coordinator_.failures.empty());
   EXPECT_THAT(coordinator_.finished, ::testing::ElementsAre(""));
+}
+
+}  // namespace
+}  // namespace bbo
+
+namespace bbo {
+namespace {
+
+TEST_F(WorkerCgroupTest, MemoryLimitEndsTheStudyWithItsReasonAndItsBestSoFarStands) {
+  UseOptimizer("memory", "resource_hog.py");
+  coordinator_.limits.memory_mb = 128;
+  coordinator_.limits.tmp_mb = 16;
+  RunOneJob();
+  // Batch 0 was evaluated (the best so far); the 512 MiB allocation in the second suggest
+  // killed the optimizer.
+  EXPECT_THAT(coordinator_.submitted, ::testing::ElementsAre(0));
+  ASSERT_EQ(coordinator_.failures.size(), 1u);
+  EXPECT_EQ(coordinator_.failures[0], std::make_pair(1, true));
+  EXPECT_THAT(coordinator_.failure_messages[0],
+              HasSubstr("optimizer exceeded its 128 MiB memory limit"));
+  EXPECT_TRUE(StudyGroups("memory").empty()) << "the study's group outlived it";
+}
+
+TEST_F(WorkerCgroupTest, TaskLimitEndsTheStudyEvenWhenTheOptimizerSurvivesIt) {
+  UseOptimizer("forks", "resource_hog.py");
+  coordinator_.limits.max_tasks = 16;
+  RunOneJob();
+  EXPECT_THAT(coordinator_.submitted, ::testing::ElementsAre(0));
+  ASSERT_EQ(coordinator_.failures.size(), 1u);
+  EXPECT_EQ(coordinator_.failures[0], std::make_pair(1, true));
+  EXPECT_EQ(coordinator_.failure_messages[0], "optimizer reached its 16-process limit");
+  EXPECT_TRUE(StudyGroups("pids").empty()) << "the study's group outlived it";
+}
+
+TEST_F(WorkerCgroupTest, TmpAndDevShmShareOneSizeLimitedTmpfs) {
+  UseOptimizer("tmp", "resource_hog.py");
+  coordinator_.limits.tmp_mb = 8;
+  RunOneJob();
+  ASSERT_EQ(coordinator_.failures.size(), 1u);
+  EXPECT_FALSE(coordinator_.failures[0].second);  // an error reply, not a dead optimizer
+  // 8 MiB in all: /tmp takes (nearly) all of it and /dev/shm, the same tmpfs, nothing more.
+  const std::string& m = coordinator_.failure_messages[0];
+  EXPECT_THAT(m, HasSubstr("No space left on device")) << m;
+  int tmp = -1, shm = -1;
+  ASSERT_EQ(sscanf(m.c_str() + m.find("tmp="), "tmp=%d shm=%d", &tmp, &shm), 2) << m;
+  EXPECT_GE(tmp, 6);
+  EXPECT_LE(tmp + shm, 8) << m;
+  // Unmounted and removed at the end of the study.
+  std::error_code ec;
+  EXPECT_TRUE(fs::is_empty(root_ / "work" / "tmp", ec)) << ec.message();
+}
+
+TEST_F(WorkerCgroupTest, OptimizerIsFrozenWhileItsBatchIsEvaluatedAndItsCpuIsAccounted) {
+  UseOptimizer("hog", "resource_hog.py");
+  coordinator_.n_batches = 3;
+  std::vector<std::string> states;
+  coordinator_.on_submit = [&](int) {
+    for (const fs::path& group : StudyGroups("freezer")) {
+      std::ifstream in(group / "freezer.state");
+      std::string state;
+      in >> state;
+      states.push_back(state);
+    }
+    absl::SleepFor(absl::Milliseconds(300));  // "evaluating"
+  };
+  RunOneJob();
+  ASSERT_EQ(coordinator_.submitted.size(), 3u);
+  if (manager_->Has("freezer")) {
+    EXPECT_THAT(states, ::testing::ElementsAre("FROZEN", "FROZEN", "FROZEN"));
+  }
+  // Every turn's CPU time is accounted. The spinning thread started in batch 0's suggest: the
+  // later turns are short, so with the optimizer frozen during the 300 ms evaluations they
+  // are charged far less than 300 ms each.
+  ASSERT_EQ(coordinator_.timings.size(), 3u);
+  for (const TurnTiming& t : coordinator_.timings) {
+    ASSERT_TRUE(t.cpu_s.has_value());
+    EXPECT_GE(*t.cpu_s, 0);
+  }
+  EXPECT_LT(*coordinator_.timings[1].cpu_s, 0.2);
+  EXPECT_LT(*coordinator_.timings[2].cpu_s, 0.2);
+}
+
+TEST_F(WorkerCgroupTest, ADaemonDoesNotOutliveItsStudy) {
+  UseOptimizer("daemon", "resource_hog.py");
+  std::vector<int> seen_pids;
+  coordinator_.on_submit = [&](int) {
+    for (const fs::path& group : StudyGroups("pids")) {
+      std::ifstream in(group / "cgroup.procs");
+      for (int pid; in >> pid;) seen_pids.push_back(pid);
+    }
+  };
+  RunOneJob();
+  ASSERT_FALSE(seen_pids.empty());
+  absl::SleepFor(absl::Milliseconds(100));
+  for (int pid : seen_pids) {
+    std::ifstream stat(absl::StrCat("/proc/", pid, "/stat"));
+    std::string line;
+    std::getline(stat, line);
+    EXPECT_TRUE(line.empty() || line.find(") Z") != std::string::npos)
+        << "pid " << pid << " still runs: " << line;
+  }
+  EXPECT_TRUE(StudyGroups("pids").empty());
 }
 
 }  // namespace

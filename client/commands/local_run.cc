@@ -127,6 +127,23 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
   wo.exit_when_idle_s = 1.0;
   wo.log_optimizer_stderr = o.verbose;
   wo.sandbox = so;
+  // Control groups where the host offers them (as root, or with a delegated v2 subtree): the
+  // same memory, task and CPU limits a competition's workers enforce. Otherwise the study runs
+  // without them, as a participant's own machine usually must.
+  std::unique_ptr<CgroupManager> cgroups;
+  if (!o.insecure_no_sandbox) {
+    absl::StatusOr<std::unique_ptr<CgroupManager>> detected =
+        CgroupManager::Detect(absl::StrCat("bbo-local-", getpid()));
+    if (detected.ok()) {
+      cgroups = *std::move(detected);
+      wo.cgroups = cgroups.get();
+    } else if (o.progress) {
+      std::fprintf(stderr,
+                   "bbo local: no control groups here (%s): memory, task and CPU limits are not "
+                   "enforced as a competition's workers enforce them\n",
+                   std::string(detected.status().message()).c_str());
+    }
+  }
   std::vector<std::unique_ptr<CoordinatorClient>> clients;
   std::vector<std::unique_ptr<Worker>> workers;
   std::vector<std::thread> threads;

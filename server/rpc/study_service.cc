@@ -38,6 +38,10 @@ grpc::Status StudyServiceImpl::OpenStudy(grpc::ServerContext* context,
   resp->set_suggest_budget_s(s->budget.suggest_budget_s);
   resp->set_study_budget_s(s->budget.study_budget_s);
   resp->set_remaining_s(s->remaining_s);
+  resp->set_optimizer_memory_mb(s->limits.memory_mb);
+  resp->set_optimizer_max_tasks(s->limits.max_tasks);
+  resp->set_optimizer_cpus(s->limits.cpus);
+  resp->set_optimizer_tmp_mb(s->limits.tmp_mb);
   return grpc::Status::OK;
 }
 
@@ -48,7 +52,8 @@ grpc::Status StudyServiceImpl::SubmitBatch(grpc::ServerContext*,
   points.reserve(req->suggestions_size());
   for (const auto& s : req->suggestions()) points.push_back(FromProto(s));
   absl::StatusOr<BatchOutcome> out = studies_->SubmitBatch(
-      req->study_id(), req->batch(), points, req->suggest_time_s(), req->observe_time_s());
+      req->study_id(), req->batch(), points, req->suggest_time_s(), req->observe_time_s(),
+      req->has_optimizer_cpu_s() ? std::optional<double>(req->optimizer_cpu_s()) : std::nullopt);
   if (!out.ok()) return ToGrpcStatus(out.status());
   OutcomeToProto(*out, resp);
   for (const auto& e : out->errors) resp->add_errors(e);

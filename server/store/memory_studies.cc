@@ -55,6 +55,7 @@ absl::Status InMemoryStore::RecordBatch(const BatchRecord& b) {
   batch.turn_time_s = b.turn_time_s;
   batch.host_suggest_time_s = b.host_suggest_time_s;
   batch.host_observe_time_s = b.host_observe_time_s;
+  batch.optimizer_cpu_s = b.optimizer_cpu_s;
   batch.eval_time_s = b.eval_time_s;
   batch.evaluations = b.evaluations;
   for (EvaluationRecord& e : batch.evaluations) {

@@ -146,6 +146,10 @@ ALTER TABLE submissions ADD COLUMN team TEXT NOT NULL DEFAULT '';
 CREATE INDEX submissions_by_team ON submissions (team);
 CREATE INDEX submissions_by_digest ON submissions (digest);
 )sql",
+      // 6: the optimizer's CPU time per turn, from the worker's control group (NULL: unknown).
+      R"sql(
+ALTER TABLE batches ADD COLUMN optimizer_cpu_s REAL;
+)sql",
   };
   return *kMigrations;
 }

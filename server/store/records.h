@@ -105,6 +105,9 @@ struct BatchRecord {
   // Suggest / observe time measured by the host (worker), seconds; informational.
   double host_suggest_time_s = 0;
   double host_observe_time_s = 0;
+  // CPU seconds the optimizer's processes used in this turn, as the worker's control group
+  // accounted them; unset when the host could not account them (or for built-in batches).
+  std::optional<double> optimizer_cpu_s;
   // Wall time the coordinator spent evaluating the batch, seconds.
   double eval_time_s = 0;
   std::vector<EvaluationRecord> evaluations;

@@ -4,6 +4,10 @@
 #include "server/store/sqlite_store.h"
 
 #include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -97,6 +101,52 @@ INSERT INTO evaluations (study_id, batch, idx, params_json, value, replaced, eva
                                         " state, board) VALUES (1, 'p', 0, 42, 'queued',"
                                         " 'warm-start')")
                    .ok());
+}
+
+TEST(SqliteStoreTest, MigrationSixAddsTheOptimizerCpuTimeOfEachTurn) {
+  const std::string path = TempDb("v5");
+  {
+    auto db = sqlite::Database::Open(path);
+    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_TRUE(MigrateTo(db->get(), 5).ok());
+    ASSERT_TRUE((*db)->Exec(R"sql(
+INSERT INTO submissions (id, name, kind, archive, digest, trials, created_at)
+  VALUES (1, 'old', 1, x'00', 'd', 1, 1);
+INSERT INTO jobs (id, submission_id, problem, trial, seed, state) VALUES (7, 1, 'p', 0, 1, 'leased');
+INSERT INTO studies (id, job_id, submission_id, problem, trial, state, batch_size, n_batches,
+                     suggest_budget_s, study_budget_s, started_at, final_seq)
+  VALUES (3, 7, 1, 'p', 0, 'running', 1, 3, 40, 640, 1, 0);
+INSERT INTO batches (study_id, batch, source, turn_time_s, host_suggest_time_s,
+                     host_observe_time_s, eval_time_s, n_replaced)
+  VALUES (3, 0, 'optimizer', 0.5, 0.4, 0, 0.1, 0);
+)sql").ok());
+  }
+  {
+    auto store = SqliteStore::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    BatchRecord b;
+    b.study_id = 3;
+    b.batch = 1;
+    b.optimizer_cpu_s = 0.375;
+    b.evaluations.push_back({});
+    b.evaluations.back().params_json = "{}";
+    b.evaluations.back().value = 2;
+    ASSERT_TRUE((*store)->RecordBatch(b).ok());
+    b.batch = 2;
+    b.optimizer_cpu_s.reset();  // a host without cgroups
+    ASSERT_TRUE((*store)->RecordBatch(b).ok());
+  }
+  auto db = sqlite::Database::Open(path);
+  ASSERT_TRUE(db.ok());
+  auto q = (*db)->Prepare("SELECT batch, optimizer_cpu_s FROM batches ORDER BY batch");
+  ASSERT_TRUE(q.ok()) << q.status();
+  std::vector<std::string> rows;
+  while (*(*q)->Step()) {
+    rows.push_back(absl::StrCat((*q)->Int(0), ":",
+                                (*q)->IsNull(1) ? "NULL" : absl::StrCat((*q)->Double(1))));
+  }
+  // The batch recorded before the migration has no figure; the new ones have theirs or NULL.
+  EXPECT_THAT(rows, ::testing::ElementsAre("0:NULL", "1:0.375", "2:NULL"));
 }
 
 }  // namespace

@@ -72,10 +72,16 @@ absl::Status SqliteStore::RecordBatch(const BatchRecord& b) {
   for (const auto& e : b.evaluations) n_replaced += e.replaced ? 1 : 0;
   ASSIGN_OR_RETURN(auto* ib, Stmt("INSERT INTO batches (study_id, batch, source, turn_time_s,"
                                   " host_suggest_time_s, host_observe_time_s, eval_time_s,"
-                                  " n_replaced) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
+                                  " n_replaced, optimizer_cpu_s)"
+                                  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   ib->Bind(1, b.study_id).Bind(2, b.batch).Bind(3, BatchSourceName(b.source));
   ib->Bind(4, b.turn_time_s).Bind(5, b.host_suggest_time_s).Bind(6, b.host_observe_time_s);
   ib->Bind(7, b.eval_time_s).Bind(8, n_replaced);
+  if (b.optimizer_cpu_s.has_value()) {
+    ib->Bind(9, *b.optimizer_cpu_s);
+  } else {
+    ib->BindNull(9);
+  }
   RETURN_IF_ERROR(ib->Run());
   ASSIGN_OR_RETURN(auto* ie, Stmt("INSERT INTO evaluations (study_id, batch, idx, params_json,"
                                   " value, replaced, eval_time_s, suggested_json, generalization)"

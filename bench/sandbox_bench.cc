@@ -1,0 +1,188 @@
+// Sandbox start-up benchmark (issue: a sandbox that holds against hostile submissions): the time
+// from "launch the optimizer" to its first `suggestions` reply, for a native optimizer
+// (examples/random-search-cpp) and a Python one (examples/random-search-py through the bundled
+// bayesmark wrapper), with every layer on (bubblewrap, unprivileged host uid, seccomp filter, a
+// study control group with its limits, a size-limited /tmp mounted for the study, freeze/thaw
+// around the evaluation) against bubblewrap alone (its own tmpfs, no seccomp, no cgroup),
+// measured alternately in the same run. The ratio of medians is the cost of the layers
+// (goal <= 1.2x).
+//
+//   build/bench/sandbox_bench [repetitions=15]
+//
+// Needs root (cgroups, the tmpfs mount) and bubblewrap.
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "nlohmann/json.hpp"
+#include "worker/cgroup.h"
+#include "worker/optimizer_host.h"
+#include "worker/sandbox.h"
+#include "worker/study_tmp.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Kind {
+  std::string name;
+  std::string submission_dir;
+  std::vector<std::string> argv;
+  std::vector<std::string> env;
+  std::vector<std::pair<std::string, std::string>> binds;
+};
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// One launch to the first suggestion, seconds; < 0 on failure (printed).
+double StartToFirstSuggest(const Kind& kind, bool all_layers, bbo::CgroupManager* cgroups,
+                           const std::string& scratch, int rep) {
+  bbo::SandboxOptions so;
+  so.seccomp = all_layers;
+  so.limits.address_space_bytes = uint64_t{4} << 30;
+  bbo::Sandbox sandbox(so);
+  bbo::SandboxedCommand cmd;
+  cmd.submission_dir = kind.submission_dir;
+  cmd.argv = kind.argv;
+  cmd.env = kind.env;
+  cmd.extra_ro_binds = kind.binds;
+
+  const absl::Time t0 = absl::Now();
+  std::unique_ptr<bbo::StudyCgroup> group;
+  std::unique_ptr<bbo::StudyTmp> tmp;
+  if (all_layers) {
+    const std::string name = absl::StrCat("bench-", getpid(), "-", rep);
+    auto g = cgroups->Create(name, bbo::CgroupLimits());
+    if (!g.ok()) {
+      std::fprintf(stderr, "cgroup: %s\n", g.status().ToString().c_str());
+      return -1;
+    }
+    group = *std::move(g);
+    cmd.cgroup_procs_files = group->procs_files();
+    auto t = bbo::StudyTmp::Mount(scratch + "/" + name, uint64_t{512} << 20, so.host_uid,
+                                  so.host_gid);
+    if (!t.ok()) {
+      std::fprintf(stderr, "tmp: %s\n", t.status().ToString().c_str());
+      return -1;
+    }
+    tmp = *std::move(t);
+    cmd.tmp_dir = tmp->dir();
+  }
+  auto child = sandbox.Launch(cmd);
+  if (!child.ok()) {
+    std::fprintf(stderr, "launch: %s\n", child.status().ToString().c_str());
+    return -1;
+  }
+  bbo::OptimizerHost host(*std::move(child));
+  bbo::StartInfo start;
+  start.api_config = nlohmann::json::parse(
+      R"({"x0": {"type": "real", "space": "linear", "range": [-5, 10]},
+          "x1": {"type": "real", "space": "linear", "range": [0, 15]}})");
+  if (absl::Status s = host.Start(start); !s.ok()) {
+    std::fprintf(stderr, "start: %s\n", s.ToString().c_str());
+    return -1;
+  }
+  auto x = host.Suggest(0, 8, 640, absl::Seconds(40));
+  const double elapsed = absl::ToDoubleSeconds(absl::Now() - t0);
+  if (!x.ok()) {
+    std::fprintf(stderr, "suggest: %s\n", x.status().ToString().c_str());
+    return -1;
+  }
+  if (group != nullptr) {
+    // The evaluation window, as the worker runs it (not timed: it is not start-up).
+    (void)group->SetFrozen(true);
+    (void)group->SetFrozen(false);
+  }
+  host.End("done");
+  if (group != nullptr) (void)group->Remove();
+  return elapsed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int reps = argc > 1 ? std::max(3, std::atoi(argv[1])) : 15;
+  if (geteuid() != 0) {
+    std::fprintf(stderr, "sandbox_bench needs root (cgroups and the /tmp mount)\n");
+    return 2;
+  }
+  auto cgroups = bbo::CgroupManager::Detect(absl::StrCat("bbo-bench-", getpid()));
+  if (!cgroups.ok()) {
+    std::fprintf(stderr, "no cgroups: %s\n", cgroups.status().ToString().c_str());
+    return 2;
+  }
+  const std::string scratch = absl::StrCat("/tmp/bbo-sandbox-bench-", getpid());
+  fs::create_directories(scratch);
+  fs::permissions(scratch, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+
+  // The submissions live where the sandbox's unprivileged host user can read them.
+  const std::string native_dir = scratch + "/native";
+  const std::string py_dir = scratch + "/python";
+  fs::create_directories(native_dir);
+  fs::create_directories(py_dir);
+  fs::copy_file(BBO_NATIVE_OPTIMIZER, native_dir + "/optimizer",
+                fs::copy_options::overwrite_existing);
+  fs::copy_file(std::string(BBO_SOURCE_DIR) + "/examples/random-search-py/optimizer.py",
+                py_dir + "/optimizer.py", fs::copy_options::overwrite_existing);
+  for (const std::string& d : {native_dir, py_dir}) {
+    for (const auto& e : fs::recursive_directory_iterator(d)) {
+      fs::permissions(e.path(), fs::perms::others_read | fs::perms::group_read,
+                      fs::perm_options::add);
+      if (e.path().filename() == "optimizer") {
+        fs::permissions(e.path(), fs::perms::others_exec | fs::perms::group_exec,
+                        fs::perm_options::add);
+      }
+    }
+    fs::permissions(d, fs::perms::others_read | fs::perms::others_exec, fs::perm_options::add);
+  }
+  const std::vector<std::string> common_env = {"OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1",
+                                               "PYTHONDONTWRITEBYTECODE=1", "BBO_SEED=1"};
+  std::vector<Kind> kinds = {
+      {"native", native_dir, {"./optimizer"}, common_env, {}},
+      {"python", py_dir, {"/usr/bin/python3", "-u", "optimizer.py"}, common_env,
+       {{std::string(BBO_SOURCE_DIR) + "/python", "/opt/bbo/python"}}},
+  };
+  kinds[1].env.push_back("PYTHONPATH=/opt/bbo/python:/sub");
+
+  std::printf("sandbox start -> first suggest, %d repetitions each, alternating\n", reps);
+  std::printf("%-8s %14s %14s %8s\n", "kind", "bwrap only", "all layers", "ratio");
+  bool ok = true;
+  for (const Kind& kind : kinds) {
+    std::vector<double> bare, full;
+    // One warm-up of each (page cache), not counted.
+    StartToFirstSuggest(kind, false, cgroups->get(), scratch, -1);
+    StartToFirstSuggest(kind, true, cgroups->get(), scratch, -2);
+    for (int r = 0; r < reps; ++r) {
+      double b = StartToFirstSuggest(kind, false, cgroups->get(), scratch, 2 * r);
+      double f = StartToFirstSuggest(kind, true, cgroups->get(), scratch, 2 * r + 1);
+      if (b < 0 || f < 0) {
+        ok = false;
+        break;
+      }
+      bare.push_back(b);
+      full.push_back(f);
+    }
+    if (bare.empty()) continue;
+    const double mb = Median(bare), mf = Median(full);
+    std::printf("%-8s %11.1f ms %11.1f ms %7.2fx\n", kind.name.c_str(), 1e3 * mb, 1e3 * mf,
+                mf / mb);
+  }
+  std::printf("goal: <= 1.20x\n");
+  cgroups->reset();
+  std::error_code ec;
+  fs::remove_all(scratch, ec);
+  return ok ? 0 : 1;
+}
