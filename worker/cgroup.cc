@@ -403,6 +403,42 @@ CgroupManager::~CgroupManager() {
   }
 }
 
+absl::StatusOr<int> CgroupManager::RemoveStale(
+    const std::function<bool(const std::string& name)>& is_stale) {
+  std::set<std::string> names;
+  for (const auto& [controller, parent] : parent_dirs_) {
+    DIR* d = opendir(parent.c_str());
+    if (d == nullptr) continue;
+    while (dirent* e = readdir(d)) {
+      const std::string name = e->d_name;
+      if (name == "." || name == ".." || e->d_type != DT_DIR) continue;
+      if (ValidName(name) && is_stale(name)) names.insert(name);
+    }
+    closedir(d);
+  }
+  absl::Status first;
+  int removed = 0;
+  for (const std::string& name : names) {
+    // The same shape as a group made by Create, over the existing directories.
+    std::unique_ptr<StudyCgroup> group(new StudyCgroup(version_, name, CgroupLimits()));
+    for (const auto& [controller, parent] : parent_dirs_) {
+      const std::string dir = absl::StrCat(parent, "/", name);
+      group->controller_dirs_.emplace_back(controller, dir);
+      if (Contains(group->dirs_, dir) || !Exists(dir)) continue;
+      group->dirs_.push_back(dir);
+      group->procs_files_.push_back(dir + "/cgroup.procs");
+    }
+    absl::Status s = group->Remove();
+    if (s.ok()) {
+      ++removed;
+    } else if (first.ok()) {
+      first = s;
+    }
+  }
+  if (!first.ok()) return first;
+  return removed;
+}
+
 bool CgroupManager::Has(const std::string& controller) const {
   for (const auto& [c, dir] : parent_dirs_) {
     if (c == controller) return true;

@@ -26,6 +26,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -155,6 +156,11 @@ class CgroupManager {
   // InvalidArgument otherwise; AlreadyExists when a group of that name exists.
   absl::StatusOr<std::unique_ptr<StudyCgroup>> Create(const std::string& name,
                                                       const CgroupLimits& limits) const;
+
+  // Removes the groups under the parent whose name `is_stale` accepts (e.g. those of a worker
+  // that died with SIGKILL), killing whatever still runs in them. Returns how many it removed;
+  // the first error otherwise (the rest are still tried).
+  absl::StatusOr<int> RemoveStale(const std::function<bool(const std::string& name)>& is_stale);
 
   CgroupVersion version() const { return version_; }
   // Whether `controller` ("memory", "pids", "cpu", "cpuacct", "freezer") is available.

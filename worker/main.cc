@@ -14,6 +14,7 @@
 #include "common/binary_main.h"
 #include "spdlog/spdlog.h"
 #include "worker/coordinator_client.h"
+#include "worker/study_tmp.h"
 #include "worker/worker.h"
 
 ABSL_FLAG(std::string, coordinator, "127.0.0.1:50051", "bbo-server address (host:port).");
@@ -61,6 +62,14 @@ int main(int argc, char** argv) {
       argc, argv,
       "bbo-worker --coordinator=127.0.0.1:50051\n"
       "Leases jobs from bbo-server and runs each submitted optimizer in a bubblewrap sandbox.");
+
+  // Before any thread starts: the per-study /tmp mounts stay private to this process and vanish
+  // with it, however it ends.
+  if (geteuid() == 0 && !absl::GetFlag(FLAGS_insecure_no_sandbox)) {
+    if (absl::Status s = bbo::EnterPrivateMountNamespace(); !s.ok()) {
+      spdlog::warn("{}; study /tmp mounts will be visible on the host", std::string(s.message()));
+    }
+  }
 
   bbo::WorkerOptions opts;
   opts.work_dir = absl::GetFlag(FLAGS_work_dir);
@@ -114,6 +123,8 @@ int main(int argc, char** argv) {
     spdlog::warn("control groups off (--cgroups=off): the phase's memory, task and CPU limits "
                  "are NOT enforced.");
   }
+
+  bbo::RemoveStaleStudies(cgroups.get(), opts.work_dir);
 
   auto client = bbo::MakeGrpcCoordinatorClient(absl::GetFlag(FLAGS_coordinator));
   bbo::Env* env = bbo::Env::Default();

@@ -1,11 +1,14 @@
 #include "worker/study_tmp.h"
 
+#include <dirent.h>
+#include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "spdlog/spdlog.h"
@@ -42,6 +45,41 @@ StudyTmp::~StudyTmp() {
   if (rmdir(dir_.c_str()) != 0 && errno != ENOENT) {
     spdlog::warn("cannot remove {}: {}", dir_, strerror(errno));
   }
+}
+
+absl::Status EnterPrivateMountNamespace() {
+  if (unshare(CLONE_NEWNS) != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot enter a private mount namespace: ", strerror(errno)));
+  }
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot make the mounts of this process private: ", strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+int RemoveStaleStudyTmps(const std::string& parent,
+                         const std::function<bool(const std::string& name)>& is_stale) {
+  int removed = 0;
+  DIR* d = opendir(parent.c_str());
+  if (d == nullptr) return 0;
+  std::vector<std::string> stale;
+  while (dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name != "." && name != ".." && is_stale(name)) stale.push_back(name);
+  }
+  closedir(d);
+  for (const std::string& name : stale) {
+    const std::string dir = parent + "/" + name;
+    umount2(dir.c_str(), MNT_DETACH);  // EINVAL when nothing is mounted there: fine
+    if (rmdir(dir.c_str()) == 0) {
+      ++removed;
+    } else {
+      spdlog::warn("cannot remove the stale study folder {}: {}", dir, strerror(errno));
+    }
+  }
+  return removed;
 }
 
 }  // namespace bbo

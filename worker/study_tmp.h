@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -42,6 +43,18 @@ class StudyTmp {
   std::string dir_;
   uint64_t size_;
 };
+
+// Moves this process into a mount namespace of its own whose mounts do not propagate back to
+// the host (MS_SLAVE: the host's later mounts still show here). The study tmpfs mounts of a
+// worker then vanish with it, even when it is killed with SIGKILL. Call it first thing in
+// main(), before any thread starts: a mount namespace is per thread, and threads created later
+// inherit it. FailedPrecondition without CAP_SYS_ADMIN.
+absl::Status EnterPrivateMountNamespace();
+
+// Unmounts and removes the study folders under `parent` whose name `is_stale` accepts (left by
+// a worker that was killed). Returns how many it removed.
+int RemoveStaleStudyTmps(const std::string& parent,
+                         const std::function<bool(const std::string& name)>& is_stale);
 
 }  // namespace bbo
 

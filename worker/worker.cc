@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <thread>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "common/utf8.h"
@@ -35,6 +37,30 @@ std::string ForCoordinator(const absl::Status& s, absl::string_view prefix = "")
 }
 
 }  // namespace
+
+bool IsStaleStudyName(const std::string& name) {
+  const std::vector<std::string> parts = absl::StrSplit(name, '-');
+  int pid = 0;
+  if (parts.size() != 4 || parts[0] != "study" || !absl::SimpleAtoi(parts[2], &pid) || pid <= 0) {
+    return false;
+  }
+  if (pid == getpid()) return false;
+  std::error_code ec;
+  return !fs::exists(absl::StrCat("/proc/", pid), ec);
+}
+
+void RemoveStaleStudies(CgroupManager* cgroups, const std::string& work_dir) {
+  if (cgroups != nullptr) {
+    absl::StatusOr<int> groups = cgroups->RemoveStale(IsStaleStudyName);
+    if (!groups.ok()) {
+      spdlog::warn("stale study groups: {}", groups.status().ToString());
+    } else if (*groups > 0) {
+      spdlog::info("event=stale_groups_removed count={}", *groups);
+    }
+  }
+  const int tmps = RemoveStaleStudyTmps((fs::path(work_dir) / "tmp").string(), IsStaleStudyName);
+  if (tmps > 0) spdlog::info("event=stale_tmp_removed count={}", tmps);
+}
 
 std::string DefaultPythonDir() {
   std::error_code ec;

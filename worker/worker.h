@@ -97,6 +97,14 @@ class Worker {
   std::unique_ptr<std::thread> heartbeat_;
 };
 
+// Whether `name` is a study's group or /tmp folder ("study-<id>-<worker pid>-<n>") whose worker
+// process no longer exists.
+bool IsStaleStudyName(const std::string& name);
+
+// Removes what killed workers left behind: their studies' control groups under `cgroups` (null:
+// none) and their /tmp folders under <work_dir>/tmp. Logs what it removed.
+void RemoveStaleStudies(CgroupManager* cgroups, const std::string& work_dir);
+
 // The default location of the bundled `bayesmark` package: <dir of this executable>/../python,
 // else the source tree's python/ folder.
 std::string DefaultPythonDir();

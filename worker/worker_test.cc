@@ -10,12 +10,14 @@
 #include <sstream>
 
 #include <sys/resource.h>
+#include <sys/wait.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/archive.h"
 #include "common/utf8.h"
+#include "worker/study_tmp.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -498,6 +500,43 @@ TEST_F(WorkerCgroupTest, ADaemonDoesNotOutliveItsStudy) {
         << "pid " << pid << " still runs: " << line;
   }
   EXPECT_TRUE(StudyGroups("pids").empty());
+}
+
+TEST_F(WorkerCgroupTest, WhatAKilledWorkerLeftBehindIsRemovedAtStart) {
+  // A group and a mounted /tmp named after a worker pid that no longer exists, as a worker
+  // killed with SIGKILL leaves them (with a process still in the group).
+  pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  waitpid(dead, nullptr, 0);
+  const std::string stale = absl::StrCat("study-9-", dead, "-0");
+  const std::string live = absl::StrCat("study-9-", getpid(), "-0");
+  auto group = manager_->Create(stale, CgroupLimits());
+  ASSERT_TRUE(group.ok()) << group.status();
+  auto mine = manager_->Create(live, CgroupLimits());
+  ASSERT_TRUE(mine.ok()) << mine.status();
+  const fs::path tmp_parent = root_ / "work" / "tmp";
+  fs::create_directories(tmp_parent);
+  auto tmp = StudyTmp::Mount((tmp_parent / stale).string(), 1 << 20, 0, 0);
+  ASSERT_TRUE(tmp.ok()) << tmp.status();
+  pid_t sleeper = fork();
+  if (sleeper == 0) {
+    execl("/bin/sleep", "sleep", "60", nullptr);
+    _exit(127);
+  }
+  ASSERT_TRUE((*group)->AddProcess(sleeper).ok());
+  (void)tmp->release();  // "the worker died": nothing unmounts it
+
+  RemoveStaleStudies(manager_.get(), (root_ / "work").string());
+  int status = 0;
+  EXPECT_EQ(waitpid(sleeper, &status, 0), sleeper);
+  EXPECT_TRUE(WIFSIGNALED(status));
+  std::vector<std::string> left;
+  for (const fs::path& g : StudyGroups("pids")) left.push_back(g.filename().string());
+  EXPECT_THAT(left, ::testing::ElementsAre(live));  // only this live process's group stays
+  EXPECT_FALSE(fs::exists(tmp_parent / stale));
+  EXPECT_TRUE(IsStaleStudyName(stale));
+  EXPECT_FALSE(IsStaleStudyName(live));
+  EXPECT_FALSE(IsStaleStudyName("bbo-arena-worker"));
 }
 
 }  // namespace

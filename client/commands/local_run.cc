@@ -17,6 +17,7 @@
 #include "problems/practice_suite.h"
 #include "problems/registry.h"
 #include "server/embed.h"
+#include "worker/study_tmp.h"
 #include "worker/worker.h"
 
 namespace bbo::client {
@@ -48,6 +49,9 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
         absl::StrCat("SUBMISSION_DIR: ", o.submission_dir, " is not a directory"));
   }
   RETURN_IF_ERROR(o.budget.Validate());
+  // A root run mounts a size-limited /tmp per study: keep those mounts private to this process,
+  // so that they vanish with it however it ends (best effort: they are unmounted anyway).
+  if (geteuid() == 0 && !o.insecure_no_sandbox) (void)EnterPrivateMountNamespace();
   std::vector<std::unique_ptr<Problem>> problems;
   if (o.suite == "practice") {
     if (o.problems.empty()) {
