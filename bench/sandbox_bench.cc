@@ -9,6 +9,9 @@
 //
 //   build/bench/sandbox_bench [repetitions=15]
 //
+// The native optimizer is also measured with one layer at a time, to show where the cost is.
+// BBO_BENCH_CPUS=N sets the study group's CPU quota (default 1 core; 0 = none).
+//
 // Needs root (cgroups, the tmpfs mount) and bubblewrap.
 
 #include <unistd.h>
@@ -48,10 +51,13 @@ double Median(std::vector<double> v) {
 }
 
 // One launch to the first suggestion, seconds; < 0 on failure (printed).
-double StartToFirstSuggest(const Kind& kind, bool all_layers, bbo::CgroupManager* cgroups,
+// Layers on top of bubblewrap alone.
+enum Layer : unsigned { kSeccomp = 1, kCgroup = 2, kTmp = 4, kAll = 7 };
+
+double StartToFirstSuggest(const Kind& kind, unsigned layers, bbo::CgroupManager* cgroups,
                            const std::string& scratch, int rep) {
   bbo::SandboxOptions so;
-  so.seccomp = all_layers;
+  so.seccomp = layers & kSeccomp;
   so.limits.address_space_bytes = uint64_t{4} << 30;
   bbo::Sandbox sandbox(so);
   bbo::SandboxedCommand cmd;
@@ -63,15 +69,19 @@ double StartToFirstSuggest(const Kind& kind, bool all_layers, bbo::CgroupManager
   const absl::Time t0 = absl::Now();
   std::unique_ptr<bbo::StudyCgroup> group;
   std::unique_ptr<bbo::StudyTmp> tmp;
-  if (all_layers) {
-    const std::string name = absl::StrCat("bench-", getpid(), "-", rep);
-    auto g = cgroups->Create(name, bbo::CgroupLimits());
+  const std::string name = absl::StrCat("bench-", getpid(), "-", rep);
+  if (layers & kCgroup) {
+    bbo::CgroupLimits limits;
+    if (const char* cpus = std::getenv("BBO_BENCH_CPUS")) limits.cpus = std::atof(cpus);
+    auto g = cgroups->Create(name, limits);
     if (!g.ok()) {
       std::fprintf(stderr, "cgroup: %s\n", g.status().ToString().c_str());
       return -1;
     }
     group = *std::move(g);
     cmd.cgroup_procs_files = group->procs_files();
+  }
+  if (layers & kTmp) {
     auto t = bbo::StudyTmp::Mount(scratch + "/" + name, uint64_t{512} << 20, so.host_uid,
                                   so.host_gid);
     if (!t.ok()) {
@@ -158,27 +168,38 @@ int main(int argc, char** argv) {
   kinds[1].env.push_back("PYTHONPATH=/opt/bbo/python:/sub");
 
   std::printf("sandbox start -> first suggest, %d repetitions each, alternating\n", reps);
-  std::printf("%-8s %14s %14s %8s\n", "kind", "bwrap only", "all layers", "ratio");
+  std::printf("%-8s %-14s %12s %14s %8s\n", "kind", "layers", "bwrap only", "with layers",
+              "ratio");
   bool ok = true;
+  int rep = 0;
   for (const Kind& kind : kinds) {
-    std::vector<double> bare, full;
-    // One warm-up of each (page cache), not counted.
-    StartToFirstSuggest(kind, false, cgroups->get(), scratch, -1);
-    StartToFirstSuggest(kind, true, cgroups->get(), scratch, -2);
-    for (int r = 0; r < reps; ++r) {
-      double b = StartToFirstSuggest(kind, false, cgroups->get(), scratch, 2 * r);
-      double f = StartToFirstSuggest(kind, true, cgroups->get(), scratch, 2 * r + 1);
-      if (b < 0 || f < 0) {
-        ok = false;
-        break;
-      }
-      bare.push_back(b);
-      full.push_back(f);
+    // One layer at a time too, for the native optimizer (where start-up is cheapest, so any
+    // layer's cost shows most).
+    std::vector<std::pair<std::string, unsigned>> variants = {{"all layers", kAll}};
+    if (kind.name == "native") {
+      variants.insert(variants.end(),
+                      {{"+ seccomp", kSeccomp}, {"+ cgroup", kCgroup}, {"+ sized /tmp", kTmp}});
     }
-    if (bare.empty()) continue;
-    const double mb = Median(bare), mf = Median(full);
-    std::printf("%-8s %11.1f ms %11.1f ms %7.2fx\n", kind.name.c_str(), 1e3 * mb, 1e3 * mf,
-                mf / mb);
+    for (const auto& [label, layers] : variants) {
+      std::vector<double> bare, full;
+      // One warm-up of each (page cache), not counted.
+      StartToFirstSuggest(kind, 0, cgroups->get(), scratch, rep++);
+      StartToFirstSuggest(kind, layers, cgroups->get(), scratch, rep++);
+      for (int r = 0; r < reps; ++r) {
+        double b = StartToFirstSuggest(kind, 0, cgroups->get(), scratch, rep++);
+        double f = StartToFirstSuggest(kind, layers, cgroups->get(), scratch, rep++);
+        if (b < 0 || f < 0) {
+          ok = false;
+          break;
+        }
+        bare.push_back(b);
+        full.push_back(f);
+      }
+      if (bare.empty()) continue;
+      const double mb = Median(bare), mf = Median(full);
+      std::printf("%-8s %-14s %9.1f ms %11.1f ms %7.2fx\n", kind.name.c_str(), label.c_str(),
+                  1e3 * mb, 1e3 * mf, mf / mb);
+    }
   }
   std::printf("goal: <= 1.20x\n");
   cgroups->reset();
