@@ -665,6 +665,22 @@ TEST_F(E2eTest, ServerReflectionListsTheServices) {
   next();
 }
 
+TEST_F(E2eTest, ASecondServerOnATakenPortRefusesToStart) {
+  StartServer();
+  Proc second({BBO_SERVER_BIN, "--listen=127.0.0.1:" + std::to_string(port_),
+               "--db=" + (root_ / "second.sqlite").string(), "--problem_set=test"},
+              (root_ / "second.log").string());
+  ASSERT_TRUE(second.ok());
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // it fails at once; SIGTERM otherwise
+  EXPECT_EQ(second.Terminate(), 1) << ReadFile(root_ / "second.log");
+  EXPECT_THAT(ReadFile(root_ / "second.log"), HasSubstr("the port is taken"));
+  // The first one still serves its own clients.
+  grpc::ClientContext ctx;
+  bbo::v1::ListSubmissionsRequest req;
+  bbo::v1::ListSubmissionsResponse resp;
+  EXPECT_TRUE(stub_->ListSubmissions(&ctx, req, &resp).ok());
+}
+
 TEST_F(E2eTest, ServerShutsDownCleanlyOnSigterm) {
   StartServer();
   EXPECT_EQ(server_->Terminate(), 0) << Logs();

@@ -18,6 +18,9 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coord
       std::make_unique<CompetitionServiceImpl>(&coordinator->competition(), s->auth_.get());
   s->scoring_ = std::make_unique<ScoringServiceImpl>(&coordinator->competition(), s->auth_.get());
   grpc::ServerBuilder builder;
+  // One server per port: without this gRPC sets SO_REUSEPORT, and a second coordinator on the
+  // same port would silently share (and steal) the first one's clients.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &s->port_);
   builder.RegisterService(s->study_.get());
   builder.RegisterService(s->worker_.get());
@@ -28,7 +31,10 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coord
   builder.SetMaxSendMessageSize(256 << 20);
   s->server_ = builder.BuildAndStart();
   if (s->server_ == nullptr || s->port_ == 0) {
-    return absl::UnavailableError(absl::StrCat("cannot listen on ", address));
+    return absl::UnavailableError(absl::StrCat(
+        "cannot listen on ", address,
+        ": the port is taken (is another bbo-server running?) or the address is not one of "
+        "this host's; pick another --listen"));
   }
   std::string host = address.substr(0, address.rfind(':'));
   s->target_ = absl::StrCat(host, ":", s->port_);
