@@ -4,6 +4,20 @@
 
 namespace bbo {
 
+std::string Identity::Describe() const {
+  switch (role) {
+    case Role::kOrganizer:
+      return "organizer";
+    case Role::kTeam:
+      return absl::StrCat("team:", name);
+    case Role::kWorker:
+      return absl::StrCat("worker:", name);
+    case Role::kAnonymous:
+      break;
+  }
+  return "anonymous";
+}
+
 absl::Status AccessPolicy::RequireOrganizerIfHidden(const Identity& who,
                                                     absl::string_view what) const {
   if (ShowsPerProblemResults(who)) return absl::OkStatus();

@@ -12,18 +12,29 @@
 //
 // Value types; thread-safe to share once constructed.
 
+#include <string>
+#include <utility>
+
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
 namespace bbo {
 
 struct Identity {
-  enum class Role { kAnonymous, kOrganizer };
+  enum class Role { kAnonymous, kOrganizer, kTeam, kWorker };
   Role role = Role::kAnonymous;
+  // The team's or the worker credential's name ("" for organizers and anonymous callers).
+  std::string name;
 
   static Identity Anonymous() { return {}; }
-  static Identity Organizer() { return {Role::kOrganizer}; }
+  static Identity Organizer() { return {Role::kOrganizer, ""}; }
+  static Identity Team(std::string name) { return {Role::kTeam, std::move(name)}; }
+  static Identity Worker(std::string name) { return {Role::kWorker, std::move(name)}; }
   bool is_organizer() const { return role == Role::kOrganizer; }
+  bool is_team() const { return role == Role::kTeam; }
+  bool is_worker() const { return role == Role::kWorker; }
+  // "organizer", "team:NAME", "worker:NAME", "anonymous" (logs and the audit).
+  std::string Describe() const;
 };
 
 class AccessPolicy {

@@ -72,6 +72,16 @@ class InMemoryStore : public Store {
   absl::StatusOr<std::vector<std::pair<int, EvaluationRecord>>> StudyEvaluations(
       int64_t study_id) override;
 
+  // IdentityStore (memory_identities.cc)
+  absl::StatusOr<int64_t> AddCredential(const CredentialRecord& c) override;
+  absl::StatusOr<std::optional<CredentialRecord>> FindCredential(
+      const std::string& token_hash) override;
+  absl::StatusOr<int> RevokeCredentials(CredentialKind kind, const std::string& owner,
+                                        double now) override;
+  absl::StatusOr<std::vector<CredentialRecord>> ListCredentials() override;
+  absl::StatusOr<int64_t> AppendAudit(const AuditRecord& a) override;
+  absl::StatusOr<std::vector<AuditRecord>> ListAudit(int limit) override;
+
   // ScoringStore
   using ScoringStore::LoadScoringData;
   absl::StatusOr<ScoringData> LoadScoringData(const std::vector<std::string>& problems,
@@ -132,6 +142,8 @@ class InMemoryStore : public Store {
   std::map<std::string, Worker> workers_ ABSL_GUARDED_BY(mu_);
   std::map<int64_t, Study> studies_ ABSL_GUARDED_BY(mu_);
   std::vector<StudyErrorRecord> errors_ ABSL_GUARDED_BY(mu_);  // in recording order
+  std::map<int64_t, CredentialRecord> credentials_ ABSL_GUARDED_BY(mu_);
+  std::vector<AuditRecord> audit_ ABSL_GUARDED_BY(mu_);
   int64_t last_final_seq_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

@@ -150,6 +150,26 @@ CREATE INDEX submissions_by_digest ON submissions (digest);
       R"sql(
 ALTER TABLE batches ADD COLUMN optimizer_cpu_s REAL;
 )sql",
+      // 7: identities (keyed token hashes only) and the audit log.
+      R"sql(
+CREATE TABLE credentials (
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL CHECK (kind IN ('organizer', 'team', 'worker')),
+  owner TEXT NOT NULL,
+  token_hash BLOB NOT NULL UNIQUE,
+  created_at REAL NOT NULL,
+  revoked_at REAL
+);
+CREATE INDEX credentials_by_owner ON credentials (kind, owner);
+CREATE TABLE audit (
+  id INTEGER PRIMARY KEY,
+  at REAL NOT NULL,
+  who TEXT NOT NULL,
+  action TEXT NOT NULL,
+  allowed INTEGER NOT NULL,
+  detail TEXT NOT NULL
+);
+)sql",
   };
   return *kMigrations;
 }

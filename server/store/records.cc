@@ -1,9 +1,29 @@
 #include "server/store/records.h"
+#include "server/store/identity_store.h"
 
 #include <cmath>
 #include <limits>
 
 namespace bbo {
+
+const char* CredentialKindName(CredentialKind kind) {
+  switch (kind) {
+    case CredentialKind::kOrganizer:
+      return "organizer";
+    case CredentialKind::kTeam:
+      return "team";
+    case CredentialKind::kWorker:
+      return "worker";
+  }
+  return "team";
+}
+
+std::optional<CredentialKind> CredentialKindFromName(const std::string& name) {
+  if (name == "organizer") return CredentialKind::kOrganizer;
+  if (name == "team") return CredentialKind::kTeam;
+  if (name == "worker") return CredentialKind::kWorker;
+  return std::nullopt;
+}
 
 const char* StudyStateName(StudyState s) {
   switch (s) {

@@ -85,6 +85,16 @@ class SqliteStore : public Store {
   absl::StatusOr<std::vector<ScoredEvaluationRecord>> ScoredEvaluations(
       const std::string& board) override;
 
+  // IdentityStore (sqlite_identities.cc)
+  absl::StatusOr<int64_t> AddCredential(const CredentialRecord& c) override;
+  absl::StatusOr<std::optional<CredentialRecord>> FindCredential(
+      const std::string& token_hash) override;
+  absl::StatusOr<int> RevokeCredentials(CredentialKind kind, const std::string& owner,
+                                        double now) override;
+  absl::StatusOr<std::vector<CredentialRecord>> ListCredentials() override;
+  absl::StatusOr<int64_t> AppendAudit(const AuditRecord& a) override;
+  absl::StatusOr<std::vector<AuditRecord>> ListAudit(int limit) override;
+
   // The schema version after migrations (for tests and `bbo-server --version`).
   absl::StatusOr<int> SchemaVersion();
   // Runs raw SQL on the connection. Fault-injection tests only (e.g. PRAGMA max_page_count to

@@ -17,6 +17,7 @@
 //   Internal for storage failures (retry / free space / bug).
 // - Times are seconds since the Unix epoch (double).
 
+#include "server/store/identity_store.h"
 #include "server/store/job_store.h"
 #include "server/store/records.h"
 #include "server/store/scoring_store.h"
@@ -30,7 +31,8 @@ class Store : public SubmissionStore,
               public JobStore,
               public WorkerStore,
               public StudyStore,
-              public ScoringStore {
+              public ScoringStore,
+              public IdentityStore {
  public:
   ~Store() override = default;
 };

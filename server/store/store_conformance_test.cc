@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/store/export.h"
@@ -546,6 +547,60 @@ TEST_P(StoreConformanceTest, BoardsQueueTheSameJobsAndAreScoredAndExportedApart)
   auto evals = *store_->StudyEvaluations(warm_study);
   ASSERT_EQ(evals.size(), 2u);
   EXPECT_EQ(evals[1].second.generalization, 10.5);
+}
+
+TEST_P(StoreConformanceTest, CredentialsAreFoundByHashAndRevokedByOwner) {
+  CredentialRecord a;
+  a.kind = CredentialKind::kTeam;
+  a.owner = "alpha";
+  a.token_hash = std::string("\x01\x00hash-a", 8);  // a blob: NUL bytes survive
+  a.created_at = 10;
+  ASSERT_EQ(*store_->AddCredential(a), 1);
+  CredentialRecord w = a;
+  w.kind = CredentialKind::kWorker;
+  w.token_hash = "hash-w";
+  ASSERT_EQ(*store_->AddCredential(w), 2);
+  // The same hash twice is a uniqueness failure.
+  EXPECT_EQ(store_->AddCredential(a).status().code(), absl::StatusCode::kAlreadyExists);
+
+  auto found = store_->FindCredential(a.token_hash);
+  ASSERT_TRUE(found.ok() && found->has_value());
+  EXPECT_EQ((*found)->owner, "alpha");
+  EXPECT_EQ((*found)->kind, CredentialKind::kTeam);
+  EXPECT_EQ((*found)->token_hash, a.token_hash);
+  EXPECT_FALSE((*found)->revoked_at.has_value());
+  EXPECT_FALSE(store_->FindCredential("nope")->has_value());
+
+  // Revoking the team "alpha" leaves the worker "alpha" alone; a second revoke finds none.
+  EXPECT_EQ(*store_->RevokeCredentials(CredentialKind::kTeam, "alpha", 20), 1);
+  EXPECT_EQ(*store_->RevokeCredentials(CredentialKind::kTeam, "alpha", 21), 0);
+  EXPECT_EQ((*store_->FindCredential(a.token_hash))->revoked_at, 20);
+  EXPECT_FALSE((*store_->FindCredential("hash-w"))->revoked_at.has_value());
+  auto all = store_->ListCredentials();
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].id, 1);
+  EXPECT_EQ((*all)[1].kind, CredentialKind::kWorker);
+}
+
+TEST_P(StoreConformanceTest, AuditKeepsTheLatestEntriesInOrder) {
+  for (int i = 0; i < 5; ++i) {
+    AuditRecord a;
+    a.at = i;
+    a.who = "organizer";
+    a.action = absl::StrCat("action ", i);
+    a.allowed = i % 2 == 0;
+    a.detail = "d";
+    ASSERT_EQ(*store_->AppendAudit(a), i + 1);
+  }
+  auto last = store_->ListAudit(2);
+  ASSERT_TRUE(last.ok());
+  ASSERT_EQ(last->size(), 2u);
+  EXPECT_EQ((*last)[0].action, "action 3");
+  EXPECT_FALSE((*last)[0].allowed);
+  EXPECT_EQ((*last)[1].action, "action 4");
+  EXPECT_TRUE((*last)[1].allowed);
+  EXPECT_EQ(store_->ListAudit(100)->size(), 5u);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -231,4 +231,37 @@ absl::StatusOr<std::vector<ScoredEvaluationRecord>> FaultInjectionStore::ScoredE
   return base_->ScoredEvaluations(board);
 }
 
+absl::StatusOr<int64_t> FaultInjectionStore::AddCredential(const CredentialRecord& c) {
+  if (absl::Status s = Check("AddCredential"); !s.ok()) return s;
+  return base_->AddCredential(c);
+}
+
+absl::StatusOr<std::optional<CredentialRecord>> FaultInjectionStore::FindCredential(
+    const std::string& token_hash) {
+  if (absl::Status s = Check("FindCredential"); !s.ok()) return s;
+  return base_->FindCredential(token_hash);
+}
+
+absl::StatusOr<int> FaultInjectionStore::RevokeCredentials(CredentialKind kind,
+                                                           const std::string& owner,
+                                                           double now) {
+  if (absl::Status s = Check("RevokeCredentials"); !s.ok()) return s;
+  return base_->RevokeCredentials(kind, owner, now);
+}
+
+absl::StatusOr<std::vector<CredentialRecord>> FaultInjectionStore::ListCredentials() {
+  if (absl::Status s = Check("ListCredentials"); !s.ok()) return s;
+  return base_->ListCredentials();
+}
+
+absl::StatusOr<int64_t> FaultInjectionStore::AppendAudit(const AuditRecord& a) {
+  if (absl::Status s = Check("AppendAudit"); !s.ok()) return s;
+  return base_->AppendAudit(a);
+}
+
+absl::StatusOr<std::vector<AuditRecord>> FaultInjectionStore::ListAudit(int limit) {
+  if (absl::Status s = Check("ListAudit"); !s.ok()) return s;
+  return base_->ListAudit(limit);
+}
+
 }  // namespace bbo::testing

@@ -64,6 +64,17 @@ class FaultInjectionStore : public Store {
                               double now) override;
   absl::Status TouchWorker(const std::string& worker_id, double now) override;
 
+  // IdentityStore (forwarded)
+  absl::StatusOr<int64_t> AddCredential(const CredentialRecord& c) override;
+  absl::StatusOr<std::optional<CredentialRecord>> FindCredential(
+      const std::string& token_hash) override;
+  absl::StatusOr<int> RevokeCredentials(CredentialKind kind, const std::string& owner,
+                                        double now) override;
+  absl::StatusOr<std::vector<CredentialRecord>> ListCredentials() override;
+  absl::StatusOr<int64_t> AppendAudit(const AuditRecord& a) override;
+  absl::StatusOr<std::vector<AuditRecord>> ListAudit(int limit) override;
+
+
   absl::StatusOr<int64_t> CreateStudy(const StudyRecord& s) override;
   absl::StatusOr<StudyRecord> GetStudy(int64_t study_id) override;
   absl::Status RecordBatch(const BatchRecord& b) override;
