@@ -255,9 +255,9 @@ class Case:
     def remaining(self):
         return HARD_DEADLINE_S - (time.monotonic() - T0)
 
-    def server_supports(self):
+    def flags_of(self, binary):
         try:
-            r = subprocess.run([self.bins["server"], "--helpfull"], stdout=subprocess.PIPE,
+            r = subprocess.run([self.bins[binary], "--helpfull"], stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, timeout=20)
             out = r.stdout.decode("utf-8", "replace")
         except (OSError, subprocess.TimeoutExpired):
@@ -306,7 +306,7 @@ class Case:
 
     def _run(self):
         r = self.r
-        supported = self.server_supports()
+        supported = self.flags_of("server")
         limits = {}
         limit_flags = []
         for k, flag in LIMIT_FLAGS.items():
@@ -363,6 +363,10 @@ class Case:
         argv = self.guard.worker_prefix() + [
             self.bins["worker"], "--coordinator=127.0.0.1:%d" % self.port, "--work_dir=" + work,
             "--exit_when_idle_s=0", "--python_dir=" + os.path.join(self.source, "python")]
+        if not self.guard.dirs and "cgroups" in self.flags_of("worker"):
+            # No guard (not root): only harmless cases run, and the worker has no cgroups to use.
+            argv.append("--cgroups=auto")
+            r.note("no guard: bbo-worker runs with --cgroups=auto (no per-study limits)")
         self.worker = Proc(argv, os.path.join(self.tmp, "worker.log"), env=wenv)
 
         code, out, err = self.cli("problems", "--json")
@@ -400,7 +404,7 @@ class Case:
             r.check(self.server.alive(), "server_alive_after_archive", "bbo-server still running")
         else:
             case_sub = os.path.join(subs, case_name)
-            shutil.copytree(self.dir, case_sub)
+            shutil.copytree(self.dir, case_sub, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
             os.remove(os.path.join(case_sub, "expect.json"))
             shutil.copy(os.path.join(HERE, "hostile_lib.py"), case_sub)
             with open(os.path.join(case_sub, "target.json"), "w") as f:
@@ -452,12 +456,14 @@ class Case:
         # No process left: nothing of the sandbox's uid started during the case, nothing in a
         # study group (polled: the worker may still be killing a group it just ended).
         keep = {os.getpid(), self.server.pid, self.worker.pid}
+        # A root worker runs sandboxes as uid 65534; an unprivileged one as its own uid.
+        sandbox_uid = SANDBOX_UID if os.geteuid() == 0 else os.getuid()
         survivors, extra, study = [], [], []
         for _ in range(40):
             table = proc_table()
             survivors = ["%d uid=%d %s" % (pid, info[0], info[3][:80]) for pid, info in table.items()
-                         if SANDBOX_UID in (info[0], info[1]) and info[2] >= case_start_ticks - 1
-                         and pid not in procs_before
+                         if sandbox_uid in (info[0], info[1]) and info[2] >= case_start_ticks - 1
+                         and pid not in procs_before and pid not in keep
                          and (not guarded_name(self.guard) or guarded_name(self.guard) in info[4])]
             if self.guard.dirs:
                 extra = ["%d %s" % (p, table.get(p, (0, 0, 0, "?"))[3][:80]) for p in self.guard.pids() - keep]
@@ -466,7 +472,7 @@ class Case:
             if not survivors and not extra and not study:
                 break
             time.sleep(0.2)
-        r.check(not survivors, "no_sandbox_process_left", "; ".join(survivors) or "no process of uid %d" % SANDBOX_UID)
+        r.check(not survivors, "no_sandbox_process_left", "; ".join(survivors) or "no process of uid %d" % sandbox_uid)
         if self.guard.dirs:
             r.check(not extra, "no_process_left_in_guard", "; ".join(extra) or "only runner, server, worker")
             r.check(not study, "study_cgroups_empty", "; ".join(study) or "%d study group(s) left, all empty"
