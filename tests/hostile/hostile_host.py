@@ -381,23 +381,69 @@ def find_marker_files(marker, roots_shallow, roots_deep):
     return found
 
 
+# The limit files of a study's control group (v1 and v2).
+LIMIT_FILES = ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes", "memory.max", "pids.max",
+               "cpu.cfs_quota_us", "cpu.cfs_period_us", "cpu.max")
+
+
+def limit_mismatches(values, limits):
+    """What differs between the limit files read from study groups and the limits passed to
+    bbo-server ({"memory_mb", "max_tasks", "cpus"}); [] when all match."""
+    bad = []
+    mem = limits.get("memory_mb")
+    by_dir = {}
+    for (d, f), v in values.items():
+        by_dir.setdefault(d, {})[f] = v
+    for d, files in by_dir.items():
+        name = "/".join(d.split("/")[-2:])
+        for f in ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes", "memory.max"):
+            if mem and f in files and files[f] != str(mem << 20):
+                bad.append("%s %s=%s (expected %d)" % (name, f, files[f], mem << 20))
+        if limits.get("max_tasks") and "pids.max" in files and files["pids.max"] != str(limits["max_tasks"]):
+            bad.append("%s pids.max=%s (expected %s)" % (name, files["pids.max"], limits["max_tasks"]))
+        cpus = limits.get("cpus")
+        if cpus:
+            quota = period = None
+            if "cpu.cfs_quota_us" in files and "cpu.cfs_period_us" in files:
+                quota, period = files["cpu.cfs_quota_us"], files["cpu.cfs_period_us"]
+            elif "cpu.max" in files:
+                quota, period = (files["cpu.max"].split() + ["100000"])[:2]
+            if quota is not None:
+                try:
+                    got = int(quota) / float(period)
+                except ValueError:
+                    got = None
+                if got is None or abs(got - cpus) > 0.01:
+                    bad.append("%s cpu quota %s/%s (expected %.2f cores)" % (name, quota, period, cpus))
+    return bad
+
+
 class UidSampler:
     """Samples, every 50 ms, the host uid of every process in a study's control group: the
     optimizer must never run as host root (or as any uid but the sandbox's). The worker's own
-    fork before it execs bwrap (still the worker's binary) is left out."""
+    fork before it execs bwrap (still the worker's binary) is left out. Also reads each study
+    group's limit files once it holds a process (see limit_mismatches)."""
 
     def __init__(self, guard, worker_bin):
         self.guard = guard
         self.worker_bin = worker_bin
         self.seen = {}  # uid -> example command line
         self.samples = 0
+        self.limits = {}  # (study group, limit file) -> value, as first read
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
     def _run(self):
         while not self.stop.wait(0.05):
-            for _, pids in self.guard.study_groups():
+            for d, pids in self.guard.study_groups():
+                # Read once the group holds a process: a group just made may not have its limits
+                # yet, but none may hold a process without them.
+                for f in (LIMIT_FILES if pids else ()):
+                    if (d, f) not in self.limits:
+                        v = read(os.path.join(d, f), None)
+                        if v is not None:
+                            self.limits[(d, f)] = v
                 for pid in pids:
                     status = read("/proc/%d/status" % pid)
                     try:

@@ -36,8 +36,8 @@ import time
 
 import hostile_host
 from hostile_archives import build_archive
-from hostile_host import (Guard, Listeners, UidSampler, find_marker_files, make_sentinels, mounts_under,
-                          proc_table, read, sysctls, tree_digest, uptime_ticks, vm_hwm_mb, write)
+from hostile_host import (Guard, Listeners, UidSampler, find_marker_files, limit_mismatches, make_sentinels,
+                          mounts_under, proc_table, read, sysctls, tree_digest, uptime_ticks, vm_hwm_mb, write)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES_DIR = os.path.join(HERE, "cases")
@@ -47,7 +47,7 @@ LIMITS = {"memory_mb": 512, "max_tasks": 64, "cpus": 1.0, "tmp_mb": 64}
 LIMIT_FLAGS = {"memory_mb": "optimizer_memory_mb", "max_tasks": "optimizer_max_tasks",
                "cpus": "optimizer_cpus", "tmp_mb": "optimizer_tmp_mb"}
 SERVER_FLAGS = ["--problems=branin", "--n_batches=4", "--batch_size=8", "--default_trials=1",
-                "--baseline_trials=2", "--suggest_budget_s=5", "--study_budget_s=40",
+                "--baseline_trials=2", "--suggest_budget_s=10", "--study_budget_s=40",
                 "--startup_budget_s=20"]
 WAIT_JOBS_S = 120
 HARD_DEADLINE_S = 170  # ctest's TIMEOUT is 180: leave time to clean up
@@ -137,12 +137,12 @@ class Proc:
             return ""
 
 
-def run(argv, timeout=30):
+def run(argv, timeout=30, env=None):
     # A binary being rebuilt is briefly missing or not executable: retry for up to a minute.
     for attempt in range(60):
         try:
             r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               timeout=timeout)
+                               timeout=timeout, env=env)
             break
         except OSError as e:
             if e.errno not in (errno.EACCES, errno.ETXTBSY, errno.ENOENT) or attempt == 59:
@@ -247,13 +247,34 @@ class Case:
         self.sentinel_dirs = []
         self.sysctl_before = {}
         self.port = None
+        self.tokens = {}  # team or worker name -> token
 
     # --- helpers
-    def cli(self, *argv, timeout=60):
-        return run([self.bins["cli"]] + list(argv) + ["--server", "127.0.0.1:%d" % self.port], timeout=timeout)
+    def cli(self, *argv, timeout=60, team=None):
+        """bbo ... --server, with the team's token (BBO_TOKEN) when the coordinator has identities."""
+        env = dict(os.environ)
+        env.pop("BBO_TOKEN", None)
+        token = self.tokens.get(team or self.name)
+        if token:
+            env["BBO_TOKEN"] = token
+        return run([self.bins["cli"]] + list(argv) + ["--server", "127.0.0.1:%d" % self.port], timeout=timeout,
+                   env=env)
 
     def remaining(self):
         return HARD_DEADLINE_S - (time.monotonic() - T0)
+
+    def team_args(self, team=None):
+        return ["--team", team or self.name] if self.tokens else []
+
+    def case_limits(self):
+        """Limits the case's own server_flags override."""
+        out = {}
+        for flag in self.expect.get("server_flags", []):
+            for k, name in LIMIT_FLAGS.items():
+                if flag.startswith("--%s=" % name):
+                    v = flag.split("=", 1)[1]
+                    out[k] = float(v) if k == "cpus" else int(v)
+        return out
 
     def flags_of(self, binary):
         try:
@@ -338,11 +359,33 @@ class Case:
         procs_before = set(proc_table())
         mounts_before = mounts_under(self.tmp)
 
+        # Identities (when the coordinator has them): a team token for the case, one for the
+        # reference and a worker token, all in the 0700 folder the sandbox never sees.
+        worker_token_file = None
+        anonymous = []
+        if "token_secret_file" in supported and "token_file" not in self.flags_of("worker"):
+            # The coordinator has identities but this worker cannot present a token yet.
+            if "allow_anonymous" in supported:
+                anonymous = ["--allow_anonymous"]
+                r.note("bbo-worker has no --token_file: the coordinator runs with --allow_anonymous")
+        elif "token_secret_file" in supported:
+            for kind, name in (("team", self.name), ("team", "reference"), ("worker", "hostile-worker")):
+                code, out, err = run([self.bins["cli"], "admin", "--db", db, kind, "add", name])
+                toks = [l.strip() for l in out.splitlines() if l.strip().startswith("bbo_")]
+                if code != 0 or not toks:
+                    r.fail("identities", "bbo admin %s add %s: exit %d %s" % (kind, name, code, (out + err)[:300]))
+                    return
+                self.tokens[name] = toks[-1]
+            worker_token_file = os.path.join(private, "worker.token")
+            with open(os.open(worker_token_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+                f.write(self.tokens["hostile-worker"] + "\n")
+            log("identities: teams %s and reference, worker hostile-worker" % self.name)
+
         # Coordinator.
         port_file = os.path.join(private, "port")
         env = dict(os.environ, TMPDIR=server_tmp)
         argv = [self.bins["server"], "--listen=127.0.0.1:0", "--port_file=" + port_file, "--db=" + db] + \
-            SERVER_FLAGS + limit_flags + self.expect.get("server_flags", [])
+            SERVER_FLAGS + limit_flags + anonymous + self.expect.get("server_flags", [])
         log("server: " + " ".join(argv[1:]))
         self.server = Proc(argv, os.path.join(private, "server.log"), env=env)
         for _ in range(200):
@@ -363,6 +406,8 @@ class Case:
         argv = self.guard.worker_prefix() + [
             self.bins["worker"], "--coordinator=127.0.0.1:%d" % self.port, "--work_dir=" + work,
             "--exit_when_idle_s=0", "--python_dir=" + os.path.join(self.source, "python")]
+        if worker_token_file:
+            argv.append("--token_file=" + worker_token_file)
         if not self.guard.dirs and "cgroups" in self.flags_of("worker"):
             # No guard (not root): only harmless cases run, and the worker has no cgroups to use.
             argv.append("--cgroups=auto")
@@ -383,6 +428,7 @@ class Case:
             "sentinel_dirs": self.sentinel_dirs, "sentinel_files": sentinel_files,
             "worker_pid": self.worker.pid, "server_pid": self.server.pid, "runner_pid": os.getpid(),
             "canary_name": canary, "host_pid_ns": os.readlink("/proc/self/ns/pid"), "limits": limits,
+            "secret_files": [db + ".secret"] + ([worker_token_file] if worker_token_file else []),
             "problems": problems,
         }
 
@@ -396,7 +442,7 @@ class Case:
         if self.archive:
             path = build_archive(self.archive, self.dir, subs, self.sentinel_dirs, sentinel_files, marker)
             log("archive %s: %s (%d bytes)" % (self.archive, os.path.basename(path), os.path.getsize(path)))
-            code, out, err = self.cli("submit", path, "--name", case_name, "--trials", "1", timeout=90)
+            code, out, err = self.cli("submit", path, "--name", case_name, "--trials", "1", *self.team_args(), timeout=90)
             msg = (out + err).strip()
             r.check(code != 0, "archive_refused", "bbo submit exit %d: %s" % (code, msg[:300]))
             want = self.expect.get("error_contains", "")
@@ -409,11 +455,12 @@ class Case:
             shutil.copy(os.path.join(HERE, "hostile_lib.py"), case_sub)
             with open(os.path.join(case_sub, "target.json"), "w") as f:
                 json.dump(target, f, indent=1)
-            code, out, err = self.cli("submit", case_sub, "--name", case_name, "--trials", "1")
+            code, out, err = self.cli("submit", case_sub, "--name", case_name, "--trials", "1", *self.team_args())
             if not r.check(code == 0, "submit", (out + err).strip()[:300]):
                 return
         sampler = UidSampler(self.guard, self.bins["worker"]) if self.guard.dirs else None
-        code, out, err = self.cli("submit", ref_dir, "--name", ref_name, "--trials", "1")
+        code, out, err = self.cli("submit", ref_dir, "--name", ref_name, "--trials", "1",
+                                  *self.team_args("reference"), team="reference")
         if not r.check(code == 0, "submit_reference", (out + err).strip()[:300]):
             return
 
@@ -426,16 +473,19 @@ class Case:
         while time.monotonic() - t_wait < limit:
             if not self.worker.alive() or not self.server.alive():
                 break
-            code, out, _ = self.cli("status", "--json", timeout=20)
-            if code == 0:
-                try:
-                    status = json.loads(out)
-                except ValueError:
-                    status = []
-                fin = {s["name"]: s.get("finished") for s in status}
-                if all(fin.get(n) for n in names):
-                    done = True
-                    break
+            # With identities a team sees only its own submissions: ask as each team.
+            status = []
+            for team in ([self.name, "reference"] if self.tokens else [None]):
+                code, out, _ = self.cli("status", "--json", timeout=20, team=team)
+                if code == 0:
+                    try:
+                        status += json.loads(out)
+                    except ValueError:
+                        pass
+            fin = {s["name"]: s.get("finished") for s in status}
+            if all(fin.get(n) for n in names):
+                done = True
+                break
             time.sleep(0.5)
         log("waited %.1f s for %s" % (time.monotonic() - t_wait, names))
         if sampler is not None:
@@ -446,6 +496,14 @@ class Case:
                         "%d samples of study processes, all host uid %d" % (sampler.samples, SANDBOX_UID))
             else:
                 r.note("no process of a study group was sampled: host uid not checked")
+            groups = {d for d, _ in sampler.limits}
+            if not groups:
+                r.note("no study group was seen: its limits not checked")
+            elif limits:
+                bad = limit_mismatches(sampler.limits, dict(limits, **self.case_limits()))
+                r.check(not bad, "study_cgroup_limits", "; ".join(bad[:4]) or
+                        "%d study group dir(s) with memory %s MiB, %s tasks, %s cores" % (
+                            len(groups), limits.get("memory_mb"), limits.get("max_tasks"), limits.get("cpus")))
         r.check(self.server.alive(), "server_alive", "bbo-server pid %d %s" % (
             self.server.pid, "running" if self.server.alive() else "exited %s" % self.server.p.returncode))
         r.check(self.worker.alive(), "worker_alive", "bbo-worker pid %d %s" % (
@@ -533,6 +591,14 @@ class Case:
 
     def check_store(self, con, case_name, ref_name):
         r, e = self.r, self.expect
+        for name in (case_name, ref_name):
+            sid = submission_id(con, name)
+            if sid is None:
+                continue
+            for job in con.execute("SELECT id, problem, state, attempts, last_error FROM jobs WHERE submission_id = ?",
+                                   (sid,)):
+                log("job %s of %s: %s %s attempts=%s%s" % (job[0], name, text(job[1]), text(job[2]), job[3],
+                                                           (" error=%r" % text(job[4])[:300]) if job[4] else ""))
         ref_id = submission_id(con, ref_name)
         ref = studies_of(con, ref_id) if ref_id else []
         if self.archive:

@@ -1,6 +1,6 @@
 """Reads host files from inside the sandbox: /etc/shadow, /root, /home, /work, the project
-checkout, the coordinator's SQLite file (its real host path, which the runner tells this case
-and the system passes to the sandbox nowhere), the worker's folder (other submissions), /var,
+checkout, the coordinator's SQLite file and its token secret, the worker's token file (their real host
+paths, which the runner tells this case and the system passes to the sandbox nowhere), the worker's folder (other submissions), /var,
 /boot, the host's /tmp and /var/tmp sentinels, and via /proc/1/root. Every read must fail."""
 import os
 
@@ -50,6 +50,8 @@ class ReadHost(AbstractOptimizer):
         }
         for name, path in paths.items():
             self.p.attempt("read_" + name, lambda path=path: h.read_some(path))
+        for i, path in enumerate(t.get("secret_files", [])):
+            self.p.attempt("read_secret_%d" % i, lambda path=path: h.read_some(path))
         for i, path in enumerate(t.get("sentinel_files", [])):
             self.p.attempt("read_sentinel_%d" % i, lambda path=path: sentinel(path))
         # What the sandbox does see at /, shown for the record.
