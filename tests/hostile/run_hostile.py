@@ -764,6 +764,7 @@ def main():
     ap.add_argument("--case", help="the case to run (a folder of tests/hostile/cases)")
     ap.add_argument("--all", action="store_true", help="run every case, one process each, and summarize")
     ap.add_argument("--list", action="store_true", help="list the cases")
+    ap.add_argument("--table", action="store_true", help="print the cases as README.md's Markdown table rows")
     ap.add_argument("--build-dir", default=os.path.join(HERE, "..", "..", "build"))
     ap.add_argument("--source-dir", default=os.path.join(HERE, "..", ".."))
     args = ap.parse_args()
@@ -771,6 +772,20 @@ def main():
         for c in list_cases():
             with open(os.path.join(CASES_DIR, c, "expect.json")) as f:
                 print("%-32s %s" % (c, json.load(f).get("description", "")))
+        return 0
+    if args.table:
+        for c in list_cases():
+            with open(os.path.join(CASES_DIR, c, "expect.json")) as f:
+                e = json.load(f)
+            tries, _, must = e.get("description", "").partition(": ")
+            kind = "archive" if e.get("archive") else (
+                "optimizer.py" if os.path.exists(os.path.join(CASES_DIR, c, "optimizer.py")) else "optimizer")
+            rc = e.get("reason_contains") or []
+            rc = rc if isinstance(rc, str) else " / ".join(rc)
+            want = ('refused: "%s"' % e.get("error_contains", "")) if e.get("archive") else \
+                e.get("outcome", "") + ((' ("%s")' % rc) if rc else "")
+            print("| `%s`%s | %s | %s | %s — **%s** |" % (c, " ⚠" if e.get("dangerous") else "", kind,
+                                                        tries.replace("|", "\\|"), must.replace("|", "\\|"), want))
         return 0
     if args.all:
         results = {}
