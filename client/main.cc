@@ -8,13 +8,16 @@
 //   bbo problems [--server H:P] [--json]               practice problems for remote studies
 //   bbo score RESULTS.csv [--random-search NAME] [--json]   offline Bayesmark scoring
 //   bbo export --db FILE [--out results.csv] [--board B]   a coordinator's results as CSV
+//   bbo admin --db FILE team|worker|organizer add|rotate|revoke NAME; tokens; audit
 //   bbo replay --db FILE (--study ID ... | --all)       re-evaluate recorded studies
 //   bbo tasks design --family F --out FILE [--points N] [--seed S]   generated-task designs
 //   bbo tasks list [--design FILE]                     task families (stored or designable)
 //   bbo report [--server H:P | --results CSV | --db FILE] [--phase P] [--format html|json|csv]
 //              [--out DIR]                             the full scoring report of a phase
 
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include "CLI/CLI.hpp"
@@ -33,7 +36,10 @@ int Main(int argc, char** argv) {
   ServerArgs server;
   if (const char* env = std::getenv("BBO_TOKEN")) server.token = env;
   app.add_option("--token", server.token,
-                 "Organizer token for hidden phases (default: $BBO_TOKEN)");
+                 "Your token: a team's (bbo submit, status, practice studies) or an organizer's "
+                 "(default: $BBO_TOKEN, which does not show in the process list)");
+  std::string token_file;
+  app.add_option("--token_file", token_file, "A file holding your token (instead of --token)");
 
   LocalArgs local;
   LocalRunOptions& lo = local.run;
@@ -88,7 +94,8 @@ int Main(int argc, char** argv) {
   cmd_submit->add_option("--name", submit.name, "Display name (default: the folder's name)");
   cmd_submit->add_option("--trials", submit.trials, "Trials per problem (0 = server default)");
   cmd_submit->add_option("--team", submit.team,
-                         "Your team (required by phases that limit submissions per team)");
+                         "Organizers only: the team to submit for (a team token submits for its "
+                         "own team)");
   cmd_submit->add_option("--server", server.address, "bbo-server address")
       ->default_val(server.address);
 
@@ -251,7 +258,29 @@ int Main(int argc, char** argv) {
                              "SQLite design file from `bbo tasks design`");
   cmd_tasks_list->add_flag("--json", tasks_list.json, "JSON output");
 
+  AdminArgs admin;
+  auto* cmd_admin = app.add_subcommand(
+      "admin",
+      "Organizers: tokens of teams, workers and organizers, and the audit log, in the "
+      "coordinator's SQLite file. WHAT: `team add|rotate|revoke NAME`, `worker add|rotate|revoke "
+      "NAME`, `organizer add|rotate|revoke LABEL`, `tokens`, `audit`.");
+  cmd_admin->add_option("--db", admin.db, "The coordinator's SQLite file")->required();
+  cmd_admin->add_option("--secret_file", admin.secret_file,
+                        "The token secret (default: <db>.secret, created 0600)");
+  cmd_admin->add_option("WHAT", admin.words, "What to do (see above)")->required();
+  cmd_admin->add_option("--limit", admin.limit, "audit: the latest N entries")
+      ->default_val(admin.limit);
+  cmd_admin->add_flag("--json", admin.json, "JSON output (tokens, audit)");
+
   CLI11_PARSE(app, argc, argv);
+  if (!token_file.empty()) {
+    std::ifstream in(token_file);
+    std::getline(in, server.token);
+    if (server.token.empty()) {
+      std::fprintf(stderr, "bbo: cannot read a token from --token_file %s\n", token_file.c_str());
+      return 2;
+    }
+  }
 
   if (cmd_local->parsed()) return RunLocalCommand(local);
   if (cmd_submit->parsed()) {
@@ -272,6 +301,7 @@ int Main(int argc, char** argv) {
     return RunProblems(problems);
   }
   if (cmd_export->parsed()) return RunExport(exp);
+  if (cmd_admin->parsed()) return RunAdmin(admin);
   if (cmd_replay->parsed()) return RunReplay(replay);
   if (cmd_report->parsed()) {
     rep.server.token = server.token;

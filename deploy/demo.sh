@@ -27,6 +27,19 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Identities (docs/organizers.md): a token per team, one for the workers, one for the organizer.
+# Only keyed hashes are stored (in arena.sqlite, keyed by arena.sqlite.secret); the tokens
+# themselves live in these 0600 files.
+echo "== issuing tokens: teams py, cpp and cma, the workers, the organizer ($OUT/tokens/)"
+mkdir -p "$OUT/tokens"
+chmod 700 "$OUT/tokens"
+umask 077
+for who in "team py" "team cpp" "team cma" "worker demo-workers" "organizer demo"; do
+  set -- $who
+  "$BIN/client/bbo" admin --db "$OUT/arena.sqlite" "$1" add "$2" >"$OUT/tokens/$2" 2>/dev/null
+done
+umask 022
+
 echo "== starting bbo-server on $SERVER (SQLite: $OUT/arena.sqlite)"
 "$BIN/server/bbo-server" --listen="$SERVER" --db="$OUT/arena.sqlite" \
   --default_trials="$TRIALS" --port_file="$OUT/port" >"$OUT/server.log" 2>&1 &
@@ -37,22 +50,23 @@ for _ in $(seq 1 100); do [ -f "$OUT/port" ] && break; sleep 0.1; done
 for i in 1 2; do
   echo "== starting bbo-worker $i"
   "$BIN/worker/bbo-worker" --coordinator="$SERVER" --work_dir="$OUT/worker$i" \
+    --token_file="$OUT/tokens/demo-workers" \
     ${WORKER_FLAGS:-} >"$OUT/worker$i.log" 2>&1 &
   pids+=($!)
 done
 
 echo "== submitting the example optimizers ($TRIALS trials per problem)"
-"$BIN/client/bbo" submit examples/random-search-py --name random-search-py \
-  --trials "$TRIALS" --server "$SERVER"
-"$BIN/client/bbo" submit "$BIN/examples/random-search-cpp" --name random-search-cpp \
-  --trials "$TRIALS" --server "$SERVER"
-"$BIN/client/bbo" submit "$BIN/examples/cma-es-cpp" --name cma-es-cpp \
-  --trials "$TRIALS" --server "$SERVER"
+"$BIN/client/bbo" --token_file "$OUT/tokens/py" submit examples/random-search-py \
+  --name random-search-py --trials "$TRIALS" --server "$SERVER"
+"$BIN/client/bbo" --token_file "$OUT/tokens/cpp" submit "$BIN/examples/random-search-cpp" \
+  --name random-search-cpp --trials "$TRIALS" --server "$SERVER"
+"$BIN/client/bbo" --token_file "$OUT/tokens/cma" submit "$BIN/examples/cma-es-cpp" \
+  --name cma-es-cpp --trials "$TRIALS" --server "$SERVER"
 
 echo "== running (progress every 5 s)"
 start=$(date +%s)
 while true; do
-  status=$("$BIN/client/bbo" status --json --server "$SERVER")
+  status=$("$BIN/client/bbo" --token_file "$OUT/tokens/demo" status --json --server "$SERVER")
   summary=$(echo "$status" | /usr/bin/python3 -c '
 import json, sys
 subs = json.load(sys.stdin)

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
 namespace bbo {
@@ -39,7 +40,23 @@ struct Identity {
 
 class AccessPolicy {
  public:
-  explicit AccessPolicy(bool hidden_phase = false) : hidden_(hidden_phase) {}
+  // `allow_anonymous`: a coordinator without identities (loopback trials, tests of other
+  // things): an anonymous caller may submit, host jobs and open practice studies.
+  explicit AccessPolicy(bool hidden_phase = false, bool allow_anonymous = false)
+      : hidden_(hidden_phase), allow_anonymous_(allow_anonymous) {}
+
+  // Who may register a submission: a team (for itself) or an organizer (for any team).
+  // Returns the submission's team: the token's for a team; `requested_team` for an organizer
+  // or, without identities, for anyone. Unauthenticated for an anonymous caller;
+  // PermissionDenied for a worker or for a team naming another team.
+  absl::StatusOr<std::string> SubmittingTeam(const Identity& who,
+                                             absl::string_view requested_team) const;
+  // Who may act as a worker (register, lease, fetch, run studies): a worker token.
+  absl::Status RequireWorker(const Identity& who) const;
+  // Who may see submissions and open practice studies: a team or an organizer.
+  absl::Status RequireParticipant(const Identity& who, absl::string_view what) const;
+  // Whether `who` may see the details of a submission of `team`.
+  bool SeesSubmissionsOf(const Identity& who, absl::string_view team) const;
 
   bool hidden() const { return hidden_; }
   // OK in a visible phase or for an organizer; PermissionDenied naming `what` (e.g. "the
@@ -50,6 +67,7 @@ class AccessPolicy {
 
  private:
   bool hidden_;
+  bool allow_anonymous_;
 };
 
 }  // namespace bbo

@@ -78,7 +78,7 @@ Competition::Competition(Store* store, const ProblemSet* problems, Clock* clock,
       batch_size_(batch_size),
       n_batches_(n_batches),
       options_(std::move(options)),
-      access_(options_.hidden_phase) {
+      access_(options_.hidden_phase, options_.allow_anonymous) {
   boards_.push_back(kMainBoard);
   if (options_.warm_start_board) boards_.push_back(kWarmStartBoard);
   absl::MutexLock l(&cache_mu_);
@@ -196,9 +196,13 @@ absl::StatusOr<RegisteredSubmission> Competition::Register(const std::string& na
     ASSIGN_OR_RETURN(std::vector<SubmissionRecord> same,
                      store_->FindSubmissionsByDigest(rec.digest));
     if (!same.empty()) {
+      // Never name another team's submission.
+      const bool own = same.front().team == team && !team.empty();
       return absl::AlreadyExistsError(absl::StrCat(
-          "archive: this optimizer is identical to submission \"", same.front().name,
-          "\"; phase \"", options_.phase, "\" evaluates each submission once"));
+          "archive: this optimizer is identical to ",
+          own ? absl::StrCat("your submission \"", same.front().name, "\"")
+              : std::string("one already registered"),
+          "; phase \"", options_.phase, "\" evaluates each submission once"));
     }
   }
   rec.created_at = clock_->NowSeconds();
@@ -209,6 +213,24 @@ absl::StatusOr<RegisteredSubmission> Competition::Register(const std::string& na
   out.kind = kind;
   out.trials = trials;
   out.jobs = trials * static_cast<int>(problems_->names().size() * boards_.size());
+  return out;
+}
+
+absl::StatusOr<RegisteredSubmission> Competition::Register(const Identity& who,
+                                                           const std::string& name,
+                                                           const std::string& archive, int trials,
+                                                           const std::string& requested_team) {
+  ASSIGN_OR_RETURN(std::string team, access_.SubmittingTeam(who, requested_team));
+  return Register(name, archive, trials, team);
+}
+
+absl::StatusOr<std::vector<SubmissionStatus>> Competition::List(const Identity& who) {
+  RETURN_IF_ERROR(access_.RequireParticipant(who, "submissions"));
+  ASSIGN_OR_RETURN(std::vector<SubmissionStatus> all, List());
+  std::vector<SubmissionStatus> out;
+  for (SubmissionStatus& s : all) {
+    if (access_.SeesSubmissionsOf(who, s.submission.team)) out.push_back(std::move(s));
+  }
   return out;
 }
 

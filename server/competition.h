@@ -30,6 +30,8 @@
 namespace bbo {
 
 struct CompetitionOptions {
+  // No identities: anonymous callers may submit (AccessPolicy).
+  bool allow_anonymous = false;
   // Trials per problem for a submission that does not ask for a number.
   int default_trials = 3;
   // Upper bound on trials a submission may ask for.
@@ -122,7 +124,14 @@ class Competition {
   absl::StatusOr<RegisteredSubmission> Register(const std::string& name,
                                                 const std::string& archive, int trials,
                                                 const std::string& team = "");
+  // The same for a remote caller: the team comes from `who` (AccessPolicy::SubmittingTeam).
+  absl::StatusOr<RegisteredSubmission> Register(const Identity& who, const std::string& name,
+                                                const std::string& archive, int trials,
+                                                const std::string& requested_team);
+  // Every submission (trusted callers).
   absl::StatusOr<std::vector<SubmissionStatus>> List();
+  // The submissions `who` may see: a team its own, an organizer all.
+  absl::StatusOr<std::vector<SubmissionStatus>> List(const Identity& who);
   // FailedPrecondition while the baseline has not finished on some problem. Cached, and
   // recomputed incrementally: only the problems on which a study reached a final state since
   // the last computation are reloaded from the store and rescored (scoring::ScoringCache).

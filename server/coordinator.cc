@@ -17,12 +17,29 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Create(
   // The phase's access rules live in the domain objects that apply them (server/access.h).
   options.study.hidden_phase = options.hidden_phase;
   options.competition.hidden_phase = options.hidden_phase;
+  options.study.allow_anonymous = options.allow_anonymous;
+  options.competition.allow_anonymous = options.allow_anonymous;
+  options.queue.allow_anonymous = options.allow_anonymous;
   c->options_ = options;
   c->clock_ = clock ? std::move(clock) : std::make_unique<RealClock>();
+  const bool given_store = store != nullptr;
   if (store) {
     c->store_ = std::move(store);
   } else {
     ASSIGN_OR_RETURN(c->store_, SqliteStore::Open(options.db_path));
+  }
+  {
+    std::string secret;
+    if (given_store && options.token_secret_file.empty()) {
+      secret = Credentials::RandomSecret();
+    } else {
+      ASSIGN_OR_RETURN(secret, Credentials::LoadOrCreateSecret(
+                                   options.token_secret_file.empty()
+                                       ? Credentials::SecretPathFor(options.db_path)
+                                       : options.token_secret_file));
+    }
+    c->credentials_ =
+        std::make_unique<Credentials>(c->store_.get(), std::move(secret), c->clock_.get());
   }
   if (problems.empty()) problems = MakePracticeSuite();
   c->problems_ = std::make_unique<ProblemSet>(std::move(problems));
@@ -31,6 +48,11 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Create(
                                                c->evaluator_.get(), c->clock_.get(),
                                                options.study);
   c->queue_ = std::make_unique<JobQueue>(c->store_.get(), c->clock_.get(), options.queue);
+  JobQueue* queue = c->queue_.get();
+  c->studies_->set_worker_check(
+      [queue](const Identity& who, const std::string& worker_id) {
+        return queue->Owns(who, worker_id);
+      });
   c->competition_ = std::make_unique<Competition>(c->store_.get(), c->problems_.get(),
                                                   c->clock_.get(), options.study.budget.batch_size,
                                                   options.study.budget.n_batches, options.competition);

@@ -16,6 +16,7 @@
 #include "absl/synchronization/notification.h"
 #include "server/baseline_runner.h"
 #include "common/clock.h"
+#include "server/identity.h"
 #include "server/competition.h"
 #include "server/evaluator.h"
 #include "server/job_queue.h"
@@ -45,6 +46,12 @@ struct CoordinatorOptions {
   // recognizes them by this token.
   bool hidden_phase = false;
   std::string organizer_token;
+  // No identities (server/access.h): anyone who reaches the port may submit, host jobs and
+  // open practice studies. For loopback trials only; bbo-server refuses it on other addresses.
+  bool allow_anonymous = false;
+  // The token secret (server/identity.h); "" = "<db_path>.secret". A coordinator on a given
+  // store without a file (tests) uses a random secret of its own.
+  std::string token_secret_file;
 };
 
 class Coordinator {
@@ -66,6 +73,7 @@ class Coordinator {
   StudyManager& studies() { return *studies_; }
   JobQueue& queue() { return *queue_; }
   Competition& competition() { return *competition_; }
+  Credentials& credentials() { return *credentials_; }
   Store& store() { return *store_; }
   Clock& clock() { return *clock_; }
   const ProblemSet& problems() const { return *problems_; }
@@ -87,6 +95,7 @@ class Coordinator {
   std::unique_ptr<StudyManager> studies_;
   std::unique_ptr<JobQueue> queue_;
   std::unique_ptr<Competition> competition_;
+  std::unique_ptr<Credentials> credentials_;
   std::unique_ptr<BaselineRunner> baseline_;
 
   std::atomic<bool> stop_{false};

@@ -11,6 +11,7 @@
 #include "common/status_macros.h"
 #include "server/competition.h"
 #include "server/coordinator.h"
+#include "server/identity.h"
 #include "server/replay.h"
 #include "server/rpc/grpc_server.h"
 #include "server/store/export.h"
@@ -35,6 +36,9 @@ absl::StatusOr<std::unique_ptr<LocalServer>> LocalServer::Start(
   ASSIGN_OR_RETURN(local->coordinator_, Coordinator::Create(co, std::move(problems)));
   ASSIGN_OR_RETURN(local->server_,
                    rpc::GrpcServer::Start(local->coordinator_.get(), "127.0.0.1:0"));
+  // The in-process workers' credential: the same protocol, the same checks as remote workers.
+  ASSIGN_OR_RETURN(local->worker_token_,
+                   local->coordinator_->credentials().Issue(CredentialKind::kWorker, "bbo-local"));
   local->coordinator_->Start();
   return local;
 }
@@ -85,15 +89,98 @@ void LocalServer::Stop() {
 
 // --- ArenaDatabase
 
-ArenaDatabase::ArenaDatabase(std::unique_ptr<Store> store) : store_(std::move(store)) {}
+ArenaDatabase::ArenaDatabase(std::unique_ptr<Store> store, std::string path)
+    : store_(std::move(store)),
+      path_(path),
+      secret_path_(Credentials::SecretPathFor(path)),
+      clock_(std::make_unique<RealClock>()) {}
 ArenaDatabase::~ArenaDatabase() = default;
+
+absl::StatusOr<std::unique_ptr<ArenaDatabase>> ArenaDatabase::OpenOrCreate(
+    const std::string& path) {
+  ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> store, SqliteStore::Open(path));
+  return std::unique_ptr<ArenaDatabase>(new ArenaDatabase(std::move(store), path));
+}
+
+absl::StatusOr<Credentials*> ArenaDatabase::Creds() {
+  if (creds_ == nullptr) {
+    ASSIGN_OR_RETURN(std::string secret, Credentials::LoadOrCreateSecret(secret_path_));
+    creds_ = std::make_unique<Credentials>(store_.get(), std::move(secret), clock_.get());
+  }
+  return creds_.get();
+}
+
+namespace {
+
+absl::StatusOr<CredentialKind> KindOf(const std::string& kind) {
+  std::optional<CredentialKind> k = CredentialKindFromName(kind);
+  if (!k.has_value()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("token kind must be organizer, team or worker, got \"", kind, "\""));
+  }
+  return *k;
+}
+
+// The audit's "who" for an offline action: the tool's caller, not a network identity.
+void AuditOffline(Credentials* creds, const std::string& actor, const std::string& action,
+                  const absl::Status& result, const std::string& owner) {
+  creds->Audit(Identity::Organizer(), absl::StrCat(action, " (", actor, ")"), result.ok(),
+               result.ok() ? owner : absl::StrCat(owner, ": ", result.message()));
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ArenaDatabase::IssueToken(const std::string& kind,
+                                                      const std::string& owner,
+                                                      const std::string& actor) {
+  ASSIGN_OR_RETURN(CredentialKind k, KindOf(kind));
+  ASSIGN_OR_RETURN(Credentials * creds, Creds());
+  absl::StatusOr<std::string> token = creds->Issue(k, owner);
+  AuditOffline(creds, actor, absl::StrCat(kind, " add"), token.status(), owner);
+  return token;
+}
+
+absl::StatusOr<std::string> ArenaDatabase::RotateToken(const std::string& kind,
+                                                       const std::string& owner,
+                                                       const std::string& actor) {
+  ASSIGN_OR_RETURN(CredentialKind k, KindOf(kind));
+  ASSIGN_OR_RETURN(Credentials * creds, Creds());
+  absl::StatusOr<std::string> token = creds->Rotate(k, owner);
+  AuditOffline(creds, actor, absl::StrCat(kind, " rotate"), token.status(), owner);
+  return token;
+}
+
+absl::Status ArenaDatabase::RevokeTokens(const std::string& kind, const std::string& owner,
+                                         const std::string& actor) {
+  ASSIGN_OR_RETURN(CredentialKind k, KindOf(kind));
+  ASSIGN_OR_RETURN(Credentials * creds, Creds());
+  absl::Status s = creds->Revoke(k, owner);
+  AuditOffline(creds, actor, absl::StrCat(kind, " revoke"), s, owner);
+  return s;
+}
+
+absl::StatusOr<std::vector<TokenInfo>> ArenaDatabase::ListTokens() {
+  ASSIGN_OR_RETURN(std::vector<CredentialRecord> all, store_->ListCredentials());
+  std::vector<TokenInfo> out;
+  for (const CredentialRecord& c : all) {
+    out.push_back({CredentialKindName(c.kind), c.owner, c.created_at, c.revoked_at.value_or(0)});
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<AuditEntry>> ArenaDatabase::ListAudit(int limit) {
+  ASSIGN_OR_RETURN(std::vector<AuditRecord> all, store_->ListAudit(limit));
+  std::vector<AuditEntry> out;
+  for (const AuditRecord& a : all) out.push_back({a.at, a.who, a.action, a.detail, a.allowed});
+  return out;
+}
 
 absl::StatusOr<std::unique_ptr<ArenaDatabase>> ArenaDatabase::Open(const std::string& path) {
   if (!std::filesystem::exists(path)) {
     return absl::NotFoundError(absl::StrCat(path, " does not exist"));
   }
   ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> store, SqliteStore::Open(path));
-  return std::unique_ptr<ArenaDatabase>(new ArenaDatabase(std::move(store)));
+  return std::unique_ptr<ArenaDatabase>(new ArenaDatabase(std::move(store), path));
 }
 
 absl::Status ArenaDatabase::ExportResultsCsv(const std::string& board, std::ostream& out) {

@@ -28,7 +28,9 @@
 
 namespace bbo {
 
+class Clock;
 class Coordinator;
+class Credentials;
 class Store;
 namespace rpc {
 class GrpcServer;
@@ -83,6 +85,8 @@ class LocalServer {
 
   // "127.0.0.1:<port>", for workers.
   std::string address() const;
+  // The token the workers of this process send (a worker credential issued at Start).
+  const std::string& worker_token() const { return worker_token_; }
   // Registers a submission (a tar archive of its folder) with `trials` per problem; the
   // coordinator's Competition::Register contract (InvalidArgument for a bad archive or name).
   absl::StatusOr<LocalSubmission> Register(const std::string& name, const std::string& archive,
@@ -101,6 +105,7 @@ class LocalServer {
   LocalServer() = default;
   std::unique_ptr<Coordinator> coordinator_;
   std::unique_ptr<rpc::GrpcServer> server_;
+  std::string worker_token_;
 };
 
 // One study re-evaluated by ArenaDatabase::ReplayStudies (server/replay.h).
@@ -126,6 +131,21 @@ struct ReplayRun {
   absl::Status error;
 };
 
+// One credential as `bbo admin tokens` lists it (never the token itself).
+struct TokenInfo {
+  std::string kind;  // "organizer", "team", "worker"
+  std::string owner;
+  double created_at = 0;
+  double revoked_at = 0;  // 0 = live
+};
+
+// One audit log entry.
+struct AuditEntry {
+  double at = 0;
+  std::string who, action, detail;
+  bool allowed = true;
+};
+
 // A coordinator's SQLite file, opened offline (a running coordinator may share it: SQLite's
 // WAL lets a reader in). Not thread-safe.
 class ArenaDatabase {
@@ -133,6 +153,23 @@ class ArenaDatabase {
   // NotFound "<path> does not exist" when the file is missing (it is never created here), else
   // the store's errors.
   static absl::StatusOr<std::unique_ptr<ArenaDatabase>> Open(const std::string& path);
+  // The same, creating the file (and its schema) when it is missing: for `bbo admin`, which an
+  // organizer may run before the coordinator's first start.
+  static absl::StatusOr<std::unique_ptr<ArenaDatabase>> OpenOrCreate(const std::string& path);
+
+  // Tokens (server/identity.h), kept as keyed hashes under the secret file beside the database
+  // ("<db>.secret", created 0600 when missing; `secret_path` overrides it). `kind` is
+  // "organizer", "team" or "worker". IssueToken and RotateToken return the new token: it is
+  // shown once and cannot be recovered. Each action is written to the audit log as `actor`.
+  absl::StatusOr<std::string> IssueToken(const std::string& kind, const std::string& owner,
+                                         const std::string& actor);
+  absl::StatusOr<std::string> RotateToken(const std::string& kind, const std::string& owner,
+                                          const std::string& actor);
+  absl::Status RevokeTokens(const std::string& kind, const std::string& owner,
+                            const std::string& actor);
+  absl::StatusOr<std::vector<TokenInfo>> ListTokens();
+  absl::StatusOr<std::vector<AuditEntry>> ListAudit(int limit);
+  void set_secret_path(std::string path) { secret_path_ = std::move(path); }
   ~ArenaDatabase();
   ArenaDatabase(const ArenaDatabase&) = delete;
   ArenaDatabase& operator=(const ArenaDatabase&) = delete;
@@ -159,8 +196,14 @@ class ArenaDatabase {
                           const std::map<std::string, std::unique_ptr<Problem>>& problems);
 
  private:
-  explicit ArenaDatabase(std::unique_ptr<Store> store);
+  ArenaDatabase(std::unique_ptr<Store> store, std::string path);
+  // The Credentials over this file's store and secret (made on first use).
+  absl::StatusOr<Credentials*> Creds();
   std::unique_ptr<Store> store_;
+  std::string path_;
+  std::string secret_path_;
+  std::unique_ptr<Clock> clock_;
+  std::unique_ptr<Credentials> creds_;
 };
 
 }  // namespace bbo

@@ -54,6 +54,13 @@ bool ValidOwnerName(absl::string_view name) {
   return true;
 }
 
+std::string Credentials::RandomSecret() {
+  InitSodium();
+  std::string secret(kSecretBytes, '\0');
+  randombytes_buf(secret.data(), secret.size());
+  return secret;
+}
+
 std::string Credentials::SecretPathFor(const std::string& db_path) {
   return db_path + ".secret";
 }

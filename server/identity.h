@@ -29,6 +29,8 @@ class Credentials {
   // Reads the 32-byte secret at `path`, creating it (mode 0600, random) when missing.
   // FailedPrecondition when it exists with the wrong size or is readable by others.
   static absl::StatusOr<std::string> LoadOrCreateSecret(const std::string& path);
+  // A fresh random 32-byte secret (for a coordinator that keeps nothing on disk).
+  static std::string RandomSecret();
   // The secret's file for a coordinator's SQLite file: "<db>.secret".
   static std::string SecretPathFor(const std::string& db_path);
 

@@ -8,26 +8,61 @@
 
 namespace bbo {
 
-absl::StatusOr<WorkerRegistration> JobQueue::RegisterWorker(const std::string& hostname,
+namespace {
+
+// The answer to a worker id that is unknown or not the caller's: the same either way.
+absl::Status UnknownWorker(const std::string& worker_id) {
+  return absl::NotFoundError(
+      absl::StrCat("unknown worker ", worker_id.substr(0, 64), "; register again"));
+}
+
+}  // namespace
+
+absl::StatusOr<WorkerRegistration> JobQueue::RegisterWorker(const Identity& who,
+                                                            const std::string& hostname,
                                                             int slots) {
+  RETURN_IF_ERROR(access_.RequireWorker(who));
+  if (hostname.size() > 255) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("hostname: at most 255 bytes, got ", hostname.size()));
+  }
+  if (slots < 0 || slots > 64) {
+    return absl::InvalidArgumentError(absl::StrCat("slots: 1 to 64, got ", slots));
+  }
   std::random_device rd;
   WorkerRegistration reg;
   reg.worker_id = absl::StrFormat("w-%08x%08x", rd(), rd());
   reg.lease_ttl_s = options_.lease_ttl_s;
   reg.heartbeat_interval_s = options_.heartbeat_interval_s;
-  RETURN_IF_ERROR(
-      workers_->RegisterWorker(reg.worker_id, hostname, slots < 1 ? 1 : slots, clock_->NowSeconds()));
+  RETURN_IF_ERROR(workers_->RegisterWorker(reg.worker_id, hostname, slots < 1 ? 1 : slots,
+                                           clock_->NowSeconds()));
+  absl::MutexLock l(&owners_mu_);
+  owners_[reg.worker_id] = who.Describe();
   return reg;
 }
 
-absl::Status JobQueue::Heartbeat(const std::string& worker_id) {
+bool JobQueue::Owns(const Identity& who, const std::string& worker_id) const {
+  absl::MutexLock l(&owners_mu_);
+  auto it = owners_.find(worker_id);
+  return it != owners_.end() && it->second == who.Describe();
+}
+
+absl::Status JobQueue::CheckOwner(const Identity& who, const std::string& worker_id) const {
+  RETURN_IF_ERROR(access_.RequireWorker(who));
+  if (!Owns(who, worker_id)) return UnknownWorker(worker_id);
+  return absl::OkStatus();
+}
+
+absl::Status JobQueue::Heartbeat(const Identity& who, const std::string& worker_id) {
+  RETURN_IF_ERROR(CheckOwner(who, worker_id));
   double now = clock_->NowSeconds();
   RETURN_IF_ERROR(workers_->TouchWorker(worker_id, now));
   return jobs_->RenewLeases(worker_id, now + options_.lease_ttl_s);
 }
 
-absl::StatusOr<std::optional<LeasedJob>> JobQueue::Lease(const std::string& worker_id) {
-  RETURN_IF_ERROR(Heartbeat(worker_id));
+absl::StatusOr<std::optional<LeasedJob>> JobQueue::Lease(const Identity& who,
+                                                         const std::string& worker_id) {
+  RETURN_IF_ERROR(Heartbeat(who, worker_id));
   ASSIGN_OR_RETURN(std::optional<JobRecord> job,
                    jobs_->LeaseJob(worker_id, clock_->NowSeconds() + options_.lease_ttl_s));
   if (!job) return std::optional<LeasedJob>();
@@ -42,9 +77,23 @@ absl::StatusOr<std::optional<LeasedJob>> JobQueue::Lease(const std::string& work
   return std::optional<LeasedJob>(out);
 }
 
-absl::Status JobQueue::Finish(const std::string& worker_id, int64_t job_id,
+absl::Status JobQueue::Finish(const Identity& who, const std::string& worker_id, int64_t job_id,
                               const std::string& error) {
+  RETURN_IF_ERROR(CheckOwner(who, worker_id));
   return jobs_->FinishJob(job_id, worker_id, error, options_.max_attempts);
+}
+
+absl::StatusOr<SubmissionFiles> JobQueue::Fetch(const Identity& who, const std::string& worker_id,
+                                                int64_t job_id, int64_t submission_id) {
+  RETURN_IF_ERROR(CheckOwner(who, worker_id));
+  absl::StatusOr<JobRecord> job = jobs_->GetJob(job_id);
+  if (!job.ok() || job->state != JobState::kLeased || job->worker_id != worker_id ||
+      job->submission_id != submission_id) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "worker ", worker_id, " holds no current lease on job ", job_id, " of submission ",
+        submission_id));
+  }
+  return Fetch(submission_id);
 }
 
 absl::StatusOr<SubmissionFiles> JobQueue::Fetch(int64_t submission_id) {

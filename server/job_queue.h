@@ -8,11 +8,15 @@
 // which problem a job is on. Thread-safe (all state is in the Store).
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "common/clock.h"
+#include "server/access.h"
 #include "server/store/job_store.h"
 #include "server/store/store.h"
 #include "server/store/submission_store.h"
@@ -27,6 +31,8 @@ struct JobQueueOptions {
   double heartbeat_interval_s = 5;
   // Leases per job before it is marked failed.
   int max_attempts = 3;
+  // No identities: anonymous callers may act as workers (AccessPolicy).
+  bool allow_anonymous = false;
 };
 
 struct WorkerRegistration {
@@ -60,13 +66,37 @@ class JobQueue {
   JobQueue(Store* store, Clock* clock, JobQueueOptions options)
       : JobQueue(store, store, store, clock, options) {}
 
-  absl::StatusOr<WorkerRegistration> RegisterWorker(const std::string& hostname, int slots);
-  // Renews the worker's leases. NotFound for an unknown worker.
-  absl::Status Heartbeat(const std::string& worker_id);
-  // The next queued job, or nullopt. NotFound for an unknown worker.
-  absl::StatusOr<std::optional<LeasedJob>> Lease(const std::string& worker_id);
-  // FailedPrecondition when the worker no longer holds the lease.
-  absl::Status Finish(const std::string& worker_id, int64_t job_id, const std::string& error);
+  // Registers a worker for `who` (a worker token, AccessPolicy::RequireWorker): the worker id
+  // is bound to that identity, and every later call on it must come from the same identity.
+  // InvalidArgument for a host name over 255 bytes or slots outside 1..64.
+  absl::StatusOr<WorkerRegistration> RegisterWorker(const Identity& who,
+                                                    const std::string& hostname, int slots);
+  // Renews the worker's leases. NotFound for an unknown worker or one of another identity
+  // (the same answer: ids are not confirmed to strangers).
+  absl::Status Heartbeat(const Identity& who, const std::string& worker_id);
+  // The next queued job, or nullopt. NotFound as Heartbeat.
+  absl::StatusOr<std::optional<LeasedJob>> Lease(const Identity& who, const std::string& worker_id);
+  // FailedPrecondition when the worker no longer holds the lease. NotFound as Heartbeat.
+  absl::Status Finish(const Identity& who, const std::string& worker_id, int64_t job_id,
+                      const std::string& error);
+  // The files of the submission of `job_id`, for the worker that holds the job's lease.
+  // PermissionDenied otherwise (another worker, a stale lease, another submission).
+  absl::StatusOr<SubmissionFiles> Fetch(const Identity& who, const std::string& worker_id,
+                                        int64_t job_id, int64_t submission_id);
+  // Whether `worker_id` was registered by `who`.
+  bool Owns(const Identity& who, const std::string& worker_id) const;
+
+  // Trusted in-process callers (tests, the coordinator's own baseline): no identity checks.
+  absl::StatusOr<WorkerRegistration> RegisterWorker(const std::string& hostname, int slots) {
+    return RegisterWorker(Trusted(), hostname, slots);
+  }
+  absl::Status Heartbeat(const std::string& worker_id) { return Heartbeat(Trusted(), worker_id); }
+  absl::StatusOr<std::optional<LeasedJob>> Lease(const std::string& worker_id) {
+    return Lease(Trusted(), worker_id);
+  }
+  absl::Status Finish(const std::string& worker_id, int64_t job_id, const std::string& error) {
+    return Finish(Trusted(), worker_id, job_id, error);
+  }
   absl::StatusOr<SubmissionFiles> Fetch(int64_t submission_id);
   // Requeues jobs whose lease expired. Returns how many.
   absl::StatusOr<int> Sweep();
@@ -74,11 +104,19 @@ class JobQueue {
   const JobQueueOptions& options() const { return options_; }
 
  private:
+  // The identity of trusted in-process calls.
+  static Identity Trusted() { return Identity::Worker("(in-process)"); }
+  absl::Status CheckOwner(const Identity& who, const std::string& worker_id) const;
+
   JobStore* jobs_;
   WorkerStore* workers_;
   SubmissionStore* submissions_;
   Clock* clock_;
   const JobQueueOptions options_;
+  const AccessPolicy access_{false, options_.allow_anonymous};
+  mutable absl::Mutex owners_mu_;
+  // worker id -> Identity::Describe() of who registered it.
+  std::map<std::string, std::string> owners_ ABSL_GUARDED_BY(owners_mu_);
 };
 
 }  // namespace bbo

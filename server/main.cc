@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/match.h"
 #include "common/binary_main.h"
 #include "absl/strings/str_split.h"
 #include "server/coordinator.h"
@@ -86,6 +87,12 @@ ABSL_FLAG(bool, hidden, false,
 ABSL_FLAG(std::string, organizer_token_file, "",
           "File holding the organizer token (first line). Clients send it as `authorization: "
           "Bearer <token>` (bbo --token or BBO_TOKEN).");
+ABSL_FLAG(bool, allow_anonymous, false,
+          "No identities: anyone who reaches the port may submit, host jobs and open practice "
+          "studies without a token. Loopback addresses only; for trials and demos.");
+ABSL_FLAG(std::string, token_secret_file, "",
+          "The secret that keys the stored token hashes (default: <db>.secret, created 0600). "
+          "`bbo admin --secret_file` must name the same file.");
 ABSL_FLAG(std::string, port_file, "", "If set, write the bound port here once serving.");
 
 int main(int argc, char** argv) {
@@ -127,6 +134,21 @@ int main(int argc, char** argv) {
     return 2;
   }
   opts.hidden_phase = absl::GetFlag(FLAGS_hidden);
+  opts.allow_anonymous = absl::GetFlag(FLAGS_allow_anonymous);
+  opts.token_secret_file = absl::GetFlag(FLAGS_token_secret_file);
+  {
+    const std::string listen = absl::GetFlag(FLAGS_listen);
+    const std::string host = listen.substr(0, listen.rfind(':'));
+    const bool loopback = absl::StartsWith(host, "127.") || host == "[::1]" || host == "::1" ||
+                          host == "localhost";
+    if (opts.allow_anonymous && !loopback) {
+      std::fprintf(stderr,
+                   "bbo-server: --allow_anonymous serves callers without tokens and is refused on "
+                   "%s: listen on 127.0.0.1, or issue tokens with `bbo admin`\n",
+                   listen.c_str());
+      return 2;
+    }
+  }
   if (!absl::GetFlag(FLAGS_organizer_token_file).empty()) {
     std::ifstream in(absl::GetFlag(FLAGS_organizer_token_file));
     std::getline(in, opts.organizer_token);

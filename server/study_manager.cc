@@ -32,6 +32,63 @@ StudyManager::StudyManager(StudyStore* studies, JobStore* jobs, const ProblemSet
       clock_(clock),
       options_(options) {}
 
+absl::StatusOr<OpenedStudy> StudyManager::OpenForJob(const Identity& who, int64_t job_id,
+                                                     const std::string& worker_id) {
+  RETURN_IF_ERROR(AccessPolicy(options_.hidden_phase, options_.allow_anonymous).RequireWorker(who));
+  if (!worker_check_ || !worker_check_(who, worker_id)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("job ", job_id, " is not leased by worker ", worker_id.substr(0, 64)));
+  }
+  return OpenForJob(job_id, worker_id);
+}
+
+absl::Status StudyManager::Authorize(const Identity& who, int64_t study_id) {
+  std::shared_ptr<Live> live;
+  {
+    absl::MutexLock l(&mu_);
+    auto it = live_.find(study_id);
+    if (it == live_.end()) return absl::OkStatus();  // not running: the call says so
+    live = it->second;
+  }
+  if (who.is_organizer()) return absl::OkStatus();
+  bool allowed = false;
+  if (!live->owner_worker.empty()) {
+    allowed = worker_check_ && worker_check_(who, live->owner_worker);
+  } else if (!live->owner.empty()) {
+    allowed = live->owner == who.Describe();
+  }
+  if (allowed) return absl::OkStatus();
+  return absl::NotFoundError(absl::StrCat("unknown study ", study_id));
+}
+
+absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
+    const Identity& who, int64_t study_id, int batch,
+    const std::vector<IncomingPoint>& suggestions, double host_suggest_time_s,
+    double host_observe_time_s, std::optional<double> host_cpu_s) {
+  RETURN_IF_ERROR(Authorize(who, study_id));
+  return SubmitBatch(study_id, batch, suggestions, host_suggest_time_s, host_observe_time_s,
+                     host_cpu_s);
+}
+
+absl::StatusOr<BatchOutcome> StudyManager::ReportSuggestFailure(const Identity& who,
+                                                                int64_t study_id, int batch,
+                                                                const std::string& message,
+                                                                bool optimizer_dead) {
+  RETURN_IF_ERROR(Authorize(who, study_id));
+  return ReportSuggestFailure(study_id, batch, message, optimizer_dead);
+}
+
+absl::Status StudyManager::OptimizerReady(const Identity& who, int64_t study_id) {
+  RETURN_IF_ERROR(Authorize(who, study_id));
+  return OptimizerReady(study_id);
+}
+
+absl::StatusOr<StudyState> StudyManager::EndStudy(const Identity& who, int64_t study_id,
+                                                  const std::string& reason) {
+  RETURN_IF_ERROR(Authorize(who, study_id));
+  return EndStudy(study_id, reason);
+}
+
 absl::StatusOr<OpenedStudy> StudyManager::OpenForJob(int64_t job_id,
                                                      const std::string& worker_id) {
   ASSIGN_OR_RETURN(JobRecord job, jobs_->GetJob(job_id));
@@ -69,26 +126,33 @@ absl::StatusOr<OpenedStudy> StudyManager::OpenForJob(int64_t job_id,
   rec.problem = job.problem;
   rec.trial = job.trial;
   rec.board = job.board;
-  return Open(rec, problem, static_cast<uint64_t>(job.seed));
+  return Open(rec, problem, static_cast<uint64_t>(job.seed), worker_id);
 }
 
 absl::StatusOr<OpenedStudy> StudyManager::OpenPractice(const std::string& problem_name) {
+  return OpenPracticeFor(problem_name, "");
+}
+
+absl::StatusOr<OpenedStudy> StudyManager::OpenPracticeFor(const std::string& problem_name,
+                                                          std::string owner) {
   ASSIGN_OR_RETURN(const Problem* problem, problems_->Get(problem_name));
   StudyRecord rec;
   rec.problem = problem_name;
   std::random_device rd;
-  return Open(rec, problem, (static_cast<uint64_t>(rd()) << 32) ^ rd());
+  return Open(rec, problem, (static_cast<uint64_t>(rd()) << 32) ^ rd(), "", std::move(owner));
 }
 
 absl::StatusOr<OpenedStudy> StudyManager::OpenPractice(const Identity& who,
                                                        const std::string& problem) {
-  RETURN_IF_ERROR(
-      AccessPolicy(options_.hidden_phase).RequireOrganizerIfHidden(who, "practice studies"));
-  return OpenPractice(problem);
+  const AccessPolicy access(options_.hidden_phase, options_.allow_anonymous);
+  RETURN_IF_ERROR(access.RequireParticipant(who, "practice studies"));
+  RETURN_IF_ERROR(access.RequireOrganizerIfHidden(who, "practice studies"));
+  return OpenPracticeFor(problem, who.Describe());
 }
 
 absl::StatusOr<OpenedStudy> StudyManager::Open(StudyRecord rec, const Problem* problem,
-                                               uint64_t seed) {
+                                               uint64_t seed, std::string owner_worker,
+                                               std::string owner) {
   rec.budget = options_.budget;
   rec.started_at = clock_->NowSeconds();
   rec.state = StudyState::kRunning;
@@ -105,6 +169,8 @@ absl::StatusOr<OpenedStudy> StudyManager::Open(StudyRecord rec, const Problem* p
   live->record = rec;
   live->problem = problem;
   live->anonymization = anonymization;
+  live->owner_worker = std::move(owner_worker);
+  live->owner = std::move(owner);
   // The random-search fill of a study is reproducible from its job's seed.
   live->rng.seed(seed ^ 0x9e3779b97f4a7c15ULL);
   live->best = kInf;

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <functional>
 #include <optional>
 #include <random>
 #include <string>
@@ -70,6 +71,8 @@ struct StudyOptions {
   // A hidden phase: the problems and practice studies on them are for organizers only
   // (server/access.h).
   bool hidden_phase = false;
+  // No identities: anonymous callers may host and open studies (AccessPolicy).
+  bool allow_anonymous = false;
 };
 
 struct BatchOutcome {
@@ -107,11 +110,38 @@ class StudyManager {
   // (the worker restarted the job). A store error writing that end is returned (the end
   // stays pending; Sweep retries it) and no study is opened.
   absl::StatusOr<OpenedStudy> OpenForJob(int64_t job_id, const std::string& worker_id);
+  // The same for a remote caller: `who` must have registered `worker_id` (a worker token;
+  // set_worker_check). The study then belongs to that worker's identity.
+  absl::StatusOr<OpenedStudy> OpenForJob(const Identity& who, int64_t job_id,
+                                         const std::string& worker_id);
   // Opens a practice study on a named problem (remote clients). NotFound for an unknown problem.
   absl::StatusOr<OpenedStudy> OpenPractice(const std::string& problem);
   // The same for a remote caller: PermissionDenied when `who` may not see the problems of this
   // phase (AccessPolicy::RequireOrganizerIfHidden).
+  // Practice studies are for teams and organizers (AccessPolicy::RequireParticipant) and belong
+  // to their opener.
   absl::StatusOr<OpenedStudy> OpenPractice(const Identity& who, const std::string& problem);
+
+  // The study calls of a remote caller: the same as the trusted ones below, after checking that
+  // the study is `who`'s (the worker identity that opened it for its job, or the team that
+  // opened a practice study; organizers may act on any). Another caller's running study is
+  // answered NotFound, as an unknown one is.
+  absl::StatusOr<BatchOutcome> SubmitBatch(const Identity& who, int64_t study_id, int batch,
+                                           const std::vector<IncomingPoint>& suggestions,
+                                           double host_suggest_time_s, double host_observe_time_s,
+                                           std::optional<double> host_cpu_s);
+  absl::StatusOr<BatchOutcome> ReportSuggestFailure(const Identity& who, int64_t study_id,
+                                                    int batch, const std::string& message,
+                                                    bool optimizer_dead);
+  absl::Status OptimizerReady(const Identity& who, int64_t study_id);
+  absl::StatusOr<StudyState> EndStudy(const Identity& who, int64_t study_id,
+                                      const std::string& reason);
+
+  // How OpenForJob and the study calls tell whether `who` registered `worker_id` (the
+  // coordinator wires JobQueue::Owns). Unset: only trusted calls can open job studies.
+  void set_worker_check(std::function<bool(const Identity&, const std::string&)> check) {
+    worker_check_ = std::move(check);
+  }
 
   // Evaluates one batch. NotFound (unknown study), FailedPrecondition (study not running, or
   // `batch` is not the next batch), DeadlineExceeded (over budget: the study is now cut off),
@@ -185,11 +215,20 @@ class StudyManager {
     std::optional<PendingEnd> pending_end;
     // Set when the study is anonymized: what the optimizer sees.
     std::shared_ptr<const Anonymization> anonymization;
+    // Who may act on it: the worker id that opened it for its job, or the Identity::Describe()
+    // of a practice study's opener ("" = trusted callers only).
+    std::string owner_worker;
+    std::string owner;
   };
+  // OK when `who` may act on study `study_id` (see the remote study calls).
+  absl::Status Authorize(const Identity& who, int64_t study_id);
+  std::function<bool(const Identity&, const std::string&)> worker_check_;
   absl::Mutex signatures_mu_;
   std::map<const Problem*, std::string> signatures_ ABSL_GUARDED_BY(signatures_mu_);
 
-  absl::StatusOr<OpenedStudy> Open(StudyRecord record, const Problem* problem, uint64_t seed);
+  absl::StatusOr<OpenedStudy> OpenPracticeFor(const std::string& problem, std::string owner);
+  absl::StatusOr<OpenedStudy> Open(StudyRecord record, const Problem* problem, uint64_t seed,
+                                   std::string owner_worker = "", std::string owner = "");
   // Claims a study for one call; checks state and batch index. Marks it busy.
   absl::StatusOr<std::shared_ptr<Live>> Claim(int64_t study_id, int batch);
   void Release(const std::shared_ptr<Live>& live);

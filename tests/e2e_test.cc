@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -33,6 +34,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // A child process with stdout/stderr to a log file; killed (whole group) on destruction.
 class Proc {
@@ -125,7 +127,32 @@ class E2eTest : public ::testing::Test {
     if (!HasFailure()) fs::remove_all(root_);
   }
 
+  // `bbo admin --db <db> ARGS`: its stdout (a token, for `... add NAME`), trimmed.
+  std::string Admin(const std::string& args) {
+    const std::string cmd = std::string(BBO_CLI_BIN) + " admin --db " + db_ + " " + args +
+                            " 2>/dev/null";
+    std::string out;
+    if (FILE* f = popen(cmd.c_str(), "r")) {
+      char buf[256];
+      while (fgets(buf, sizeof(buf), f) != nullptr) out += buf;
+      pclose(f);
+    }
+    while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+    return out;
+  }
+
+  // The team token of the fixture's submissions (made by StartServer).
+  void Auth(grpc::ClientContext& ctx) {
+    if (!team_token_.empty()) ctx.AddMetadata("authorization", "Bearer " + team_token_);
+  }
+
   void StartServer(std::vector<std::string> extra = {}) {
+    // Identities first (they live in the same SQLite file): a team and a worker credential.
+    if (team_token_.empty()) {
+      team_token_ = Admin("team add e2e-team");
+      organizer_token_ = Admin("organizer add e2e-organizer");
+      std::ofstream(root_ / "worker.token") << Admin("worker add e2e-worker") << "\n";
+    }
     std::vector<std::string> argv = {BBO_SERVER_BIN, "--listen=127.0.0.1:0", "--db=" + db_,
                                      "--port_file=" + (root_ / "port").string(),
                                      "--problem_set=test", "--baseline_trials=2",
@@ -146,6 +173,7 @@ class E2eTest : public ::testing::Test {
     std::vector<std::string> argv = {BBO_WORKER_BIN,
                                      "--coordinator=127.0.0.1:" + std::to_string(port_),
                                      "--work_dir=" + (root_ / "work").string(),
+                                     "--token_file=" + (root_ / "worker.token").string(),
                                      "--python_dir=" BBO_PYTHON_DIR};
     argv.insert(argv.end(), extra.begin(), extra.end());
     std::string log = (root_ / ("worker" + std::to_string(workers_.size()) + ".log")).string();
@@ -162,6 +190,7 @@ class E2eTest : public ::testing::Test {
                   fs::copy_options::overwrite_existing);
     for (auto& [file, content] : extra_files) std::ofstream(dir / file) << content;
     grpc::ClientContext ctx;
+    Auth(ctx);
     bbo::v1::RegisterSubmissionRequest req;
     req.set_name(name);
     req.set_archive(*bbo::TarDirectory(dir.string()));
@@ -176,6 +205,7 @@ class E2eTest : public ::testing::Test {
   bool WaitFinished(int64_t id, int seconds) {
     for (int i = 0; i < seconds * 10; ++i) {
       grpc::ClientContext ctx;
+      ctx.AddMetadata("authorization", "Bearer " + organizer_token_);
       bbo::v1::ListSubmissionsResponse resp;
       if (stub_->ListSubmissions(&ctx, bbo::v1::ListSubmissionsRequest(), &resp).ok()) {
         for (const auto& s : resp.submissions()) {
@@ -205,6 +235,8 @@ class E2eTest : public ::testing::Test {
 
   fs::path root_;
   std::string db_;
+  std::string team_token_;
+  std::string organizer_token_;  // sees every team's submissions
   int port_ = 0;
   std::unique_ptr<Proc> server_;
   std::vector<std::unique_ptr<Proc>> workers_;
@@ -227,6 +259,7 @@ TEST_F(E2eTest, SlowOptimizerIsCutOffAndKeepsBestSoFar) {
                 "s.submission_id = " + sid + " AND kind = 'budget'"),
               HasSubstr("per-suggest budget"));
   grpc::ClientContext ctx;
+  Auth(ctx);
   bbo::v1::GetLeaderboardResponse board;
   ASSERT_TRUE(stub_->GetLeaderboard(&ctx, bbo::v1::GetLeaderboardRequest(), &board).ok());
   bool found = false;
@@ -369,10 +402,12 @@ TEST_F(E2eTest, RemoteClientRunsAPracticeStudyOverTheStudyService) {
   auto study = bbo::v1::StudyService::NewStub(grpc::CreateChannel(
       "127.0.0.1:" + std::to_string(port_), grpc::InsecureChannelCredentials()));
   grpc::ClientContext lctx;
+  Auth(lctx);
   bbo::v1::ListProblemsResponse problems;
   ASSERT_TRUE(study->ListProblems(&lctx, bbo::v1::ListProblemsRequest(), &problems).ok());
   ASSERT_EQ(problems.problems_size(), 1);
   grpc::ClientContext octx;
+  Auth(octx);
   bbo::v1::OpenStudyRequest open;
   open.set_problem(problems.problems(0).name());
   bbo::v1::OpenStudyResponse opened;
@@ -382,6 +417,7 @@ TEST_F(E2eTest, RemoteClientRunsAPracticeStudyOverTheStudyService) {
   EXPECT_EQ(opened.n_batches(), 5);
   for (int b = 0; b < 5; ++b) {
     grpc::ClientContext ctx;
+    Auth(ctx);
     bbo::v1::SubmitBatchRequest req;
     req.set_study_id(opened.study_id());
     req.set_batch(b);
@@ -397,6 +433,7 @@ TEST_F(E2eTest, RemoteClientRunsAPracticeStudyOverTheStudyService) {
   }
   // A wrong batch index and an unknown problem get clear errors.
   grpc::ClientContext bctx;
+  Auth(bctx);
   bbo::v1::SubmitBatchRequest late;
   late.set_study_id(opened.study_id());
   late.set_batch(5);
@@ -404,6 +441,7 @@ TEST_F(E2eTest, RemoteClientRunsAPracticeStudyOverTheStudyService) {
   EXPECT_EQ(study->SubmitBatch(&bctx, late, &ignored).error_code(),
             grpc::StatusCode::FAILED_PRECONDITION);
   grpc::ClientContext uctx;
+  Auth(uctx);
   bbo::v1::OpenStudyRequest unknown;
   unknown.set_problem("no-such-problem");
   EXPECT_EQ(study->OpenStudy(&uctx, unknown, &opened).error_code(), grpc::StatusCode::NOT_FOUND);
@@ -427,6 +465,7 @@ TEST_F(E2eTest, ScoringServiceServesTheReportAndBboReportWritesIt) {
   // The coordinator's baseline studies may still be running: FAILED_PRECONDITION until done.
   for (int i = 0; i < 300; ++i) {
     grpc::ClientContext ctx;
+    Auth(ctx);
     resp.Clear();
     s = scoring->GetReport(&ctx, req, &resp);
     if (s.error_code() != grpc::StatusCode::FAILED_PRECONDITION) break;
@@ -445,6 +484,7 @@ TEST_F(E2eTest, ScoringServiceServesTheReportAndBboReportWritesIt) {
   EXPECT_TRUE(methods.count("random-search-baseline"));
   {
     grpc::ClientContext ctx;
+    Auth(ctx);
     req.set_phase("final");
     EXPECT_EQ(scoring->GetReport(&ctx, req, &resp).error_code(), grpc::StatusCode::NOT_FOUND);
   }
@@ -486,18 +526,30 @@ TEST_F(E2eTest, HiddenAnonymizedPhaseServesOrganizersOnlyAndHidesNames) {
                                      grpc::InsecureChannelCredentials());
   auto studies = bbo::v1::StudyService::NewStub(channel);
   auto scoring = bbo::v1::ScoringService::NewStub(channel);
+  {
+    grpc::ClientContext ctx;
+    Auth(ctx);
+    bbo::v1::OpenStudyRequest req;
+    req.set_problem("test_crashing");
+    bbo::v1::OpenStudyResponse resp;
+    EXPECT_EQ(studies->OpenStudy(&ctx, req, &resp).error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+  }
   auto as = [&](grpc::ClientContext& ctx, const std::string& t) {
     if (!t.empty()) ctx.AddMetadata("authorization", "Bearer " + t);
   };
+  // No token, an unknown token, the organizer's: an unknown token is refused everywhere.
   for (const std::string& who : {std::string(), std::string("wrong-token-0123456789"), token}) {
     const bool organizer = who == token;
+    const bool wrong = !who.empty() && !organizer;
+    const grpc::StatusCode refused =
+        wrong ? grpc::StatusCode::UNAUTHENTICATED : grpc::StatusCode::PERMISSION_DENIED;
     {
       grpc::ClientContext ctx;
       as(ctx, who);
       bbo::v1::ListProblemsResponse resp;
       grpc::Status st = studies->ListProblems(&ctx, bbo::v1::ListProblemsRequest(), &resp);
-      EXPECT_EQ(st.error_code(),
-                organizer ? grpc::StatusCode::OK : grpc::StatusCode::PERMISSION_DENIED);
+      EXPECT_EQ(st.error_code(), organizer ? grpc::StatusCode::OK : refused);
       EXPECT_EQ(resp.problems_size(), organizer ? 1 : 0);
     }
     {
@@ -506,8 +558,9 @@ TEST_F(E2eTest, HiddenAnonymizedPhaseServesOrganizersOnlyAndHidesNames) {
       bbo::v1::OpenStudyRequest req;
       req.set_problem("test_crashing");
       bbo::v1::OpenStudyResponse resp;
+      // Practice studies need a token at all (a team's would then meet the hidden phase).
       EXPECT_EQ(studies->OpenStudy(&ctx, req, &resp).error_code(),
-                organizer ? grpc::StatusCode::OK : grpc::StatusCode::PERMISSION_DENIED);
+                organizer ? grpc::StatusCode::OK : grpc::StatusCode::UNAUTHENTICATED);
     }
     {
       grpc::StatusCode code = grpc::StatusCode::FAILED_PRECONDITION;
@@ -522,13 +575,18 @@ TEST_F(E2eTest, HiddenAnonymizedPhaseServesOrganizersOnlyAndHidesNames) {
           std::this_thread::sleep_for(std::chrono::milliseconds(100));
         }
       }
-      EXPECT_EQ(code, organizer ? grpc::StatusCode::OK : grpc::StatusCode::PERMISSION_DENIED);
+      EXPECT_EQ(code, organizer ? grpc::StatusCode::OK : refused);
     }
     {
       grpc::ClientContext ctx;
       as(ctx, who);
       bbo::v1::GetLeaderboardResponse board;
-      ASSERT_TRUE(stub_->GetLeaderboard(&ctx, bbo::v1::GetLeaderboardRequest(), &board).ok());
+      grpc::Status st = stub_->GetLeaderboard(&ctx, bbo::v1::GetLeaderboardRequest(), &board);
+      if (wrong) {
+        EXPECT_EQ(st.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+        continue;
+      }
+      ASSERT_TRUE(st.ok()) << st.error_message();
       ASSERT_GT(board.rows_size(), 0);
       // Participants get the overall scores without any problem name.
       EXPECT_EQ(board.rows(0).problems_size() > 0, organizer);
@@ -541,6 +599,9 @@ TEST_F(E2eTest, FinalPhaseRunsOnceWithTeamLimitsAndProducesTheWarmStartBoard) {
   StartServer({"--phase=final", "--anonymize", "--warm_start_board", "--evaluate_once",
                "--max_submissions_per_team=1", "--default_trials=2"});
   StartWorker();
+  // Teams come from their tokens; a name in the request is checked against the token.
+  const std::map<std::string, std::string> tokens = {{"red", Admin("team add red")},
+                                                     {"blue", Admin("team add blue")}};
   auto register_as = [&](const std::string& name, const std::string& optimizer,
                          const std::string& team, int trials,
                          bbo::v1::RegisterSubmissionResponse* resp) {
@@ -549,16 +610,27 @@ TEST_F(E2eTest, FinalPhaseRunsOnceWithTeamLimitsAndProducesTheWarmStartBoard) {
     fs::copy_file(fs::path(BBO_TEST_OPTIMIZERS) / optimizer / "optimizer.py",
                   dir / "optimizer.py", fs::copy_options::overwrite_existing);
     grpc::ClientContext ctx;
+    if (tokens.count(team)) ctx.AddMetadata("authorization", "Bearer " + tokens.at(team));
     bbo::v1::RegisterSubmissionRequest req;
     req.set_name(name);
     req.set_archive(*bbo::TarDirectory(dir.string()));
     req.set_trials(trials);
-    req.set_team(team);
     return stub_->RegisterSubmission(&ctx, req, resp);
   };
   bbo::v1::RegisterSubmissionResponse resp;
   EXPECT_EQ(register_as("no-team", "warm_start", "", 0, &resp).error_code(),
-            grpc::StatusCode::FAILED_PRECONDITION);
+            grpc::StatusCode::UNAUTHENTICATED);
+  {
+    // A team cannot submit for another (the old `--team victim`).
+    grpc::ClientContext ctx;
+    ctx.AddMetadata("authorization", "Bearer " + tokens.at("blue"));
+    bbo::v1::RegisterSubmissionRequest req;
+    req.set_name("as-red");
+    req.set_archive("x");
+    req.set_team("red");
+    EXPECT_EQ(stub_->RegisterSubmission(&ctx, req, &resp).error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+  }
   EXPECT_EQ(register_as("picky", "warm_start", "red", 5, &resp).error_code(),
             grpc::StatusCode::INVALID_ARGUMENT);
   ASSERT_TRUE(register_as("warm", "warm_start", "red", 0, &resp).ok());
@@ -568,9 +640,11 @@ TEST_F(E2eTest, FinalPhaseRunsOnceWithTeamLimitsAndProducesTheWarmStartBoard) {
   grpc::Status second = register_as("warm-2", "anon_check", "red", 0, &resp);
   EXPECT_EQ(second.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_THAT(second.error_message(), HasSubstr("red"));
-  // The same archive from another team is the same optimizer: not evaluated again.
-  EXPECT_EQ(register_as("warm-copy", "warm_start", "blue", 0, &resp).error_code(),
-            grpc::StatusCode::ALREADY_EXISTS);
+  // The same archive from another team is the same optimizer: not evaluated again, and the
+  // refusal does not name red's submission.
+  grpc::Status copy = register_as("warm-copy", "warm_start", "blue", 0, &resp);
+  EXPECT_EQ(copy.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_THAT(copy.error_message(), Not(HasSubstr("warm")));
   ASSERT_TRUE(WaitFinished(id, 90)) << Logs();
   const std::string sid = std::to_string(id);
   EXPECT_EQ(Q("SELECT COUNT(*) FROM studies WHERE submission_id = " + sid +
@@ -591,6 +665,7 @@ TEST_F(E2eTest, FinalPhaseRunsOnceWithTeamLimitsAndProducesTheWarmStartBoard) {
   auto board_score = [&](const std::string& board, std::string* shown) {
     for (int i = 0; i < 300; ++i) {
       grpc::ClientContext ctx;
+      Auth(ctx);
       bbo::v1::GetLeaderboardRequest req;
       req.set_board(board);
       bbo::v1::GetLeaderboardResponse out;
@@ -618,6 +693,7 @@ TEST_F(E2eTest, FinalPhaseRunsOnceWithTeamLimitsAndProducesTheWarmStartBoard) {
   EXPECT_LT(main_score, 100.0);
   EXPECT_GT(main_score, -1.0);
   grpc::ClientContext ctx;
+  Auth(ctx);
   bbo::v1::GetLeaderboardRequest req;
   req.set_board("nonesuch");
   bbo::v1::GetLeaderboardResponse out;
@@ -630,6 +706,7 @@ TEST_F(E2eTest, ServerReflectionListsTheServices) {
                                      grpc::InsecureChannelCredentials());
   grpc::GenericStub stub(channel);
   grpc::ClientContext ctx;
+  Auth(ctx);
   ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
   grpc::CompletionQueue cq;
   auto call = stub.PrepareCall(&ctx, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
@@ -676,6 +753,7 @@ TEST_F(E2eTest, ASecondServerOnATakenPortRefusesToStart) {
   EXPECT_THAT(ReadFile(root_ / "second.log"), HasSubstr("the port is taken"));
   // The first one still serves its own clients.
   grpc::ClientContext ctx;
+  Auth(ctx);
   bbo::v1::ListSubmissionsRequest req;
   bbo::v1::ListSubmissionsResponse resp;
   EXPECT_TRUE(stub_->ListSubmissions(&ctx, req, &resp).ok());

@@ -62,7 +62,9 @@ class CoordinatorClient {
   virtual absl::Status Finish(const std::string& worker_id, int64_t job_id,
                               const std::string& error) = 0;
   // The submission folder as a tar archive.
-  virtual absl::StatusOr<std::string> Fetch(int64_t submission_id) = 0;
+  // (Only the worker holding the current lease of `job_id` may fetch its submission.)
+  virtual absl::StatusOr<std::string> Fetch(int64_t submission_id, int64_t job_id,
+                                            const std::string& worker_id) = 0;
   virtual absl::StatusOr<OpenedStudy> OpenStudy(int64_t job_id, const std::string& worker_id) = 0;
   // Suggestions are JSON objects as the optimizer printed them; values that are not a bool,
   // number or string travel unset and are reported by the coordinator.
@@ -81,10 +83,11 @@ class CoordinatorClient {
   }
 };
 
-// Connects to `target` (host:port) without TLS (TLS arrives with the tokens issue). Every call
-// has a deadline of `call_timeout`.
+// Connects to `target` (host:port). Every call has a deadline of `call_timeout` and carries
+// `token` (a worker token from `bbo admin worker add`) as `authorization: Bearer` metadata.
 std::unique_ptr<CoordinatorClient> MakeGrpcCoordinatorClient(const std::string& target,
-                                                             double call_timeout_s = 60);
+                                                             double call_timeout_s = 60,
+                                                             const std::string& token = "");
 
 }  // namespace bbo
 

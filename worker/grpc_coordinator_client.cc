@@ -36,7 +36,8 @@ absl::Status EvaluatedToJson(const google::protobuf::RepeatedPtrField<v1::Sugges
 
 class GrpcCoordinatorClient : public CoordinatorClient {
  public:
-  GrpcCoordinatorClient(const std::string& target, double timeout_s) : timeout_s_(timeout_s) {
+  GrpcCoordinatorClient(const std::string& target, double timeout_s, std::string token)
+      : timeout_s_(timeout_s), token_(std::move(token)) {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(256 << 20);
     args.SetMaxSendMessageSize(256 << 20);
@@ -97,11 +98,14 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     return FromGrpc(worker_->FinishJob(&ctx, req, &resp));
   }
 
-  absl::StatusOr<std::string> Fetch(int64_t submission_id) override {
+  absl::StatusOr<std::string> Fetch(int64_t submission_id, int64_t job_id,
+                                    const std::string& worker_id) override {
     grpc::ClientContext ctx;
     Prepare(ctx);
     v1::FetchSubmissionRequest req;
     req.set_submission_id(submission_id);
+    req.set_job_id(job_id);
+    req.set_worker_id(worker_id);
     v1::FetchSubmissionResponse resp;
     if (auto s = FromGrpc(worker_->FetchSubmission(&ctx, req, &resp)); !s.ok()) return s;
     return std::move(*resp.mutable_archive());
@@ -215,9 +219,11 @@ class GrpcCoordinatorClient : public CoordinatorClient {
   void Prepare(grpc::ClientContext& ctx) {
     ctx.set_deadline(std::chrono::system_clock::now() +
                      std::chrono::milliseconds(static_cast<int64_t>(timeout_s_ * 1000)));
+    if (!token_.empty()) ctx.AddMetadata("authorization", "Bearer " + token_);
   }
 
   double timeout_s_;
+  std::string token_;
   std::unique_ptr<v1::WorkerService::Stub> worker_;
   std::unique_ptr<v1::StudyService::Stub> study_;
 };
@@ -225,8 +231,9 @@ class GrpcCoordinatorClient : public CoordinatorClient {
 }  // namespace
 
 std::unique_ptr<CoordinatorClient> MakeGrpcCoordinatorClient(const std::string& target,
-                                                             double call_timeout_s) {
-  return std::make_unique<GrpcCoordinatorClient>(target, call_timeout_s);
+                                                             double call_timeout_s,
+                                                             const std::string& token) {
+  return std::make_unique<GrpcCoordinatorClient>(target, call_timeout_s, token);
 }
 
 }  // namespace bbo

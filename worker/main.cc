@@ -5,7 +5,9 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,6 +36,9 @@ ABSL_FLAG(double, exit_when_idle_s, 0,
 ABSL_FLAG(uint64_t, memory_mb, 4096, "Address-space limit per optimizer, MiB.");
 ABSL_FLAG(uint64_t, cpu_seconds, 3600, "CPU-time limit per optimizer process, seconds.");
 ABSL_FLAG(bool, verbose, false, "Log the optimizers' stderr.");
+ABSL_FLAG(std::string, token_file, "",
+          "File holding this worker's token (`bbo admin worker add NAME` prints it). Default: "
+          "$BBO_WORKER_TOKEN; none for a coordinator run with --allow_anonymous.");
 ABSL_FLAG(std::string, cgroups, "required",
           "Control groups per study (memory incl. /tmp, tasks, CPU quota, CPU accounting, "
           "kill-all): 'required' refuses to start without them, 'auto' runs without them when "
@@ -126,7 +131,18 @@ int main(int argc, char** argv) {
 
   bbo::RemoveStaleStudies(cgroups.get(), opts.work_dir);
 
-  auto client = bbo::MakeGrpcCoordinatorClient(absl::GetFlag(FLAGS_coordinator));
+  std::string token;
+  if (!absl::GetFlag(FLAGS_token_file).empty()) {
+    std::ifstream in(absl::GetFlag(FLAGS_token_file));
+    std::getline(in, token);
+    if (token.empty()) {
+      spdlog::error("cannot read a token from --token_file {}", absl::GetFlag(FLAGS_token_file));
+      return 1;
+    }
+  } else if (const char* env = std::getenv("BBO_WORKER_TOKEN")) {
+    token = env;
+  }
+  auto client = bbo::MakeGrpcCoordinatorClient(absl::GetFlag(FLAGS_coordinator), 60, token);
   bbo::Env* env = bbo::Env::Default();
   bbo::Sandbox sandbox(opts.sandbox, env->launcher());
   bbo::Worker worker(client.get(), &sandbox, opts, env);

@@ -71,9 +71,11 @@ ProcessSpec Sandbox::BuildCommand(const SandboxedCommand& cmd, int seccomp_fd) c
   for (const char* f : kEtcFiles) {
     if (fs::exists(f, ec)) a.insert(a.end(), {"--ro-bind", f, f});
   }
-  a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev"});
+  // /proc/sys read-only whatever the kernel makes per-namespace (pid_max is per pid namespace
+  // on recent kernels, and the sandbox owns its pid namespace): the host's, bound read-only.
+  a.insert(a.end(), {"--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev"});
   if (cmd.tmp_dir.empty()) {
-    a.insert(a.end(), {"--tmpfs", "/tmp"});
+    a.insert(a.end(), {"--tmpfs", "/tmp", "--tmpfs", "/dev/shm"});
   } else {
     // One size-limited tmpfs serves /tmp and /dev/shm: together they cannot exceed its size.
     a.insert(a.end(), {"--bind", cmd.tmp_dir, "/tmp", "--bind", cmd.tmp_dir, "/dev/shm"});
@@ -85,6 +87,10 @@ ProcessSpec Sandbox::BuildCommand(const SandboxedCommand& cmd, int seccomp_fd) c
   for (const auto& [host, inside] : cmd.extra_ro_binds) {
     a.insert(a.end(), {"--ro-bind", host, inside});
   }
+  // Nothing but /tmp (and /dev/shm) is writable: bubblewrap's own root and /dev are tmpfs
+  // mounts writable by the sandbox's user until remounted read-only (non-recursively: the
+  // binds below them keep their own modes).
+  a.insert(a.end(), {"--remount-ro", "/dev", "--remount-ro", "/"});
   if (seccomp_fd >= 0) a.insert(a.end(), {"--seccomp", std::to_string(seccomp_fd)});
   a.insert(a.end(), {"--chdir", "/sub", "--clearenv"});
   for (const std::string& kv : env) AddEnv(a, kv);

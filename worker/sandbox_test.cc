@@ -112,13 +112,30 @@ TEST(SandboxTest, OptimizerIsNeverHostRoot) {
   EXPECT_EQ(Probe(SandboxOptions(), {sysctl})[sysctl], "no")
       << "a sysctl was writable from inside the sandbox";
   if (geteuid() != 0) return;
-  // Control: a sandbox mapped to host root (the old behaviour) is host uid 0 and can write the
-  // sysctl, so both checks can fail.
+  // Control: a sandbox mapped to host root (the old behaviour) is host uid 0, so the uid check
+  // can fail. Even then the sysctl stays unwritable: /proc/sys is bound read-only, a second
+  // layer (before it, this write succeeded from a root-mapped sandbox).
   SandboxOptions as_root;
   as_root.host_uid = 0;
   as_root.host_gid = 0;
   EXPECT_EQ(HostUidOfProbe(as_root, token + "-root"), 0);
-  EXPECT_EQ(Probe(as_root, {sysctl})[sysctl], "yes");
+  EXPECT_EQ(Probe(as_root, {sysctl})[sysctl], "no");
+}
+
+TEST(SandboxTest, OnlyTmpAndDevShmAreWritable) {
+  // bubblewrap's own root, /etc and /dev are tmpfs mounts; /proc/sys is per namespace for some
+  // sysctls (pid_max): all read-only inside, as /sub is.
+  const std::vector<std::string> denied = {
+      "write:/probe", "write:/etc/probe", "write:/dev/probe", "write:/sub/probe",
+      "write:/usr/probe", "rewrite:/proc/sys/kernel/pid_max",
+      "rewrite:/proc/sys/kernel/core_pattern"};
+  std::vector<std::string> checks = denied;
+  checks.insert(checks.end(), {"write:/tmp/probe", "write:/dev/shm/probe", "write:/dev/null"});
+  auto r = Probe(SandboxOptions(), checks);
+  for (const std::string& c : denied) EXPECT_EQ(r[c], "no") << c << " was writable";
+  EXPECT_EQ(r["write:/tmp/probe"], "yes");
+  EXPECT_EQ(r["write:/dev/shm/probe"], "yes");
+  EXPECT_EQ(r["write:/dev/null"], "yes");
 }
 
 TEST(SandboxTest, SeccompRefusesNamespacesAndNetlink) {

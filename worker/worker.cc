@@ -158,7 +158,7 @@ absl::StatusOr<std::string> Worker::SubmissionDir(const JobLease& job) {
                  absl::StrCat(job.submission_id, "-", job.digest);
   const fs::path marker = dir / ".complete";
   if (env_->FileExists(marker.string())) return dir.string();
-  ASSIGN_OR_RETURN(std::string archive, client_->Fetch(job.submission_id));
+  ASSIGN_OR_RETURN(std::string archive, client_->Fetch(job.submission_id, job.job_id, worker_id()));
   const std::string tmp = dir.string() + ".tmp";
   RETURN_IF_ERROR(env_->RemoveAll(tmp));
   RETURN_IF_ERROR(env_->CreateDirs(tmp));

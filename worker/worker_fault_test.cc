@@ -180,7 +180,9 @@ class RecordingCoordinator : public CoordinatorClient {
     finished.emplace_back(job_id, error);
     return absl::OkStatus();
   }
-  absl::StatusOr<std::string> Fetch(int64_t) override { return archive_; }
+  absl::StatusOr<std::string> Fetch(int64_t, int64_t, const std::string&) override {
+    return archive_;
+  }
   absl::StatusOr<OpenedStudy> OpenStudy(int64_t job_id, const std::string&) override {
     OpenedStudy s;
     s.study_id = job_id;

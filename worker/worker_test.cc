@@ -59,7 +59,9 @@ class ScriptedCoordinator : public CoordinatorClient {
     finished.push_back(error);
     return absl::OkStatus();
   }
-  absl::StatusOr<std::string> Fetch(int64_t) override { return archive; }
+  absl::StatusOr<std::string> Fetch(int64_t, int64_t, const std::string&) override {
+    return archive;
+  }
   absl::StatusOr<OpenedStudy> OpenStudy(int64_t, const std::string&) override {
     OpenedStudy s;
     s.study_id = 1;

@@ -151,6 +151,18 @@ struct TasksListArgs {
 };
 int RunTasksList(const TasksListArgs& args);
 
+// bbo admin: tokens and the audit log, on the coordinator's SQLite file (organizers).
+struct AdminArgs {
+  std::string db;
+  // The token secret (default: <db>.secret).
+  std::string secret_file;
+  // e.g. {"team", "add", "alpha"}, {"worker", "revoke", "host-1"}, {"tokens"}, {"audit"}.
+  std::vector<std::string> words;
+  int limit = 50;
+  bool json = false;
+};
+int RunAdmin(const AdminArgs& args);
+
 }  // namespace bbo::client
 
 #endif  // BBO_CLIENT_COMMANDS_COMMANDS_H_

@@ -1,20 +1,53 @@
 #include "server/rpc/authenticate.h"
 
-namespace bbo::rpc {
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 
-Identity Authenticator::Authenticate(const grpc::ServerContext* context) const {
-  if (token_.empty() || context == nullptr) return Identity::Anonymous();
+namespace bbo::rpc {
+namespace {
+
+// Equal contents, in time that does not depend on where they differ.
+bool ConstantTimeEquals(absl::string_view a, absl::string_view b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < b.size(); ++i) {
+    diff |= static_cast<unsigned char>(b[i] ^ (i < a.size() ? a[i] : 0));
+  }
+  return diff == 0;
+}
+
+}  // namespace
+
+absl::StatusOr<Identity> Authenticator::Authenticate(const grpc::ServerContext* context,
+                                                     const char* method) const {
+  if (context == nullptr) return Identity::Anonymous();
   const auto& md = context->client_metadata();
   auto it = md.find("authorization");
   if (it == md.end()) return Identity::Anonymous();
-  const std::string given(it->second.data(), it->second.size());
-  const std::string expected = "Bearer " + token_;
-  // Constant time in the token's content: no early exit on the first differing byte.
-  unsigned char diff = given.size() == expected.size() ? 0 : 1;
-  for (size_t i = 0; i < expected.size(); ++i) {
-    diff |= static_cast<unsigned char>(expected[i] ^ (i < given.size() ? given[i] : 0));
+  const absl::string_view header(it->second.data(), it->second.size());
+  if (!absl::StartsWith(header, "Bearer ")) {
+    return absl::UnauthenticatedError(
+        "authorization metadata must be \"Bearer <token>\"");
   }
-  return diff == 0 ? Identity::Organizer() : Identity::Anonymous();
+  const absl::string_view token = header.substr(7);
+  if (!token_.empty() && ConstantTimeEquals(token, token_)) return Identity::Organizer();
+  if (credentials_ == nullptr) {
+    return absl::UnauthenticatedError("the token is not known here");
+  }
+  absl::StatusOr<Identity> who = credentials_->Authenticate(token);
+  if (!who.ok() && absl::IsUnauthenticated(who.status())) {
+    credentials_->Audit(Identity::Anonymous(), method, false,
+                        absl::StrCat(context->peer(), ": ", who.status().message()));
+  }
+  return who;
+}
+
+absl::Status Authenticator::Audited(const Identity& who, const char* method,
+                                    absl::Status status) const {
+  if (credentials_ != nullptr &&
+      (absl::IsUnauthenticated(status) || absl::IsPermissionDenied(status))) {
+    credentials_->Audit(who, method, false, status.message());
+  }
+  return status;
 }
 
 }  // namespace bbo::rpc

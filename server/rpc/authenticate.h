@@ -1,26 +1,39 @@
 #ifndef BBO_SERVER_RPC_AUTHENTICATE_H_
 #define BBO_SERVER_RPC_AUTHENTICATE_H_
 
-// Transport authentication: turns a call's gRPC metadata into an Identity (server/access.h).
-// A call carrying `authorization: Bearer <organizer token>` is the organizer; any other call is
-// anonymous. What an Identity may do is decided by the domain, not here. Thread-safe.
+// Transport authentication: turns a call's gRPC metadata (`authorization: Bearer <token>`) into
+// an Identity (server/access.h) through the coordinator's Credentials (server/identity.h), or
+// the legacy organizer token of `bbo-server --organizer_token_file` (compared in constant time).
+// What an Identity may do is decided by the domain, not here. A call without a token is
+// anonymous; a call with a wrong, revoked or malformed token is refused (UNAUTHENTICATED) and
+// written to the audit log. Thread-safe.
 
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "grpcpp/server_context.h"
 #include "server/access.h"
+#include "server/identity.h"
 
 namespace bbo::rpc {
 
 class Authenticator {
  public:
-  // An empty token: nobody is an organizer over the network (hidden data stays in SQLite).
-  explicit Authenticator(std::string organizer_token) : token_(std::move(organizer_token)) {}
+  // `credentials` (not owned) may be null: only the organizer token then authenticates. An
+  // empty `organizer_token`: no legacy organizer token.
+  Authenticator(const Credentials* credentials, std::string organizer_token)
+      : credentials_(credentials), token_(std::move(organizer_token)) {}
 
-  // The caller's identity. The token is compared in constant time in its content.
-  Identity Authenticate(const grpc::ServerContext* context) const;
+  // The caller's identity; Unauthenticated for a bad token (audited as `method`).
+  absl::StatusOr<Identity> Authenticate(const grpc::ServerContext* context,
+                                        const char* method) const;
+
+  // The gRPC status of a domain answer, writing refusals (UNAUTHENTICATED, PERMISSION_DENIED)
+  // to the audit log.
+  absl::Status Audited(const Identity& who, const char* method, absl::Status status) const;
 
  private:
+  const Credentials* credentials_;
   const std::string token_;
 };
 

@@ -4,11 +4,12 @@
 namespace bbo::rpc {
 
 grpc::Status CompetitionServiceImpl::RegisterSubmission(
-    grpc::ServerContext*, const v1::RegisterSubmissionRequest* req,
+    grpc::ServerContext* context, const v1::RegisterSubmissionRequest* req,
     v1::RegisterSubmissionResponse* resp) {
+  BBO_RPC_WHO(who, context, "RegisterSubmission");
   absl::StatusOr<RegisteredSubmission> r =
-      competition_->Register(req->name(), req->archive(), req->trials(), req->team());
-  if (!r.ok()) return ToGrpcStatus(r.status());
+      competition_->Register(who, req->name(), req->archive(), req->trials(), req->team());
+  if (!r.ok()) return ToGrpcStatus(auth_->Audited(who, "RegisterSubmission", r.status()));
   resp->set_submission_id(r->submission_id);
   resp->set_kind(ToProto(r->kind));
   resp->set_jobs(r->jobs);
@@ -16,11 +17,12 @@ grpc::Status CompetitionServiceImpl::RegisterSubmission(
   return grpc::Status::OK;
 }
 
-grpc::Status CompetitionServiceImpl::ListSubmissions(grpc::ServerContext*,
+grpc::Status CompetitionServiceImpl::ListSubmissions(grpc::ServerContext* context,
                                                      const v1::ListSubmissionsRequest*,
                                                      v1::ListSubmissionsResponse* resp) {
-  absl::StatusOr<std::vector<SubmissionStatus>> list = competition_->List();
-  if (!list.ok()) return ToGrpcStatus(list.status());
+  BBO_RPC_WHO(who, context, "ListSubmissions");
+  absl::StatusOr<std::vector<SubmissionStatus>> list = competition_->List(who);
+  if (!list.ok()) return ToGrpcStatus(auth_->Audited(who, "ListSubmissions", list.status()));
   for (const SubmissionStatus& s : *list) {
     v1::SubmissionStatus* o = resp->add_submissions();
     o->set_submission_id(s.submission.id);
@@ -41,8 +43,8 @@ grpc::Status CompetitionServiceImpl::ListSubmissions(grpc::ServerContext*,
 grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext* context,
                                                     const v1::GetLeaderboardRequest* req,
                                                     v1::GetLeaderboardResponse* resp) {
-  absl::StatusOr<LeaderboardReport> report =
-      competition_->Leaderboard(auth_->Authenticate(context), req->board());
+  BBO_RPC_WHO(who, context, "GetLeaderboard");
+  absl::StatusOr<LeaderboardReport> report = competition_->Leaderboard(who, req->board());
   if (!report.ok()) return ToGrpcStatus(report.status());
   int rank = 0;
   for (const auto& r : report->board.rows) {
@@ -71,7 +73,7 @@ grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext* context
 grpc::Status ScoringServiceImpl::GetReport(grpc::ServerContext* context,
                                            const v1::GetReportRequest* req,
                                            v1::GetReportResponse* resp) {
-  const Identity who = auth_->Authenticate(context);
+  BBO_RPC_WHO(who, context, "GetReport");
   ReportRequest r;
   r.phase = req->phase();
   r.board = req->board();

@@ -11,9 +11,10 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coord
                                                               const std::string& address) {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   auto s = std::unique_ptr<GrpcServer>(new GrpcServer());
-  s->auth_ = std::make_unique<Authenticator>(coordinator->options().organizer_token);
+  s->auth_ = std::make_unique<Authenticator>(&coordinator->credentials(),
+                                             coordinator->options().organizer_token);
   s->study_ = std::make_unique<StudyServiceImpl>(&coordinator->studies(), s->auth_.get());
-  s->worker_ = std::make_unique<WorkerServiceImpl>(&coordinator->queue());
+  s->worker_ = std::make_unique<WorkerServiceImpl>(&coordinator->queue(), s->auth_.get());
   s->competition_ =
       std::make_unique<CompetitionServiceImpl>(&coordinator->competition(), s->auth_.get());
   s->scoring_ = std::make_unique<ScoringServiceImpl>(&coordinator->competition(), s->auth_.get());

@@ -13,6 +13,12 @@
 
 namespace bbo::rpc {
 
+// Authenticates the call into `who`; on a bad token, the status to return.
+#define BBO_RPC_WHO(who, context, method)                                         \
+  absl::StatusOr<Identity> who##_or = auth_->Authenticate(context, method);       \
+  if (!who##_or.ok()) return ToGrpcStatus(who##_or.status());                     \
+  const Identity& who = *who##_or
+
 class StudyServiceImpl final : public v1::StudyService::Service {
  public:
   StudyServiceImpl(StudyManager* studies, const Authenticator* auth)
@@ -38,7 +44,7 @@ class StudyServiceImpl final : public v1::StudyService::Service {
 
 class WorkerServiceImpl final : public v1::WorkerService::Service {
  public:
-  explicit WorkerServiceImpl(JobQueue* queue) : queue_(queue) {}
+  WorkerServiceImpl(JobQueue* queue, const Authenticator* auth) : queue_(queue), auth_(auth) {}
   grpc::Status RegisterWorker(grpc::ServerContext*, const v1::RegisterWorkerRequest* req,
                               v1::RegisterWorkerResponse* resp) override;
   grpc::Status Heartbeat(grpc::ServerContext*, const v1::HeartbeatRequest* req,
@@ -52,6 +58,7 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
 
  private:
   JobQueue* queue_;
+  const Authenticator* auth_;
 };
 
 class CompetitionServiceImpl final : public v1::CompetitionService::Service {

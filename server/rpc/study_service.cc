@@ -18,11 +18,11 @@ void OutcomeToProto(const BatchOutcome& out, Resp* resp) {
 grpc::Status StudyServiceImpl::OpenStudy(grpc::ServerContext* context,
                                          const v1::OpenStudyRequest* req,
                                          v1::OpenStudyResponse* resp) {
-  const Identity who = auth_->Authenticate(context);
+  BBO_RPC_WHO(who, context, "OpenStudy");
   absl::StatusOr<OpenedStudy> s;
   switch (req->target_case()) {
     case v1::OpenStudyRequest::kJobId:
-      s = studies_->OpenForJob(req->job_id(), req->worker_id());
+      s = studies_->OpenForJob(who, req->job_id(), req->worker_id());
       break;
     case v1::OpenStudyRequest::kProblem:
       s = studies_->OpenPractice(who, req->problem());
@@ -30,7 +30,7 @@ grpc::Status StudyServiceImpl::OpenStudy(grpc::ServerContext* context,
     default:
       return ToGrpcStatus(absl::InvalidArgumentError("target: set job_id or problem"));
   }
-  if (!s.ok()) return ToGrpcStatus(s.status());
+  if (!s.ok()) return ToGrpcStatus(auth_->Audited(who, "OpenStudy", s.status()));
   resp->set_study_id(s->study_id);
   resp->set_api_config_json(s->api_config.dump());
   resp->set_batch_size(s->budget.batch_size);
@@ -45,14 +45,15 @@ grpc::Status StudyServiceImpl::OpenStudy(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-grpc::Status StudyServiceImpl::SubmitBatch(grpc::ServerContext*,
+grpc::Status StudyServiceImpl::SubmitBatch(grpc::ServerContext* context,
                                            const v1::SubmitBatchRequest* req,
                                            v1::SubmitBatchResponse* resp) {
+  BBO_RPC_WHO(who, context, "SubmitBatch");
   std::vector<IncomingPoint> points;
   points.reserve(req->suggestions_size());
   for (const auto& s : req->suggestions()) points.push_back(FromProto(s));
   absl::StatusOr<BatchOutcome> out = studies_->SubmitBatch(
-      req->study_id(), req->batch(), points, req->suggest_time_s(), req->observe_time_s(),
+      who, req->study_id(), req->batch(), points, req->suggest_time_s(), req->observe_time_s(),
       req->has_optimizer_cpu_s() ? std::optional<double>(req->optimizer_cpu_s()) : std::nullopt);
   if (!out.ok()) return ToGrpcStatus(out.status());
   OutcomeToProto(*out, resp);
@@ -60,25 +61,29 @@ grpc::Status StudyServiceImpl::SubmitBatch(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status StudyServiceImpl::ReportSuggestFailure(grpc::ServerContext*,
+grpc::Status StudyServiceImpl::ReportSuggestFailure(grpc::ServerContext* context,
                                                     const v1::ReportSuggestFailureRequest* req,
                                                     v1::ReportSuggestFailureResponse* resp) {
+  BBO_RPC_WHO(who, context, "ReportSuggestFailure");
   absl::StatusOr<BatchOutcome> out = studies_->ReportSuggestFailure(
-      req->study_id(), req->batch(), req->message(), req->optimizer_dead());
+      who, req->study_id(), req->batch(), req->message(), req->optimizer_dead());
   if (!out.ok()) return ToGrpcStatus(out.status());
   OutcomeToProto(*out, resp);
   return grpc::Status::OK;
 }
 
-grpc::Status StudyServiceImpl::OptimizerReady(grpc::ServerContext*,
+grpc::Status StudyServiceImpl::OptimizerReady(grpc::ServerContext* context,
                                               const v1::OptimizerReadyRequest* req,
                                               v1::OptimizerReadyResponse*) {
-  return ToGrpcStatus(studies_->OptimizerReady(req->study_id()));
+  BBO_RPC_WHO(who, context, "OptimizerReady");
+  return ToGrpcStatus(studies_->OptimizerReady(who, req->study_id()));
 }
 
-grpc::Status StudyServiceImpl::EndStudy(grpc::ServerContext*, const v1::EndStudyRequest* req,
+grpc::Status StudyServiceImpl::EndStudy(grpc::ServerContext* context,
+                                        const v1::EndStudyRequest* req,
                                         v1::EndStudyResponse* resp) {
-  absl::StatusOr<StudyState> st = studies_->EndStudy(req->study_id(), req->reason());
+  BBO_RPC_WHO(who, context, "EndStudy");
+  absl::StatusOr<StudyState> st = studies_->EndStudy(who, req->study_id(), req->reason());
   if (!st.ok()) return ToGrpcStatus(st.status());
   switch (*st) {
     case StudyState::kRunning: resp->set_state(v1::STUDY_STATE_RUNNING); break;
@@ -93,8 +98,8 @@ grpc::Status StudyServiceImpl::EndStudy(grpc::ServerContext*, const v1::EndStudy
 grpc::Status StudyServiceImpl::ListProblems(grpc::ServerContext* context,
                                             const v1::ListProblemsRequest*,
                                             v1::ListProblemsResponse* resp) {
-  absl::StatusOr<std::vector<ProblemInfo>> problems =
-      studies_->ListProblems(auth_->Authenticate(context));
+  BBO_RPC_WHO(who, context, "ListProblems");
+  absl::StatusOr<std::vector<ProblemInfo>> problems = studies_->ListProblems(who);
   if (!problems.ok()) return ToGrpcStatus(problems.status());
   for (const ProblemInfo& p : *problems) {
     v1::ProblemInfo* o = resp->add_problems();

@@ -3,26 +3,32 @@
 
 namespace bbo::rpc {
 
-grpc::Status WorkerServiceImpl::RegisterWorker(grpc::ServerContext*,
+grpc::Status WorkerServiceImpl::RegisterWorker(grpc::ServerContext* context,
                                                const v1::RegisterWorkerRequest* req,
                                                v1::RegisterWorkerResponse* resp) {
-  absl::StatusOr<WorkerRegistration> reg = queue_->RegisterWorker(req->hostname(), req->slots());
-  if (!reg.ok()) return ToGrpcStatus(reg.status());
+  BBO_RPC_WHO(who, context, "RegisterWorker");
+  absl::StatusOr<WorkerRegistration> reg =
+      queue_->RegisterWorker(who, req->hostname(), req->slots());
+  if (!reg.ok()) return ToGrpcStatus(auth_->Audited(who, "RegisterWorker", reg.status()));
   resp->set_worker_id(reg->worker_id);
   resp->set_lease_ttl_s(reg->lease_ttl_s);
   resp->set_heartbeat_interval_s(reg->heartbeat_interval_s);
   return grpc::Status::OK;
 }
 
-grpc::Status WorkerServiceImpl::Heartbeat(grpc::ServerContext*, const v1::HeartbeatRequest* req,
+grpc::Status WorkerServiceImpl::Heartbeat(grpc::ServerContext* context,
+                                          const v1::HeartbeatRequest* req,
                                           v1::HeartbeatResponse*) {
-  return ToGrpcStatus(queue_->Heartbeat(req->worker_id()));
+  BBO_RPC_WHO(who, context, "Heartbeat");
+  return ToGrpcStatus(auth_->Audited(who, "Heartbeat", queue_->Heartbeat(who, req->worker_id())));
 }
 
-grpc::Status WorkerServiceImpl::LeaseJob(grpc::ServerContext*, const v1::LeaseJobRequest* req,
+grpc::Status WorkerServiceImpl::LeaseJob(grpc::ServerContext* context,
+                                         const v1::LeaseJobRequest* req,
                                          v1::LeaseJobResponse* resp) {
-  absl::StatusOr<std::optional<LeasedJob>> job = queue_->Lease(req->worker_id());
-  if (!job.ok()) return ToGrpcStatus(job.status());
+  BBO_RPC_WHO(who, context, "LeaseJob");
+  absl::StatusOr<std::optional<LeasedJob>> job = queue_->Lease(who, req->worker_id());
+  if (!job.ok()) return ToGrpcStatus(auth_->Audited(who, "LeaseJob", job.status()));
   resp->set_has_job(job->has_value());
   if (*job) {
     resp->set_job_id((*job)->job_id);
@@ -35,16 +41,21 @@ grpc::Status WorkerServiceImpl::LeaseJob(grpc::ServerContext*, const v1::LeaseJo
   return grpc::Status::OK;
 }
 
-grpc::Status WorkerServiceImpl::FinishJob(grpc::ServerContext*, const v1::FinishJobRequest* req,
+grpc::Status WorkerServiceImpl::FinishJob(grpc::ServerContext* context,
+                                          const v1::FinishJobRequest* req,
                                           v1::FinishJobResponse*) {
-  return ToGrpcStatus(queue_->Finish(req->worker_id(), req->job_id(), req->error()));
+  BBO_RPC_WHO(who, context, "FinishJob");
+  return ToGrpcStatus(auth_->Audited(
+      who, "FinishJob", queue_->Finish(who, req->worker_id(), req->job_id(), req->error())));
 }
 
-grpc::Status WorkerServiceImpl::FetchSubmission(grpc::ServerContext*,
+grpc::Status WorkerServiceImpl::FetchSubmission(grpc::ServerContext* context,
                                                 const v1::FetchSubmissionRequest* req,
                                                 v1::FetchSubmissionResponse* resp) {
-  absl::StatusOr<SubmissionFiles> files = queue_->Fetch(req->submission_id());
-  if (!files.ok()) return ToGrpcStatus(files.status());
+  BBO_RPC_WHO(who, context, "FetchSubmission");
+  absl::StatusOr<SubmissionFiles> files =
+      queue_->Fetch(who, req->worker_id(), req->job_id(), req->submission_id());
+  if (!files.ok()) return ToGrpcStatus(auth_->Audited(who, "FetchSubmission", files.status()));
   resp->set_kind(ToProto(files->kind));
   resp->set_archive(std::move(files->archive));
   resp->set_digest(files->digest);

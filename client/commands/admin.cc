@@ -1,0 +1,143 @@
+// bbo admin: the organizer's tokens (teams, workers, organizers) and the audit log, kept in the
+// coordinator's SQLite file (server/identity.h). Runs on the coordinator's host; a running
+// coordinator sees the changes at its next call (revocation is immediate).
+//
+//   bbo admin --db F team add NAME        print a new token for team NAME (shown once)
+//   bbo admin --db F team rotate NAME     revoke NAME's tokens and print a new one
+//   bbo admin --db F team revoke NAME     revoke NAME's tokens
+//   (the same for `worker NAME` and `organizer LABEL`)
+//   bbo admin --db F tokens [--json]      every credential (never the token itself)
+//   bbo admin --db F audit [--limit N] [--json]   organizer actions and refused calls
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "client/commands/commands.h"
+#include "nlohmann/json.hpp"
+#include "server/embed.h"
+
+namespace bbo::client {
+namespace {
+
+std::string Utc(double t) {
+  if (t <= 0) return "-";
+  const std::time_t s = static_cast<std::time_t>(t);
+  std::tm tm{};
+  gmtime_r(&s, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%SZ", &tm);
+  return buf;
+}
+
+// The audit's "who" for this tool: the local user and host.
+std::string Actor() {
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  const char* user = std::getenv("USER");
+  return absl::StrCat("bbo admin by ", user != nullptr ? user : std::to_string(getuid()), "@",
+                      host);
+}
+
+int Usage() {
+  std::fprintf(stderr,
+               "bbo admin: say what to do, e.g.\n"
+               "  bbo admin --db arena.sqlite team add NAME      (also: rotate, revoke)\n"
+               "  bbo admin --db arena.sqlite worker add NAME    (also: rotate, revoke)\n"
+               "  bbo admin --db arena.sqlite organizer add LABEL\n"
+               "  bbo admin --db arena.sqlite tokens\n"
+               "  bbo admin --db arena.sqlite audit [--limit N]\n");
+  return 2;
+}
+
+int Fail(const absl::Status& s) {
+  std::fprintf(stderr, "bbo admin: %s\n", std::string(s.message()).c_str());
+  return 1;
+}
+
+}  // namespace
+
+int RunAdmin(const AdminArgs& a) {
+  if (a.words.empty()) return Usage();
+  const std::string& what = a.words[0];
+  const bool token_action = what == "team" || what == "worker" || what == "organizer";
+  if (token_action && (a.words.size() != 3 ||
+                       (a.words[1] != "add" && a.words[1] != "rotate" && a.words[1] != "revoke"))) {
+    return Usage();
+  }
+  if (!token_action && (a.words.size() != 1 || (what != "tokens" && what != "audit"))) {
+    return Usage();
+  }
+  auto db = token_action ? ArenaDatabase::OpenOrCreate(a.db) : ArenaDatabase::Open(a.db);
+  if (!db.ok()) return Fail(db.status());
+  if (!a.secret_file.empty()) (*db)->set_secret_path(a.secret_file);
+
+  if (token_action) {
+    const std::string& action = a.words[1];
+    const std::string& owner = a.words[2];
+    if (action == "revoke") {
+      absl::Status s = (*db)->RevokeTokens(what, owner, Actor());
+      if (!s.ok()) return Fail(s);
+      std::fprintf(stderr, "bbo admin: %s %s: every token revoked\n", what.c_str(),
+                   owner.c_str());
+      return 0;
+    }
+    absl::StatusOr<std::string> token = action == "add" ? (*db)->IssueToken(what, owner, Actor())
+                                                        : (*db)->RotateToken(what, owner, Actor());
+    if (!token.ok()) return Fail(token.status());
+    // The token alone on stdout (for scripts); what to do with it on stderr.
+    std::printf("%s\n", token->c_str());
+    std::fprintf(stderr,
+                 "bbo admin: the token of %s %s above is shown only this once; hand it over "
+                 "privately (%s)\n",
+                 what.c_str(), owner.c_str(),
+                 what == "worker" ? "bbo-worker --token_file FILE"
+                                  : "BBO_TOKEN=... bbo submit, or bbo --token_file FILE");
+    return 0;
+  }
+  if (what == "tokens") {
+    auto tokens = (*db)->ListTokens();
+    if (!tokens.ok()) return Fail(tokens.status());
+    if (a.json) {
+      nlohmann::json out = nlohmann::json::array();
+      for (const TokenInfo& t : *tokens) {
+        out.push_back({{"kind", t.kind},
+                       {"owner", t.owner},
+                       {"created_at", t.created_at},
+                       {"revoked", t.revoked_at > 0}});
+      }
+      std::printf("%s\n", out.dump(2).c_str());
+      return 0;
+    }
+    std::printf("%-10s %-30s %-21s %s\n", "kind", "owner", "created", "revoked");
+    for (const TokenInfo& t : *tokens) {
+      std::printf("%-10s %-30s %-21s %s\n", t.kind.c_str(), t.owner.c_str(),
+                  Utc(t.created_at).c_str(), Utc(t.revoked_at).c_str());
+    }
+    return 0;
+  }
+  auto log = (*db)->ListAudit(a.limit);
+  if (!log.ok()) return Fail(log.status());
+  if (a.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const AuditEntry& e : *log) {
+      out.push_back({{"at", e.at},
+                     {"who", e.who},
+                     {"action", e.action},
+                     {"allowed", e.allowed},
+                     {"detail", e.detail}});
+    }
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+  }
+  for (const AuditEntry& e : *log) {
+    std::printf("%s  %-8s %-22s %-40s %s\n", Utc(e.at).c_str(), e.allowed ? "allowed" : "REFUSED",
+                e.who.c_str(), e.action.c_str(), e.detail.c_str());
+  }
+  return 0;
+}
+
+}  // namespace bbo::client
