@@ -78,7 +78,9 @@ void BM_BatchRoundTrip(benchmark::State& state) {
     state.SkipWithError("coordinator");
     return;
   }
-  auto server = bbo::rpc::GrpcServer::Start(coordinator->get(), "127.0.0.1:0");
+  bbo::rpc::GrpcServerOptions listen;
+  listen.address = "127.0.0.1:0";
+  auto server = bbo::rpc::GrpcServer::Start(coordinator->get(), listen);
   auto stub = bbo::v1::StudyService::NewStub(
       grpc::CreateChannel((*server)->target(), grpc::InsecureChannelCredentials()));
   grpc::ClientContext octx;

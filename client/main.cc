@@ -14,11 +14,15 @@
 //   bbo tasks list [--design FILE]                     task families (stored or designable)
 //   bbo report [--server H:P | --results CSV | --db FILE] [--phase P] [--format html|json|csv]
 //              [--out DIR]                             the full scoring report of a phase
+//
+// Every command that talks to a server also takes --ca_file (TLS) and --cert_file/--key_file
+// (mutual TLS), or $BBO_CA_FILE, $BBO_CERT_FILE, $BBO_KEY_FILE.
 
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "CLI/CLI.hpp"
 #include "client/commands/commands.h"
@@ -26,6 +30,49 @@
 
 namespace bbo::client {
 namespace {
+
+// The TLS files of the commands that talk to a server, each with the flag or environment variable
+// that named it (for error messages).
+struct TlsFiles {
+  PemFileArg ca{"", "--ca_file"};
+  PemFileArg cert{"", "--cert_file"};
+  PemFileArg key{"", "--key_file"};
+};
+
+// The environment's value, if set, as the default of `file`.
+void FromEnvironment(const char* variable, PemFileArg* file) {
+  const char* value = std::getenv(variable);
+  if (value != nullptr) file->path = value;
+}
+
+void AddTlsOptions(CLI::App* cmd, TlsFiles* files) {
+  cmd->add_option("--ca_file", files->ca.path,
+                  "PEM certificate of the CA that signed the server's TLS certificate: connect "
+                  "over TLS (default: $BBO_CA_FILE; none = plaintext)");
+  cmd->add_option("--cert_file", files->cert.path,
+                  "PEM client certificate for servers that require one (mutual TLS; default: "
+                  "$BBO_CERT_FILE)");
+  cmd->add_option("--key_file", files->key.path,
+                  "PEM private key of --cert_file (default: $BBO_KEY_FILE)");
+}
+
+// Reads the TLS files into `server`; prints the error and returns false when one is wrong.
+bool LoadTls(TlsFiles files, ServerArgs* server) {
+  // A path the flag did not change came from the environment: name the variable.
+  for (auto [file, variable] : {std::pair{&files.ca, "BBO_CA_FILE"},
+                                std::pair{&files.cert, "BBO_CERT_FILE"},
+                                std::pair{&files.key, "BBO_KEY_FILE"}}) {
+    const char* value = std::getenv(variable);
+    if (value != nullptr && !file->path.empty() && file->path == value) file->flag = variable;
+  }
+  absl::StatusOr<ClientTls> tls = ReadClientTls(files.ca, files.cert, files.key);
+  if (!tls.ok()) {
+    std::fprintf(stderr, "bbo: %s\n", std::string(tls.status().message()).c_str());
+    return false;
+  }
+  server->tls = *std::move(tls);
+  return true;
+}
 
 int Main(int argc, char** argv) {
   CLI::App app{"bbo: the bbo-arena command line (black-box optimization competitions)"};
@@ -40,6 +87,10 @@ int Main(int argc, char** argv) {
                  "(default: $BBO_TOKEN, which does not show in the process list)");
   std::string token_file;
   app.add_option("--token_file", token_file, "A file holding your token (instead of --token)");
+  TlsFiles tls;
+  FromEnvironment("BBO_CA_FILE", &tls.ca);
+  FromEnvironment("BBO_CERT_FILE", &tls.cert);
+  FromEnvironment("BBO_KEY_FILE", &tls.key);
 
   LocalArgs local;
   LocalRunOptions& lo = local.run;
@@ -98,17 +149,20 @@ int Main(int argc, char** argv) {
                          "own team)");
   cmd_submit->add_option("--server", server.address, "bbo-server address")
       ->default_val(server.address);
+  AddTlsOptions(cmd_submit, &tls);
 
   StatusArgs status;
   auto* cmd_status = app.add_subcommand("status", "List submissions and their progress.");
   cmd_status->add_option("--server", server.address, "bbo-server address")
       ->default_val(server.address);
+  AddTlsOptions(cmd_status, &tls);
   cmd_status->add_flag("--json", status.json, "JSON output");
 
   LeaderboardArgs board;
   auto* cmd_board = app.add_subcommand("leaderboard", "Show the current leaderboard.");
   cmd_board->add_option("--server", server.address, "bbo-server address")
       ->default_val(server.address);
+  AddTlsOptions(cmd_board, &tls);
   cmd_board->add_flag("--json", board.json, "JSON output (full report)");
   cmd_board->add_option("--board", board.board,
                         "main, or warm-start (a final phase's run with real parameter names)")
@@ -119,6 +173,7 @@ int Main(int argc, char** argv) {
       "problems", "List the practice problems a remote client can open studies on.");
   cmd_problems->add_option("--server", server.address, "bbo-server address")
       ->default_val(server.address);
+  AddTlsOptions(cmd_problems, &tls);
   cmd_problems->add_flag("--json", problems.json, "JSON output (with each api_config)");
   ProblemsListArgs list;
   auto* cmd_problems_list = cmd_problems->add_subcommand(
@@ -178,6 +233,7 @@ int Main(int argc, char** argv) {
   // Its own address: --server here also tells the report's source apart.
   auto* server_opt = cmd_report->add_option("--server", rep.server.address, "bbo-server address")
                          ->default_val(server.address);
+  AddTlsOptions(cmd_report, &tls);
   cmd_report->add_option("--results", rep.results,
                          "Score this results CSV offline instead (format of `bbo score`)");
   cmd_report->add_option("--db", rep.db, "Score this coordinator SQLite file offline instead");
@@ -283,6 +339,10 @@ int Main(int argc, char** argv) {
   }
 
   if (cmd_local->parsed()) return RunLocalCommand(local);
+  const bool remote = cmd_submit->parsed() || cmd_status->parsed() || cmd_board->parsed() ||
+                      (cmd_problems->parsed() && !cmd_problems_list->parsed()) ||
+                      (cmd_report->parsed() && rep.results.empty() && rep.db.empty());
+  if (remote && !LoadTls(tls, &server)) return 1;
   if (cmd_submit->parsed()) {
     submit.server = server;
     return RunSubmit(submit);
@@ -305,6 +365,7 @@ int Main(int argc, char** argv) {
   if (cmd_replay->parsed()) return RunReplay(replay);
   if (cmd_report->parsed()) {
     rep.server.token = server.token;
+    rep.server.tls = server.tls;
     rep.server_set = server_opt->count() > 0;
     return RunReport(rep);
   }

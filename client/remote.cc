@@ -5,6 +5,7 @@
 #include <memory>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "bbo/v1/competition_service.grpc.pb.h"
 #include "bbo/v1/scoring_service.grpc.pb.h"
 #include "bbo/v1/study_service.grpc.pb.h"
@@ -19,9 +20,16 @@ constexpr int kCompetitionMessageBytes = 256 << 20;
 // A report with every plot inlined can be larger still.
 constexpr int kReportMessageBytes = 1 << 30;
 
-std::shared_ptr<grpc::Channel> Channel(const std::string& server,
+std::shared_ptr<grpc::Channel> Channel(const std::string& server, const ClientTls& tls,
                                        const grpc::ChannelArguments& args) {
-  return grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), args);
+  if (!tls.enabled()) {
+    return grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), args);
+  }
+  grpc::SslCredentialsOptions ssl;
+  ssl.pem_root_certs = tls.ca_pem;
+  ssl.pem_cert_chain = tls.cert_pem;
+  ssl.pem_private_key = tls.key_pem;
+  return grpc::CreateCustomChannel(server, grpc::SslCredentials(ssl), args);
 }
 
 grpc::ChannelArguments CompetitionArgs() {
@@ -37,59 +45,73 @@ absl::Status FromGrpc(const grpc::Status& s) {
   return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
 }
 
+// An unreachable server, or one that speaks the other way: say which way this client spoke.
+// gRPC reports a failed TLS handshake as Unavailable, like a closed port.
+absl::Status ExplainUnavailable(const absl::Status& status, bool tls) {
+  if (!absl::IsUnavailable(status)) return status;
+  return absl::UnavailableError(absl::StrCat(
+      status.message(),
+      tls ? " (connected with TLS, --ca_file: does the server serve TLS with a certificate signed "
+            "by that CA for this --server host? If it requires client certificates, pass "
+            "--cert_file and --key_file)"
+          : " (connected without TLS: if the server serves TLS, pass --ca_file or set "
+            "BBO_CA_FILE)"));
+}
+
 // Runs one unary call with a deadline of `seconds` and the token's metadata.
 template <typename Response, typename Call>
-absl::StatusOr<Response> Invoke(const std::string& token, int seconds, Call call) {
+absl::StatusOr<Response> Invoke(const std::string& token, bool tls, int seconds, Call call) {
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(seconds));
   if (!token.empty()) ctx.AddMetadata("authorization", "Bearer " + token);
   Response response;
   grpc::Status s = call(&ctx, &response);
-  if (!s.ok()) return FromGrpc(s);
+  if (!s.ok()) return ExplainUnavailable(FromGrpc(s), tls);
   return response;
 }
 
 }  // namespace
 
-Remote::Remote(std::string server, std::string token)
-    : server_(std::move(server)), token_(std::move(token)) {}
+Remote::Remote(std::string server, std::string token, ClientTls tls)
+    : server_(std::move(server)), token_(std::move(token)), tls_(std::move(tls)) {}
 
 absl::StatusOr<v1::RegisterSubmissionResponse> Remote::RegisterSubmission(
     const v1::RegisterSubmissionRequest& request) const {
-  auto stub = v1::CompetitionService::NewStub(Channel(server_, CompetitionArgs()));
-  return Invoke<v1::RegisterSubmissionResponse>(token_, 120, [&](auto* ctx, auto* response) {
-    return stub->RegisterSubmission(ctx, request, response);
-  });
+  auto stub = v1::CompetitionService::NewStub(Channel(server_, tls_, CompetitionArgs()));
+  return Invoke<v1::RegisterSubmissionResponse>(
+      token_, tls_.enabled(), 120,
+      [&](auto* ctx, auto* response) { return stub->RegisterSubmission(ctx, request, response); });
 }
 
 absl::StatusOr<v1::ListSubmissionsResponse> Remote::ListSubmissions() const {
-  auto stub = v1::CompetitionService::NewStub(Channel(server_, CompetitionArgs()));
-  return Invoke<v1::ListSubmissionsResponse>(token_, 30, [&](auto* ctx, auto* response) {
-    return stub->ListSubmissions(ctx, v1::ListSubmissionsRequest(), response);
-  });
+  auto stub = v1::CompetitionService::NewStub(Channel(server_, tls_, CompetitionArgs()));
+  return Invoke<v1::ListSubmissionsResponse>(
+      token_, tls_.enabled(), 30, [&](auto* ctx, auto* response) {
+        return stub->ListSubmissions(ctx, v1::ListSubmissionsRequest(), response);
+      });
 }
 
 absl::StatusOr<v1::GetLeaderboardResponse> Remote::GetLeaderboard(
     const v1::GetLeaderboardRequest& request) const {
-  auto stub = v1::CompetitionService::NewStub(Channel(server_, CompetitionArgs()));
-  return Invoke<v1::GetLeaderboardResponse>(token_, 120, [&](auto* ctx, auto* response) {
-    return stub->GetLeaderboard(ctx, request, response);
-  });
+  auto stub = v1::CompetitionService::NewStub(Channel(server_, tls_, CompetitionArgs()));
+  return Invoke<v1::GetLeaderboardResponse>(
+      token_, tls_.enabled(), 120,
+      [&](auto* ctx, auto* response) { return stub->GetLeaderboard(ctx, request, response); });
 }
 
 absl::StatusOr<v1::ListProblemsResponse> Remote::ListProblems() const {
-  auto stub = v1::StudyService::NewStub(Channel(server_, grpc::ChannelArguments()));
-  return Invoke<v1::ListProblemsResponse>(token_, 30, [&](auto* ctx, auto* response) {
-    return stub->ListProblems(ctx, v1::ListProblemsRequest(), response);
-  });
+  auto stub = v1::StudyService::NewStub(Channel(server_, tls_, grpc::ChannelArguments()));
+  return Invoke<v1::ListProblemsResponse>(
+      token_, tls_.enabled(), 30, [&](auto* ctx, auto* response) {
+        return stub->ListProblems(ctx, v1::ListProblemsRequest(), response);
+      });
 }
 
-absl::StatusOr<v1::GetReportResponse> Remote::GetReport(
-    const v1::GetReportRequest& request) const {
+absl::StatusOr<v1::GetReportResponse> Remote::GetReport(const v1::GetReportRequest& request) const {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kReportMessageBytes);
-  auto stub = v1::ScoringService::NewStub(Channel(server_, args));
-  return Invoke<v1::GetReportResponse>(token_, 600, [&](auto* ctx, auto* response) {
+  auto stub = v1::ScoringService::NewStub(Channel(server_, tls_, args));
+  return Invoke<v1::GetReportResponse>(token_, tls_.enabled(), 600, [&](auto* ctx, auto* response) {
     return stub->GetReport(ctx, request, response);
   });
 }

@@ -2,9 +2,10 @@
 #define BBO_CLIENT_REMOTE_H_
 
 // Everything gRPC the CLI does: one call per method to a bbo-server, each on its own channel
-// with the call's deadline and, when an organizer token is set, the "authorization: Bearer
-// <token>" metadata. gRPC errors come back as absl::Status with gRPC's code and message.
-// No gRPC header is included here (only the Protobuf messages). Thread-compatible.
+// (plaintext, or TLS when a CA is given) with the call's deadline and, when an organizer token
+// is set, the "authorization: Bearer <token>" metadata. gRPC errors come back as absl::Status
+// with gRPC's code and message. No gRPC header is included here (only the Protobuf messages).
+// Thread-compatible.
 
 #include <string>
 
@@ -13,13 +14,16 @@
 #include "bbo/v1/competition_service.pb.h"
 #include "bbo/v1/scoring_service.pb.h"
 #include "bbo/v1/study_service.pb.h"
+#include "common/tls_files.h"
 
 namespace bbo::client {
 
 class Remote {
  public:
-  // `server`: "host:port". `token`: the organizer token ("" = none).
-  Remote(std::string server, std::string token);
+  // `server`: "host:port". `token`: the organizer token ("" = none). `tls`: the CA (and client
+  // certificate) of a TLS server; disabled = plaintext. A TLS mismatch with the server ends the
+  // call with Unavailable well within its deadline.
+  Remote(std::string server, std::string token, ClientTls tls = ClientTls());
 
   // CompetitionService; deadlines 120 s, 30 s and 120 s.
   absl::StatusOr<v1::RegisterSubmissionResponse> RegisterSubmission(
@@ -35,10 +39,12 @@ class Remote {
  private:
   std::string server_;
   std::string token_;
+  ClientTls tls_;
 };
 
 // Prints the CLI's error line for a failed call, "bbo: <what>: <message>", plus a hint when the
-// server could not be reached (Unavailable). Returns the exit code, 1.
+// server could not be reached (Unavailable), which covers a TLS mismatch. Returns the exit
+// code, 1.
 int PrintRemoteError(const std::string& what, const absl::Status& status);
 
 }  // namespace bbo::client

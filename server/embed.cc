@@ -34,8 +34,9 @@ absl::StatusOr<std::unique_ptr<LocalServer>> LocalServer::Start(
   co.queue.heartbeat_interval_s = 2;
   std::unique_ptr<LocalServer> local(new LocalServer());
   ASSIGN_OR_RETURN(local->coordinator_, Coordinator::Create(co, std::move(problems)));
-  ASSIGN_OR_RETURN(local->server_,
-                   rpc::GrpcServer::Start(local->coordinator_.get(), "127.0.0.1:0"));
+  rpc::GrpcServerOptions listen;
+  listen.address = "127.0.0.1:0";
+  ASSIGN_OR_RETURN(local->server_, rpc::GrpcServer::Start(local->coordinator_.get(), listen));
   // The in-process workers' credential: the same protocol, the same checks as remote workers.
   ASSIGN_OR_RETURN(local->worker_token_,
                    local->coordinator_->credentials().Issue(CredentialKind::kWorker, "bbo-local"));

@@ -20,7 +20,19 @@
 #include "server/rpc/grpc_server.h"
 #include "spdlog/spdlog.h"
 
-ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "Address to serve gRPC on (host:port).");
+ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
+          "Address to serve gRPC on (host:port). An address other hosts can reach (not 127.x, "
+          "::1 or localhost) needs --tls_cert_file and --tls_key_file, or --insecure.");
+ABSL_FLAG(std::string, tls_cert_file, "",
+          "PEM certificate (chain) of this server; with --tls_key_file the port speaks TLS only.");
+ABSL_FLAG(std::string, tls_key_file, "", "PEM private key of --tls_cert_file.");
+ABSL_FLAG(std::string, tls_client_ca_file, "",
+          "PEM CA certificate(s): every client (workers, bbo) must present a certificate signed "
+          "by one of them (mutual TLS). Needs --tls_cert_file and --tls_key_file.");
+ABSL_FLAG(bool, insecure, false,
+          "Serve plaintext gRPC on a --listen address other hosts can reach (default: refused). "
+          "Anyone on the network can then read and forge every call, including the organizer "
+          "token.");
 ABSL_FLAG(std::string, db, "bbo-arena.sqlite", "SQLite file holding all results (created).");
 ABSL_FLAG(int, batch_size, 8, "Points per batch.");
 ABSL_FLAG(int, n_batches, 16, "Batches per study.");
@@ -100,6 +112,22 @@ int main(int argc, char** argv) {
       argc, argv,
       "bbo-server --listen=127.0.0.1:50051 --db=bbo-arena.sqlite\n"
       "The bbo-arena coordinator: job queue, studies, scoring, SQLite store.");
+
+  // The port's security first: a refused --listen must not create the database.
+  bbo::rpc::GrpcServerOptions listen;
+  listen.address = absl::GetFlag(FLAGS_listen);
+  listen.tls_cert_file = absl::GetFlag(FLAGS_tls_cert_file);
+  listen.tls_key_file = absl::GetFlag(FLAGS_tls_key_file);
+  listen.tls_client_ca_file = absl::GetFlag(FLAGS_tls_client_ca_file);
+  listen.allow_insecure = absl::GetFlag(FLAGS_insecure);
+  if (absl::Status valid = bbo::rpc::CheckServerOptions(listen); !valid.ok()) {
+    std::fprintf(stderr, "bbo-server: %s\n", std::string(valid.message()).c_str());
+    return 2;
+  }
+  if (!listen.tls() && !bbo::rpc::IsLoopbackAddress(listen.address)) {
+    spdlog::warn("serving plaintext gRPC on {} (--insecure): anyone on the network can read and "
+                 "forge the calls", listen.address);
+  }
 
   bbo::CoordinatorOptions opts;
   opts.db_path = absl::GetFlag(FLAGS_db);
@@ -222,14 +250,16 @@ int main(int argc, char** argv) {
     spdlog::error("cannot start: {}", coordinator.status().ToString());
     return 1;
   }
-  auto server = bbo::rpc::GrpcServer::Start(coordinator->get(), absl::GetFlag(FLAGS_listen));
+  auto server = bbo::rpc::GrpcServer::Start(coordinator->get(), listen);
   if (!server.ok()) {
     spdlog::error("cannot serve: {}", server.status().ToString());
     return 1;
   }
   (*coordinator)->Start();
-  spdlog::info("event=serving target={} db={} problems={} batch_size={} n_batches={}",
-               (*server)->target(), opts.db_path, (*coordinator)->problems().names().size(),
+  spdlog::info("event=serving target={} tls={} db={} problems={} batch_size={} n_batches={}",
+               (*server)->target(),
+               !listen.tls() ? "off" : listen.tls_client_ca_file.empty() ? "on" : "mutual",
+               opts.db_path, (*coordinator)->problems().names().size(),
                opts.study.budget.batch_size, opts.study.budget.n_batches);
   if (!absl::GetFlag(FLAGS_port_file).empty()) {
     std::string tmp = absl::GetFlag(FLAGS_port_file) + ".tmp";

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/opened_study.h"
+#include "common/tls_files.h"
 #include "nlohmann/json.hpp"
 
 namespace bbo {
@@ -83,9 +84,12 @@ class CoordinatorClient {
   }
 };
 
-// Connects to `target` (host:port). Every call has a deadline of `call_timeout` and carries
-// `token` (a worker token from `bbo admin worker add`) as `authorization: Bearer` metadata.
+// Connects to `target` (host:port): plaintext, or TLS when `tls` has a CA (plus this worker's
+// certificate for coordinators that require one). Every call has a deadline of `call_timeout`
+// (a TLS mismatch with the coordinator fails calls with Unavailable, well within it) and
+// carries `token` (a worker token from `bbo admin worker add`) as `authorization: Bearer`.
 std::unique_ptr<CoordinatorClient> MakeGrpcCoordinatorClient(const std::string& target,
+                                                             const ClientTls& tls = ClientTls(),
                                                              double call_timeout_s = 60,
                                                              const std::string& token = "");
 

@@ -36,13 +36,21 @@ absl::Status EvaluatedToJson(const google::protobuf::RepeatedPtrField<v1::Sugges
 
 class GrpcCoordinatorClient : public CoordinatorClient {
  public:
-  GrpcCoordinatorClient(const std::string& target, double timeout_s, std::string token)
+  GrpcCoordinatorClient(const std::string& target, const ClientTls& tls, double timeout_s,
+                        std::string token)
       : timeout_s_(timeout_s), token_(std::move(token)) {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(256 << 20);
     args.SetMaxSendMessageSize(256 << 20);
-    auto channel =
-        grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+    std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+    if (tls.enabled()) {
+      grpc::SslCredentialsOptions ssl;
+      ssl.pem_root_certs = tls.ca_pem;
+      ssl.pem_cert_chain = tls.cert_pem;
+      ssl.pem_private_key = tls.key_pem;
+      credentials = grpc::SslCredentials(ssl);
+    }
+    auto channel = grpc::CreateCustomChannel(target, credentials, args);
     worker_ = v1::WorkerService::NewStub(channel);
     study_ = v1::StudyService::NewStub(channel);
   }
@@ -231,9 +239,10 @@ class GrpcCoordinatorClient : public CoordinatorClient {
 }  // namespace
 
 std::unique_ptr<CoordinatorClient> MakeGrpcCoordinatorClient(const std::string& target,
+                                                             const ClientTls& tls,
                                                              double call_timeout_s,
                                                              const std::string& token) {
-  return std::make_unique<GrpcCoordinatorClient>(target, call_timeout_s, token);
+  return std::make_unique<GrpcCoordinatorClient>(target, tls, call_timeout_s, token);
 }
 
 }  // namespace bbo

@@ -20,6 +20,13 @@
 #include "worker/worker.h"
 
 ABSL_FLAG(std::string, coordinator, "127.0.0.1:50051", "bbo-server address (host:port).");
+ABSL_FLAG(std::string, ca_file, "",
+          "PEM certificate of the CA that signed bbo-server's TLS certificate: connect over TLS "
+          "(default: plaintext). The server's certificate must name the --coordinator host.");
+ABSL_FLAG(std::string, cert_file, "",
+          "PEM certificate of this worker, for a bbo-server started with --tls_client_ca_file "
+          "(mutual TLS). Needs --key_file and --ca_file.");
+ABSL_FLAG(std::string, key_file, "", "PEM private key of --cert_file.");
 ABSL_FLAG(int, slots, 1, "Jobs run at once (one sandboxed optimizer each).");
 ABSL_FLAG(std::string, work_dir, "/tmp/bbo-worker", "Scratch folder for unpacked submissions.");
 ABSL_FLAG(std::string, python_dir, "",
@@ -67,6 +74,16 @@ int main(int argc, char** argv) {
       argc, argv,
       "bbo-worker --coordinator=127.0.0.1:50051\n"
       "Leases jobs from bbo-server and runs each submitted optimizer in a bubblewrap sandbox.");
+
+  // A wrong TLS file is a start-up error, before any connection is tried.
+  absl::StatusOr<bbo::ClientTls> tls =
+      bbo::ReadClientTls({absl::GetFlag(FLAGS_ca_file), "--ca_file"},
+                         {absl::GetFlag(FLAGS_cert_file), "--cert_file"},
+                         {absl::GetFlag(FLAGS_key_file), "--key_file"});
+  if (!tls.ok()) {
+    std::fprintf(stderr, "bbo-worker: %s\n", std::string(tls.status().message()).c_str());
+    return 2;
+  }
 
   // Before any thread starts: the per-study /tmp mounts stay private to this process and vanish
   // with it, however it ends.
@@ -142,7 +159,7 @@ int main(int argc, char** argv) {
   } else if (const char* env = std::getenv("BBO_WORKER_TOKEN")) {
     token = env;
   }
-  auto client = bbo::MakeGrpcCoordinatorClient(absl::GetFlag(FLAGS_coordinator), 60, token);
+  auto client = bbo::MakeGrpcCoordinatorClient(absl::GetFlag(FLAGS_coordinator), *tls, 60, token);
   bbo::Env* env = bbo::Env::Default();
   bbo::Sandbox sandbox(opts.sandbox, env->launcher());
   bbo::Worker worker(client.get(), &sandbox, opts, env);
@@ -158,6 +175,15 @@ int main(int argc, char** argv) {
   if (!reg.ok()) {
     spdlog::error("cannot register with {}: {}", absl::GetFlag(FLAGS_coordinator),
                   reg.ToString());
+    if (reg.code() == absl::StatusCode::kUnavailable) {
+      spdlog::error(
+          tls->enabled()
+              ? "connecting over TLS (--ca_file): is bbo-server running there with TLS, its "
+                "certificate signed by --ca_file and naming the --coordinator host? If it was "
+                "started with --tls_client_ca_file, pass this worker's --cert_file and --key_file"
+              : "connecting without TLS: is bbo-server running there? If it serves TLS, pass "
+                "--ca_file (and --cert_file/--key_file if it requires worker certificates)");
+    }
     return 1;
   }
   spdlog::info("event=worker_registered worker_id={} coordinator={} slots={}",

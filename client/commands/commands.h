@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "client/commands/local_run.h"
+#include "common/tls_files.h"
 #include "problems/registry.h"
 #include "scoring/bootstrap.h"
 
@@ -25,6 +26,10 @@ struct ServerArgs {
   std::string address = "127.0.0.1:50051";
   // The organizer token for hidden phases ("" = none).
   std::string token;
+  // TLS: the CA of the server's certificate and, for servers that require one, this client's
+  // certificate and key (--ca_file, --cert_file, --key_file or $BBO_CA_FILE, ...), read by
+  // main.cc before the command runs. Disabled = plaintext.
+  ClientTls tls;
 };
 
 // bbo local: score a submission on this machine (local_run.h).

@@ -12,7 +12,7 @@ namespace bbo::client {
 int RunLeaderboard(const LeaderboardArgs& a) {
   v1::GetLeaderboardRequest req;
   req.set_board(a.board);
-  auto resp = Remote(a.server.address, a.server.token).GetLeaderboard(req);
+  auto resp = Remote(a.server.address, a.server.token, a.server.tls).GetLeaderboard(req);
   if (!resp.ok()) return PrintRemoteError("leaderboard", resp.status());
   if (a.json) {
     if (resp->report_json().empty()) {

@@ -153,7 +153,7 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
   std::vector<std::thread> threads;
   std::vector<absl::Status> results(std::max(1, o.workers));
   for (int i = 0; i < std::max(1, o.workers); ++i) {
-    clients.push_back(MakeGrpcCoordinatorClient(server->address(), 60, server->worker_token()));
+    clients.push_back(MakeGrpcCoordinatorClient(server->address(), ClientTls(), 60, server->worker_token()));
     workers.push_back(std::make_unique<Worker>(clients.back().get(), &sandbox, wo));
     RETURN_IF_ERROR(workers.back()->Register("bbo-local", 1));
   }

@@ -32,7 +32,7 @@ std::string ParamTypes(const SearchSpace& space) {
 }  // namespace
 
 int RunProblems(const ProblemsArgs& a) {
-  auto resp = Remote(a.server.address, a.server.token).ListProblems();
+  auto resp = Remote(a.server.address, a.server.token, a.server.tls).ListProblems();
   if (!resp.ok()) return PrintRemoteError("problems", resp.status());
   if (a.json) {
     nlohmann::json out = nlohmann::json::array();

@@ -69,7 +69,7 @@ int RemoteReport(const ReportArgs& a) {
   std::fprintf(stderr, "bbo report: asking %s for the %s report (B = %d)...\n",
                a.server.address.c_str(), a.phase.empty() ? "current phase's" : a.phase.c_str(),
                a.bootstrap.replicates);
-  auto resp = Remote(a.server.address, a.server.token).GetReport(req);
+  auto resp = Remote(a.server.address, a.server.token, a.server.tls).GetReport(req);
   if (!resp.ok()) return PrintRemoteError("report", resp.status());
   std::vector<scoring::ReportFile> files;
   for (const auto& f : resp->files()) files.push_back({f.name(), f.media_type(), f.content()});

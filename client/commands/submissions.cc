@@ -61,7 +61,7 @@ int RunSubmit(const SubmitArgs& a) {
   req.set_archive(archive);
   req.set_trials(a.trials);
   req.set_team(a.team);
-  auto resp = Remote(a.server.address, a.server.token).RegisterSubmission(req);
+  auto resp = Remote(a.server.address, a.server.token, a.server.tls).RegisterSubmission(req);
   if (!resp.ok()) return PrintRemoteError("submit", resp.status());
   std::printf("submitted %s: id %lld, kind %s, %d trials per problem, %d jobs queued\n",
               name.c_str(), static_cast<long long>(resp->submission_id()),
@@ -70,7 +70,7 @@ int RunSubmit(const SubmitArgs& a) {
 }
 
 int RunStatus(const StatusArgs& a) {
-  auto resp = Remote(a.server.address, a.server.token).ListSubmissions();
+  auto resp = Remote(a.server.address, a.server.token, a.server.tls).ListSubmissions();
   if (!resp.ok()) return PrintRemoteError("status", resp.status());
   if (a.json) {
     nlohmann::json out = nlohmann::json::array();

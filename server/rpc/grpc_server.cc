@@ -2,13 +2,31 @@
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
-#include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
 
 namespace bbo::rpc {
+namespace {
+
+// Whether gRPC accepts `credentials` at all, tried on a throw-away loopback port: tells a
+// certificate and key that do not belong together apart from an address that cannot be bound
+// (gRPC reports both as a failed BuildAndStart).
+bool CredentialsUsable(const std::shared_ptr<grpc::ServerCredentials>& credentials) {
+  grpc::ServerBuilder probe;
+  int port = 0;
+  probe.AddListeningPort("127.0.0.1:0", credentials, &port);
+  std::unique_ptr<grpc::Server> server = probe.BuildAndStart();
+  if (server != nullptr) server->Shutdown();
+  return server != nullptr && port != 0;
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coordinator,
-                                                              const std::string& address) {
+                                                              const GrpcServerOptions& options) {
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      MakeServerCredentials(options);
+  if (!credentials.ok()) return credentials.status();
+  const std::string& address = options.address;
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   auto s = std::unique_ptr<GrpcServer>(new GrpcServer());
   s->auth_ = std::make_unique<Authenticator>(&coordinator->credentials(),
@@ -22,7 +40,7 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coord
   // One server per port: without this gRPC sets SO_REUSEPORT, and a second coordinator on the
   // same port would silently share (and steal) the first one's clients.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &s->port_);
+  builder.AddListeningPort(address, *credentials, &s->port_);
   builder.RegisterService(s->study_.get());
   builder.RegisterService(s->worker_.get());
   builder.RegisterService(s->competition_.get());
@@ -32,6 +50,12 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coord
   builder.SetMaxSendMessageSize(256 << 20);
   s->server_ = builder.BuildAndStart();
   if (s->server_ == nullptr || s->port_ == 0) {
+    if (options.tls() && !CredentialsUsable(*credentials)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "gRPC refused the TLS files: --tls_key_file ", options.tls_key_file,
+          " is not the private key of --tls_cert_file ", options.tls_cert_file,
+          ", or one of them (or --tls_client_ca_file) is not a valid PEM certificate or key"));
+    }
     return absl::UnavailableError(absl::StrCat(
         "cannot listen on ", address,
         ": the port is taken (is another bbo-server running?) or the address is not one of "

@@ -2,8 +2,8 @@
 #define BBO_SERVER_RPC_GRPC_SERVER_H_
 
 // Serves a Coordinator's four services (plus server reflection) on an address such as
-// "127.0.0.1:0" (port 0 picks a free port). Used by bbo-server, by `bbo local` (through
-// server/embed.h) and by the benchmarks.
+// "127.0.0.1:0" (port 0 picks a free port), in plaintext or over TLS (server_credentials.h).
+// Used by bbo-server, by `bbo local` (through server/embed.h) and by the benchmarks.
 
 #include <memory>
 #include <string>
@@ -11,15 +11,19 @@
 #include "absl/status/statusor.h"
 #include "grpcpp/server.h"
 #include "server/coordinator.h"
+#include "server/rpc/server_credentials.h"
 #include "server/rpc/services.h"
 
 namespace bbo::rpc {
 
 class GrpcServer {
  public:
-  // Unavailable when the address cannot be bound.
+  // Listens as `options` say. The errors of CheckServerOptions (plaintext on a non-loopback
+  // address without allow_insecure, unreadable or unpaired PEM files); InvalidArgument when
+  // gRPC refuses the certificate and key (e.g. a key of another certificate); Unavailable when
+  // the address cannot be bound.
   static absl::StatusOr<std::unique_ptr<GrpcServer>> Start(Coordinator* coordinator,
-                                                           const std::string& address);
+                                                           const GrpcServerOptions& options);
   ~GrpcServer();
   // The bound port.
   int port() const { return port_; }

@@ -1,0 +1,66 @@
+#include "common/tls_files.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace bbo {
+
+absl::StatusOr<std::string> ReadPemFile(const PemFileArg& file) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file.path, ec)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file.flag, ": ", file.path, " is a folder, not a PEM file"));
+  }
+  std::ifstream in(file.path, std::ios::binary);
+  if (!in) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file.flag, ": cannot read ", file.path, ": ", std::strerror(errno)));
+  }
+  std::stringstream contents;
+  contents << in.rdbuf();
+  if (in.bad()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file.flag, ": cannot read ", file.path, ": ", std::strerror(errno)));
+  }
+  std::string pem = contents.str();
+  if (pem.find("-----BEGIN ") == std::string::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file.flag, ": ", file.path,
+                     pem.empty() ? " is empty" : " is not a PEM file (no -----BEGIN line)",
+                     "; it must hold a PEM certificate or key"));
+  }
+  return pem;
+}
+
+absl::StatusOr<ClientTls> ReadClientTls(const PemFileArg& ca, const PemFileArg& cert,
+                                        const PemFileArg& key) {
+  if (cert.path.empty() != key.path.empty()) {
+    const PemFileArg& given = cert.path.empty() ? key : cert;
+    const PemFileArg& missing = cert.path.empty() ? cert : key;
+    return absl::InvalidArgumentError(
+        absl::StrCat(given.flag, " needs ", missing.flag,
+                     ": a client certificate and its private key are given together"));
+  }
+  if (!cert.path.empty() && ca.path.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        cert.flag, " and ", key.flag, " need ", ca.flag,
+        " (the CA that signed the server's certificate): a client certificate is only sent "
+        "over TLS"));
+  }
+  ClientTls tls;
+  if (ca.path.empty()) return tls;
+  ASSIGN_OR_RETURN(tls.ca_pem, ReadPemFile(ca));
+  if (!cert.path.empty()) {
+    ASSIGN_OR_RETURN(tls.cert_pem, ReadPemFile(cert));
+    ASSIGN_OR_RETURN(tls.key_pem, ReadPemFile(key));
+  }
+  return tls;
+}
+
+}  // namespace bbo
