@@ -331,3 +331,19 @@ def denied_call(name, *args):
         except OSError:
             pass
     return "%s returned %d" % (name, r)
+
+
+def innocent_optimizer():
+    """A well-behaved Bayesmark optimizer class (random search), for cases whose attack is not
+    the optimizer (the archive around it). Imports bayesmark only when called."""
+    import bayesmark.random_search as rs
+    from bayesmark.abstract_optimizer import AbstractOptimizer
+
+    class Innocent(AbstractOptimizer):
+        def suggest(self, n_suggestions=1):
+            return rs.suggest_dict([], [], self.api_config, n_suggestions=n_suggestions)
+
+        def observe(self, X, y):
+            pass
+
+    return Innocent
