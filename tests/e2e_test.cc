@@ -27,6 +27,7 @@
 #include "grpcpp/generic/generic_stub.h"
 #include "nlohmann/json.hpp"
 #include "gtest/gtest.h"
+#include "tests/spawned_process.h"
 
 extern char** environ;
 
@@ -36,56 +37,7 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// A child process with stdout/stderr to a log file; killed (whole group) on destruction.
-class Proc {
- public:
-  Proc(std::vector<std::string> argv, const std::string& log) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attr, 0);
-    std::vector<char*> args;
-    for (auto& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
-    if (posix_spawn(&pid_, args[0], &fa, &attr, args.data(), environ) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-  }
-  ~Proc() { Kill(SIGKILL); }
-  void Kill(int sig) {
-    if (pid_ <= 0) return;
-    ::kill(-pid_, sig);
-    ::kill(pid_, sig);
-    int status;
-    for (int i = 0; i < 500 && waitpid(pid_, &status, WNOHANG) == 0; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    pid_ = -1;
-  }
-  // Sends SIGTERM and returns the exit code (or -1).
-  int Terminate() {
-    if (pid_ <= 0) return -1;
-    ::kill(pid_, SIGTERM);
-    int status = 0;
-    for (int i = 0; i < 1000; ++i) {
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    Kill(SIGKILL);
-    return -1;
-  }
-  bool ok() const { return pid_ > 0; }
-
- private:
-  pid_t pid_ = -1;
-};
+using Proc = bbo::testing::SpawnedProcess;
 
 std::string ReadFile(const fs::path& p) {
   std::ifstream in(p);

@@ -24,6 +24,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/spawned_process.h"
 #include "nlohmann/json.hpp"
 
 extern char** environ;
@@ -42,57 +43,7 @@ std::string ReadFile(const fs::path& p) {
   return ss.str();
 }
 
-// A child process (its own process group) with stdout and stderr to `log`; killed with its
-// group on destruction.
-class Proc {
- public:
-  Proc(std::vector<std::string> argv, const std::string& log) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attr, 0);
-    std::vector<char*> args;
-    for (auto& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
-    if (posix_spawn(&pid_, args[0], &fa, &attr, args.data(), environ) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-  }
-  ~Proc() {
-    if (pid_ <= 0) return;
-    ::kill(-pid_, SIGKILL);
-    ::kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-  }
-  bool ok() const { return pid_ > 0; }
-  // The exit code once the process has exited by itself within `limit`; nullopt if it is still
-  // running then.
-  std::optional<int> WaitExit(std::chrono::seconds limit) {
-    const auto end = Clock::now() + limit;
-    while (pid_ > 0 && Clock::now() < end) {
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return std::nullopt;
-  }
-  // SIGTERM, then the exit code (-1 if it did not exit within 10 s).
-  int Terminate() {
-    if (pid_ <= 0) return -1;
-    ::kill(pid_, SIGTERM);
-    return WaitExit(std::chrono::seconds(10)).value_or(-1);
-  }
-
- private:
-  pid_t pid_ = -1;
-};
+using Proc = bbo::testing::SpawnedProcess;
 
 // Runs a shell command line with a hard time limit; returns its exit code and output.
 struct Outcome {

@@ -1,0 +1,93 @@
+#ifndef BBO_TESTS_SPAWNED_PROCESS_H_
+#define BBO_TESTS_SPAWNED_PROCESS_H_
+
+// SpawnedProcess: a real binary (bbo-server, bbo-worker) started for a whole-system test, in
+// its own process group, with stdout and stderr appended to a log file; killed with its group
+// on destruction. Shared by e2e_test.cc and tls_test.cc. Not thread-safe.
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace bbo::testing {
+
+class SpawnedProcess {
+ public:
+  SpawnedProcess(std::vector<std::string> argv, const std::string& log) {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    if (posix_spawn(&pid_, args[0], &fa, &attr, args.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+  }
+  ~SpawnedProcess() { Kill(SIGKILL); }
+  SpawnedProcess(const SpawnedProcess&) = delete;
+  SpawnedProcess& operator=(const SpawnedProcess&) = delete;
+
+  bool ok() const { return pid_ > 0; }
+
+  // Sends `sig` to the process and its group, then reaps it (waiting at most 5 s).
+  void Kill(int sig) {
+    if (pid_ <= 0) return;
+    ::kill(-pid_, sig);
+    ::kill(pid_, sig);
+    int status;
+    for (int i = 0; i < 500 && waitpid(pid_, &status, WNOHANG) == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    pid_ = -1;
+  }
+
+  // The exit code (128 + signal when killed) once the process has exited by itself within
+  // `limit`; nullopt if it is still running then.
+  std::optional<int> WaitExit(std::chrono::milliseconds limit) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (pid_ > 0 && std::chrono::steady_clock::now() < end) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return std::nullopt;
+  }
+
+  // SIGTERM, then the exit code (-1 if it did not exit within 10 s: it is then killed).
+  int Terminate() {
+    if (pid_ <= 0) return -1;
+    ::kill(pid_, SIGTERM);
+    std::optional<int> code = WaitExit(std::chrono::seconds(10));
+    if (!code.has_value()) {
+      Kill(SIGKILL);
+      return -1;
+    }
+    return *code;
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+}  // namespace bbo::testing
+
+#endif  // BBO_TESTS_SPAWNED_PROCESS_H_
