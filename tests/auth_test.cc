@@ -1,0 +1,379 @@
+// Who may call what, tried on a real bbo-server on 127.0.0.1 with a real SQLite file: every
+// worker-protocol, study and competition RPC called by each kind of stranger (no token, a
+// malformed token, an unknown token, a revoked token, another team's token, another worker's
+// token) against team A's submission and the study its worker runs. Each call is refused with a
+// fixed code, and the database is unchanged by it (the audit log aside, which records the
+// refusals).
+
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bbo/v1/competition_service.grpc.pb.h"
+#include "bbo/v1/study_service.grpc.pb.h"
+#include "bbo/v1/worker_service.grpc.pb.h"
+#include "common/archive.h"
+#include "gmock/gmock.h"
+#include "grpcpp/create_channel.h"
+#include "gtest/gtest.h"
+#include "tests/spawned_process.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using Code = grpc::StatusCode;
+
+// Every row of every table but the audit log, as text: what a refused call must not change.
+std::string Snapshot(const std::string& db) {
+  sqlite3* h = nullptr;
+  std::string out;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return "?";
+  for (const char* table : {"submissions", "jobs", "workers", "studies", "batches",
+                            "evaluations", "study_errors", "credentials"}) {
+    sqlite3_stmt* st = nullptr;
+    const std::string sql = std::string("SELECT * FROM ") + table + " ORDER BY 1";
+    if (sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
+      out += std::string("! ") + table;
+      continue;
+    }
+    out += std::string("# ") + table + "\n";
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      for (int c = 0; c < sqlite3_column_count(st); ++c) {
+        const unsigned char* t = sqlite3_column_text(st, c);
+        // Heartbeat times move with every legitimate call: not part of the comparison.
+        if (std::string(table) == "workers" && c >= 3) continue;
+        out += t ? reinterpret_cast<const char*>(t) : "NULL";
+        out += "|";
+      }
+      out += "\n";
+    }
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(h);
+  return out;
+}
+
+int CountAuditRefusals(const std::string& db) {
+  sqlite3* h = nullptr;
+  int n = -1;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return n;
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(h, "SELECT COUNT(*) FROM audit WHERE allowed = 0", -1, &st, nullptr) ==
+          SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW) {
+    n = sqlite3_column_int(st, 0);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return n;
+}
+
+class AuthTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("bbo_auth_" + std::to_string(getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    db_ = (root_ / "arena.sqlite").string();
+    for (const char* t : {"alpha", "beta", "gone"}) tokens_[t] = Admin(std::string("team add ") + t);
+    Admin("team revoke gone");
+    tokens_["w1"] = Admin("worker add host-1");
+    tokens_["w2"] = Admin("worker add host-2");
+    ASSERT_EQ(tokens_["alpha"].rfind("bbo_team_", 0), 0u) << tokens_["alpha"];
+
+    server_ = std::make_unique<bbo::testing::SpawnedProcess>(
+        std::vector<std::string>{BBO_SERVER_BIN, "--listen=127.0.0.1:0", "--db=" + db_,
+                                 "--port_file=" + (root_ / "port").string(),
+                                 "--problem_set=test", "--baseline_trials=1", "--batch_size=2",
+                                 "--n_batches=3"},
+        (root_ / "server.log").string());
+    for (int i = 0; i < 500 && !fs::exists(root_ / "port"); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    std::string port;
+    std::ifstream(root_ / "port") >> port;
+    ASSERT_FALSE(port.empty());
+    auto channel = grpc::CreateChannel("127.0.0.1:" + port, grpc::InsecureChannelCredentials());
+    worker_ = bbo::v1::WorkerService::NewStub(channel);
+    study_ = bbo::v1::StudyService::NewStub(channel);
+    competition_ = bbo::v1::CompetitionService::NewStub(channel);
+  }
+  void TearDown() override {
+    server_.reset();
+    fs::remove_all(root_);
+  }
+
+  std::string Admin(const std::string& args) {
+    const std::string cmd =
+        std::string(BBO_CLI_BIN) + " admin --db " + db_ + " " + args + " 2>/dev/null";
+    std::string out;
+    if (FILE* f = popen(cmd.c_str(), "r")) {
+      char buf[256];
+      while (fgets(buf, sizeof(buf), f) != nullptr) out += buf;
+      pclose(f);
+    }
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    return out;
+  }
+
+  // A context that sends `token` ("" = none).
+  static void As(grpc::ClientContext& ctx, const std::string& token) {
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+    if (!token.empty()) ctx.AddMetadata("authorization", "Bearer " + token);
+  }
+
+  fs::path root_;
+  std::string db_;
+  std::map<std::string, std::string> tokens_;
+  std::unique_ptr<bbo::testing::SpawnedProcess> server_;
+  std::unique_ptr<bbo::v1::WorkerService::Stub> worker_;
+  std::unique_ptr<bbo::v1::StudyService::Stub> study_;
+  std::unique_ptr<bbo::v1::CompetitionService::Stub> competition_;
+};
+
+TEST_F(AuthTest, EveryCallerWithoutTheRightTokenIsRefusedAndChangesNothing) {
+  // Team alpha submits; worker host-1 leases its job and opens the study.
+  fs::create_directories(root_ / "sub");
+  std::ofstream(root_ / "sub" / "optimizer.py") << "print('hi')\n";
+  const std::string archive = *bbo::TarDirectory((root_ / "sub").string());
+  bbo::v1::RegisterSubmissionResponse registered;
+  {
+    grpc::ClientContext ctx;
+    As(ctx, tokens_["alpha"]);
+    bbo::v1::RegisterSubmissionRequest req;
+    req.set_name("alpha-1");
+    req.set_archive(archive);
+    req.set_trials(1);
+    ASSERT_TRUE(competition_->RegisterSubmission(&ctx, req, &registered).ok());
+  }
+  std::string w1, w2;
+  for (auto [token, id] : {std::pair{tokens_["w1"], &w1}, std::pair{tokens_["w2"], &w2}}) {
+    grpc::ClientContext ctx;
+    As(ctx, token);
+    bbo::v1::RegisterWorkerRequest req;
+    req.set_hostname("h");
+    req.set_slots(1);
+    bbo::v1::RegisterWorkerResponse resp;
+    ASSERT_TRUE(worker_->RegisterWorker(&ctx, req, &resp).ok());
+    *id = resp.worker_id();
+  }
+  bbo::v1::LeaseJobResponse lease;
+  for (int i = 0; i < 100 && !lease.has_job(); ++i) {
+    grpc::ClientContext ctx;
+    As(ctx, tokens_["w1"]);
+    bbo::v1::LeaseJobRequest req;
+    req.set_worker_id(w1);
+    ASSERT_TRUE(worker_->LeaseJob(&ctx, req, &lease).ok());
+    if (!lease.has_job()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(lease.has_job());
+  bbo::v1::OpenStudyResponse opened;
+  {
+    grpc::ClientContext ctx;
+    As(ctx, tokens_["w1"]);
+    bbo::v1::OpenStudyRequest req;
+    req.set_job_id(lease.job_id());
+    req.set_worker_id(w1);
+    ASSERT_TRUE(study_->OpenStudy(&ctx, req, &opened).ok());
+  }
+
+  // The calls, each aimed at alpha's resources (host-1's worker id, job, study).
+  using Call = std::function<grpc::Status(grpc::ClientContext&)>;
+  std::map<std::string, Call> calls;
+  calls["Heartbeat"] = [&](grpc::ClientContext& ctx) {
+    bbo::v1::HeartbeatRequest req;
+    req.set_worker_id(w1);
+    bbo::v1::HeartbeatResponse resp;
+    return worker_->Heartbeat(&ctx, req, &resp);
+  };
+  calls["LeaseJob"] = [&](grpc::ClientContext& ctx) {
+    bbo::v1::LeaseJobRequest req;
+    req.set_worker_id(w1);
+    bbo::v1::LeaseJobResponse resp;
+    return worker_->LeaseJob(&ctx, req, &resp);
+  };
+  calls["FinishJob"] = [&](grpc::ClientContext& ctx) {
+    bbo::v1::FinishJobRequest req;
+    req.set_worker_id(w1);
+    req.set_job_id(lease.job_id());
+    bbo::v1::FinishJobResponse resp;
+    return worker_->FinishJob(&ctx, req, &resp);
+  };
+  calls["FetchSubmission"] = [&](grpc::ClientContext& ctx) {
+    bbo::v1::FetchSubmissionRequest req;
+    req.set_submission_id(registered.submission_id());
+    req.set_job_id(lease.job_id());
+    req.set_worker_id(w1);
+    bbo::v1::FetchSubmissionResponse resp;
+    return worker_->FetchSubmission(&ctx, req, &resp);
+  };
+  calls["FetchSubmission(own worker id)"] = [&](grpc::ClientContext& ctx) {
+    bbo::v1::FetchSubmissionRequest req;
+    req.set_submission_id(registered.submission_id());
+    req.set_job_id(lease.job_id());
+    req.set_worker_id(w2);
+    bbo::v1::FetchSubmissionResponse resp;
+    return worker_->FetchSubmission(&ctx, req, &resp);
+  };
+  calls["OpenStudy(job)"] = [&](grpc::ClientContext& ctx) {
+    bbo::v1::OpenStudyRequest req;
+    req.set_job_id(lease.job_id());
+    req.set_worker_id(w1);
+    bbo::v1::OpenStudyResponse resp;
+    return study_->OpenStudy(&ctx, req, &resp);
+  };
+  calls["SubmitBatch"] = [&](grpc::ClientContext& ctx) {
+    bbo::v1::SubmitBatchRequest req;
+    req.set_study_id(opened.study_id());
+    req.set_batch(0);
+    for (int i = 0; i < 2; ++i) (*req.add_suggestions()->mutable_params())["x0"].set_real_value(0.3);
+    bbo::v1::SubmitBatchResponse resp;
+    return study_->SubmitBatch(&ctx, req, &resp);
+  };
+  calls["ReportSuggestFailure"] = [&](grpc::ClientContext& ctx) {
+    bbo::v1::ReportSuggestFailureRequest req;
+    req.set_study_id(opened.study_id());
+    req.set_batch(0);
+    req.set_message("x");
+    req.set_optimizer_dead(true);
+    bbo::v1::ReportSuggestFailureResponse resp;
+    return study_->ReportSuggestFailure(&ctx, req, &resp);
+  };
+  calls["OptimizerReady"] = [&](grpc::ClientContext& ctx) {
+    bbo::v1::OptimizerReadyRequest req;
+    req.set_study_id(opened.study_id());
+    bbo::v1::OptimizerReadyResponse resp;
+    return study_->OptimizerReady(&ctx, req, &resp);
+  };
+  calls["EndStudy"] = [&](grpc::ClientContext& ctx) {
+    bbo::v1::EndStudyRequest req;
+    req.set_study_id(opened.study_id());
+    req.set_reason("sabotage");
+    bbo::v1::EndStudyResponse resp;
+    return study_->EndStudy(&ctx, req, &resp);
+  };
+  calls["RegisterSubmission(as alpha)"] = [&](grpc::ClientContext& ctx) {
+    bbo::v1::RegisterSubmissionRequest req;
+    req.set_name("forged");
+    req.set_archive(archive);
+    req.set_team("alpha");
+    bbo::v1::RegisterSubmissionResponse resp;
+    return competition_->RegisterSubmission(&ctx, req, &resp);
+  };
+
+  // Who calls: the token each sends, and what each call must answer them.
+  const std::string malformed = "not-a-token";
+  const std::string unknown = "bbo_team_" + std::string(43, 'A');
+  struct Caller {
+    std::string name, token;
+    std::map<std::string, Code> expect;  // per call; missing = `otherwise`
+    Code otherwise;
+  };
+  const std::map<std::string, Code> as_team = {
+      {"Heartbeat", Code::PERMISSION_DENIED},       {"LeaseJob", Code::PERMISSION_DENIED},
+      {"FinishJob", Code::PERMISSION_DENIED},       {"FetchSubmission", Code::PERMISSION_DENIED},
+      {"FetchSubmission(own worker id)", Code::PERMISSION_DENIED},
+      {"OpenStudy(job)", Code::PERMISSION_DENIED},  {"SubmitBatch", Code::NOT_FOUND},
+      {"ReportSuggestFailure", Code::NOT_FOUND},    {"OptimizerReady", Code::NOT_FOUND},
+      {"EndStudy", Code::NOT_FOUND},                {"RegisterSubmission(as alpha)",
+                                                     Code::PERMISSION_DENIED}};
+  const std::map<std::string, Code> as_other_worker = {
+      {"Heartbeat", Code::NOT_FOUND},       {"LeaseJob", Code::NOT_FOUND},
+      {"FinishJob", Code::NOT_FOUND},       {"FetchSubmission", Code::NOT_FOUND},
+      {"FetchSubmission(own worker id)", Code::PERMISSION_DENIED},
+      {"OpenStudy(job)", Code::FAILED_PRECONDITION}, {"SubmitBatch", Code::NOT_FOUND},
+      {"ReportSuggestFailure", Code::NOT_FOUND},     {"OptimizerReady", Code::NOT_FOUND},
+      {"EndStudy", Code::NOT_FOUND},
+      {"RegisterSubmission(as alpha)", Code::PERMISSION_DENIED}};
+  const std::vector<Caller> callers = {
+      {"no token", "", {{"SubmitBatch", Code::NOT_FOUND},
+                        {"ReportSuggestFailure", Code::NOT_FOUND},
+                        {"OptimizerReady", Code::NOT_FOUND},
+                        {"EndStudy", Code::NOT_FOUND}}, Code::UNAUTHENTICATED},
+      {"malformed token", malformed, {}, Code::UNAUTHENTICATED},
+      {"unknown token", unknown, {}, Code::UNAUTHENTICATED},
+      {"revoked token", tokens_["gone"], {}, Code::UNAUTHENTICATED},
+      {"another team's token", tokens_["beta"], as_team, Code::OK},
+      {"another worker's token", tokens_["w2"], as_other_worker, Code::OK},
+  };
+  const std::string before = Snapshot(db_);
+  const int refusals_before = CountAuditRefusals(db_);
+  int refused = 0;
+  for (const Caller& caller : callers) {
+    for (const auto& [name, call] : calls) {
+      grpc::ClientContext ctx;
+      As(ctx, caller.token);
+      const grpc::Status s = call(ctx);
+      auto it = caller.expect.find(name);
+      const Code want = it != caller.expect.end() ? it->second : caller.otherwise;
+      EXPECT_EQ(s.error_code(), want)
+          << name << " by " << caller.name << ": " << s.error_message();
+      EXPECT_NE(s.error_code(), Code::OK) << name << " by " << caller.name << " succeeded";
+      // No answer confirms that alpha's study runs or names alpha's submission.
+      EXPECT_THAT(s.error_message(), ::testing::Not(HasSubstr("alpha-1"))) << name;
+      ++refused;
+    }
+  }
+  EXPECT_EQ(Snapshot(db_), before) << "a refused call changed the database";
+  // Bad tokens and role refusals are in the audit log.
+  EXPECT_GE(CountAuditRefusals(db_) - refusals_before, 4 * 2) << refused << " calls refused";
+
+  // The rightful worker still runs its study: nothing above disturbed it.
+  grpc::ClientContext ctx;
+  As(ctx, tokens_["w1"]);
+  bbo::v1::SubmitBatchRequest req;
+  req.set_study_id(opened.study_id());
+  req.set_batch(0);
+  for (int i = 0; i < 2; ++i) (*req.add_suggestions()->mutable_params())["x0"].set_real_value(0.3);
+  bbo::v1::SubmitBatchResponse resp;
+  grpc::Status ok = study_->SubmitBatch(&ctx, req, &resp);
+  EXPECT_TRUE(ok.ok()) << ok.error_message();
+  EXPECT_EQ(resp.values_size(), 2);
+}
+
+TEST_F(AuthTest, ATeamSeesOnlyItsOwnSubmissionsAndCannotSubmitForAnother) {
+  fs::create_directories(root_ / "sub");
+  std::ofstream(root_ / "sub" / "optimizer.py") << "print('hi')\n";
+  const std::string archive = *bbo::TarDirectory((root_ / "sub").string());
+  for (const char* team : {"alpha", "beta"}) {
+    grpc::ClientContext ctx;
+    As(ctx, tokens_[team]);
+    bbo::v1::RegisterSubmissionRequest req;
+    req.set_name(std::string(team) + "-1");
+    req.set_archive(archive);
+    bbo::v1::RegisterSubmissionResponse resp;
+    ASSERT_TRUE(competition_->RegisterSubmission(&ctx, req, &resp).ok()) << team;
+  }
+  grpc::ClientContext ctx;
+  As(ctx, tokens_["beta"]);
+  bbo::v1::ListSubmissionsResponse list;
+  ASSERT_TRUE(competition_->ListSubmissions(&ctx, bbo::v1::ListSubmissionsRequest(), &list).ok());
+  ASSERT_EQ(list.submissions_size(), 1);
+  EXPECT_EQ(list.submissions(0).name(), "beta-1");
+  EXPECT_EQ(list.submissions(0).team(), "beta");
+  grpc::ClientContext anon;
+  As(anon, "");
+  EXPECT_EQ(competition_->ListSubmissions(&anon, bbo::v1::ListSubmissionsRequest(), &list)
+                .error_code(),
+            Code::UNAUTHENTICATED);
+  // After rotation the old token is refused and the new one is beta.
+  const std::string fresh = Admin("team rotate beta");
+  grpc::ClientContext old_ctx;
+  As(old_ctx, tokens_["beta"]);
+  EXPECT_EQ(competition_->ListSubmissions(&old_ctx, bbo::v1::ListSubmissionsRequest(), &list)
+                .error_code(),
+            Code::UNAUTHENTICATED);
+  grpc::ClientContext new_ctx;
+  As(new_ctx, fresh);
+  EXPECT_TRUE(
+      competition_->ListSubmissions(&new_ctx, bbo::v1::ListSubmissionsRequest(), &list).ok());
+}
+
+}  // namespace
