@@ -99,6 +99,11 @@ ABSL_FLAG(bool, hidden, false,
 ABSL_FLAG(std::string, organizer_token_file, "",
           "File holding the organizer token (first line). Clients send it as `authorization: "
           "Bearer <token>` (bbo --token or BBO_TOKEN).");
+ABSL_FLAG(double, rate_limit_per_s, 200,
+          "Calls per second one team token or one anonymous address may make on average "
+          "(0 = no limit; workers and organizers are not limited); over it a call is refused "
+          "with RESOURCE_EXHAUSTED.");
+ABSL_FLAG(double, rate_limit_burst, 400, "Calls one caller may make at once above the rate.");
 ABSL_FLAG(bool, allow_anonymous, false,
           "No identities: anyone who reaches the port may submit, host jobs and open practice "
           "studies without a token. Loopback addresses only; for trials and demos.");
@@ -120,6 +125,8 @@ int main(int argc, char** argv) {
   listen.tls_key_file = absl::GetFlag(FLAGS_tls_key_file);
   listen.tls_client_ca_file = absl::GetFlag(FLAGS_tls_client_ca_file);
   listen.allow_insecure = absl::GetFlag(FLAGS_insecure);
+  listen.rate_limit_per_s = absl::GetFlag(FLAGS_rate_limit_per_s);
+  listen.rate_limit_burst = absl::GetFlag(FLAGS_rate_limit_burst);
   if (absl::Status valid = bbo::rpc::CheckServerOptions(listen); !valid.ok()) {
     std::fprintf(stderr, "bbo-server: %s\n", std::string(valid.message()).c_str());
     return 2;
@@ -164,18 +171,12 @@ int main(int argc, char** argv) {
   opts.hidden_phase = absl::GetFlag(FLAGS_hidden);
   opts.allow_anonymous = absl::GetFlag(FLAGS_allow_anonymous);
   opts.token_secret_file = absl::GetFlag(FLAGS_token_secret_file);
-  {
-    const std::string listen = absl::GetFlag(FLAGS_listen);
-    const std::string host = listen.substr(0, listen.rfind(':'));
-    const bool loopback = absl::StartsWith(host, "127.") || host == "[::1]" || host == "::1" ||
-                          host == "localhost";
-    if (opts.allow_anonymous && !loopback) {
-      std::fprintf(stderr,
-                   "bbo-server: --allow_anonymous serves callers without tokens and is refused on "
-                   "%s: listen on 127.0.0.1, or issue tokens with `bbo admin`\n",
-                   listen.c_str());
-      return 2;
-    }
+  if (opts.allow_anonymous && !bbo::rpc::IsLoopbackAddress(absl::GetFlag(FLAGS_listen))) {
+    std::fprintf(stderr,
+                 "bbo-server: --allow_anonymous serves callers without tokens and is refused on "
+                 "%s: listen on 127.0.0.1, or issue tokens with `bbo admin`\n",
+                 absl::GetFlag(FLAGS_listen).c_str());
+    return 2;
   }
   if (!absl::GetFlag(FLAGS_organizer_token_file).empty()) {
     std::ifstream in(absl::GetFlag(FLAGS_organizer_token_file));

@@ -87,13 +87,19 @@ class AuthTest : public ::testing::Test {
     tokens_["w1"] = Admin("worker add host-1");
     tokens_["w2"] = Admin("worker add host-2");
     ASSERT_EQ(tokens_["alpha"].rfind("bbo_team_", 0), 0u) << tokens_["alpha"];
+    StartServer({});
+  }
 
-    server_ = std::make_unique<bbo::testing::SpawnedProcess>(
-        std::vector<std::string>{BBO_SERVER_BIN, "--listen=127.0.0.1:0", "--db=" + db_,
-                                 "--port_file=" + (root_ / "port").string(),
-                                 "--problem_set=test", "--baseline_trials=1", "--batch_size=2",
-                                 "--n_batches=3"},
-        (root_ / "server.log").string());
+  void StartServer(std::vector<std::string> extra) {
+    server_.reset();
+    fs::remove(root_ / "port");
+    std::vector<std::string> argv = {BBO_SERVER_BIN, "--listen=127.0.0.1:0", "--db=" + db_,
+                                     "--port_file=" + (root_ / "port").string(),
+                                     "--problem_set=test", "--baseline_trials=1",
+                                     "--batch_size=2", "--n_batches=3"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    server_ = std::make_unique<bbo::testing::SpawnedProcess>(argv,
+                                                             (root_ / "server.log").string());
     for (int i = 0; i < 500 && !fs::exists(root_ / "port"); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -374,6 +380,26 @@ TEST_F(AuthTest, ATeamSeesOnlyItsOwnSubmissionsAndCannotSubmitForAnother) {
   As(new_ctx, fresh);
   EXPECT_TRUE(
       competition_->ListSubmissions(&new_ctx, bbo::v1::ListSubmissionsRequest(), &list).ok());
+}
+
+TEST_F(AuthTest, EachCallerHasItsOwnRateLimit) {
+  StartServer({"--rate_limit_per_s=2", "--rate_limit_burst=3"});
+  auto list = [&](const std::string& token) {
+    grpc::ClientContext ctx;
+    As(ctx, token);
+    bbo::v1::ListSubmissionsResponse resp;
+    return competition_->ListSubmissions(&ctx, bbo::v1::ListSubmissionsRequest(), &resp);
+  };
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(list(tokens_["alpha"]).ok()) << i;
+  grpc::Status over = list(tokens_["alpha"]);
+  EXPECT_EQ(over.error_code(), Code::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(over.error_message(), HasSubstr("at most 2 calls per second"));
+  EXPECT_THAT(over.error_message(), HasSubstr("team:alpha"));
+  // Another team is not slowed down by alpha.
+  EXPECT_TRUE(list(tokens_["beta"]).ok());
+  // A second later alpha may call again.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  EXPECT_TRUE(list(tokens_["alpha"]).ok());
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 
 namespace bbo::rpc {
 namespace {
@@ -19,6 +20,24 @@ bool ConstantTimeEquals(absl::string_view a, absl::string_view b) {
 
 absl::StatusOr<Identity> Authenticator::Authenticate(const grpc::ServerContext* context,
                                                      const char* method) const {
+  absl::StatusOr<Identity> who = Identify(context, method);
+  if (!who.ok() || limiter_ == nullptr || context == nullptr) return who;
+  // Workers and organizers are the organizers' own machines: a busy worker host makes many
+  // calls per second by design, and throttling it would break studies. Teams and anonymous
+  // callers are limited.
+  if (who->is_worker() || who->is_organizer()) return who;
+  // An anonymous caller is counted by its address (without the port).
+  std::string key = who->Describe();
+  if (who->role == Identity::Role::kAnonymous) {
+    const std::string peer = context->peer();
+    key = absl::StrCat("anonymous@", peer.substr(0, peer.rfind(':')));
+  }
+  if (absl::Status s = limiter_->Take(key, absl::Now()); !s.ok()) return s;
+  return who;
+}
+
+absl::StatusOr<Identity> Authenticator::Identify(const grpc::ServerContext* context,
+                                                 const char* method) const {
   if (context == nullptr) return Identity::Anonymous();
   const auto& md = context->client_metadata();
   auto it = md.find("authorization");

@@ -14,6 +14,7 @@
 #include "grpcpp/server_context.h"
 #include "server/access.h"
 #include "server/identity.h"
+#include "server/rpc/rate_limiter.h"
 
 namespace bbo::rpc {
 
@@ -21,10 +22,14 @@ class Authenticator {
  public:
   // `credentials` (not owned) may be null: only the organizer token then authenticates. An
   // empty `organizer_token`: no legacy organizer token.
-  Authenticator(const Credentials* credentials, std::string organizer_token)
-      : credentials_(credentials), token_(std::move(organizer_token)) {}
+  // `limiter` (not owned; null = none) bounds each team's and each anonymous address's calls
+  // (workers and organizers are not limited).
+  Authenticator(const Credentials* credentials, std::string organizer_token,
+                RateLimiter* limiter = nullptr)
+      : credentials_(credentials), token_(std::move(organizer_token)), limiter_(limiter) {}
 
-  // The caller's identity; Unauthenticated for a bad token (audited as `method`).
+  // The caller's identity; Unauthenticated for a bad token (audited as `method`);
+  // ResourceExhausted when the caller is over its rate limit.
   absl::StatusOr<Identity> Authenticate(const grpc::ServerContext* context,
                                         const char* method) const;
 
@@ -33,8 +38,11 @@ class Authenticator {
   absl::Status Audited(const Identity& who, const char* method, absl::Status status) const;
 
  private:
+  absl::StatusOr<Identity> Identify(const grpc::ServerContext* context, const char* method) const;
+
   const Credentials* credentials_;
   const std::string token_;
+  RateLimiter* limiter_;
 };
 
 }  // namespace bbo::rpc

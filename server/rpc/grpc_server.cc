@@ -29,8 +29,10 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coord
   const std::string& address = options.address;
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   auto s = std::unique_ptr<GrpcServer>(new GrpcServer());
+  s->limiter_ = std::make_unique<RateLimiter>(options.rate_limit_per_s, options.rate_limit_burst);
   s->auth_ = std::make_unique<Authenticator>(&coordinator->credentials(),
-                                             coordinator->options().organizer_token);
+                                             coordinator->options().organizer_token,
+                                             s->limiter_.get());
   s->study_ = std::make_unique<StudyServiceImpl>(&coordinator->studies(), s->auth_.get());
   s->worker_ = std::make_unique<WorkerServiceImpl>(&coordinator->queue(), s->auth_.get());
   s->competition_ =
@@ -46,7 +48,10 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coord
   builder.RegisterService(s->competition_.get());
   builder.RegisterService(s->scoring_.get());
   // Submissions travel as archives; allow them (the Competition enforces its own limit).
-  builder.SetMaxReceiveMessageSize(256 << 20);
+  // The largest request is a submission: its archive (Competition's max_archive_bytes, 64 MiB
+  // by default) and a little more. Anything larger is refused by gRPC before it is buffered.
+  builder.SetMaxReceiveMessageSize(
+      static_cast<int>(coordinator->options().competition.max_archive_bytes + (1 << 20)));
   builder.SetMaxSendMessageSize(256 << 20);
   s->server_ = builder.BuildAndStart();
   if (s->server_ == nullptr || s->port_ == 0) {

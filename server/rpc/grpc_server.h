@@ -35,6 +35,7 @@ class GrpcServer {
 
  private:
   GrpcServer() = default;
+  std::unique_ptr<RateLimiter> limiter_;
   std::unique_ptr<Authenticator> auth_;
   std::unique_ptr<StudyServiceImpl> study_;
   std::unique_ptr<WorkerServiceImpl> worker_;

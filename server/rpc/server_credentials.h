@@ -27,6 +27,9 @@ struct GrpcServerOptions {
   std::string tls_client_ca_file;
   // Serve plaintext on an address that is not loopback (--insecure). Default: refused.
   bool allow_insecure = false;
+  // Calls per second per caller, on average and in a burst (RateLimiter); rate 0 = no limit.
+  double rate_limit_per_s = 200;
+  double rate_limit_burst = 400;
 
   bool tls() const { return !tls_cert_file.empty() || !tls_key_file.empty(); }
 };
