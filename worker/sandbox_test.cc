@@ -107,7 +107,9 @@ TEST(SandboxTest, OptimizerIsNeverHostRoot) {
   const int uid = HostUidOfProbe(SandboxOptions(), token);
   EXPECT_NE(uid, -1) << "the sandboxed probe was not found in /proc";
   EXPECT_NE(uid, 0) << "the sandboxed optimizer is host root";
-  if (geteuid() == 0) EXPECT_EQ(uid, 65534);
+  if (geteuid() == 0) {
+    EXPECT_EQ(uid, 65534);
+  }
   const std::string sysctl = "rewrite:/proc/sys/kernel/randomize_va_space";
   EXPECT_EQ(Probe(SandboxOptions(), {sysctl})[sysctl], "no")
       << "a sysctl was writable from inside the sandbox";
