@@ -147,10 +147,11 @@ absl::StatusOr<RegisteredSubmission> Competition::Register(const std::string& na
     return absl::InvalidArgumentError(absl::StrCat(
         "team: \"", team, "\" is not a valid team name (1-64 letters, digits, '-', '_', '.')"));
   }
-  if (options_.max_submissions_per_team > 0 && team.empty()) {
+  if ((options_.max_submissions_per_team > 0 || options_.max_submissions_per_team_per_day > 0) &&
+      team.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "team: phase \"", options_.phase, "\" allows ", options_.max_submissions_per_team,
-        " submission(s) per team; say which team submits (bbo submit --team NAME)"));
+        "team: phase \"", options_.phase, "\" limits submissions per team; submit with your "
+        "team's token"));
   }
   if (options_.evaluate_once && trials != 0 && trials != options_.default_trials) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -190,6 +191,22 @@ absl::StatusOr<RegisteredSubmission> Competition::Register(const std::string& na
       return absl::ResourceExhaustedError(absl::StrCat(
           "team \"", team, "\" has used its ", options_.max_submissions_per_team,
           " submission(s) in phase \"", options_.phase, "\""));
+    }
+  }
+  if (options_.max_submissions_per_team_per_day > 0) {
+    // The UTC day of now: [day_start, day_start + 1 day).
+    const double now = clock_->NowSeconds();
+    const double day_start = std::floor(now / 86400.0) * 86400.0;
+    ASSIGN_OR_RETURN(std::vector<SubmissionRecord> all, store_->ListSubmissions());
+    int today = 0;
+    for (const SubmissionRecord& s : all) today += s.team == team && s.created_at >= day_start;
+    if (today >= options_.max_submissions_per_team_per_day) {
+      const int minutes = static_cast<int>(std::ceil((day_start + 86400.0 - now) / 60.0));
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "team \"", team, "\" has used its ", options_.max_submissions_per_team_per_day,
+          " submission(s) of today (UTC) in phase \"", options_.phase,
+          "\"; the next day starts at 00:00 UTC, in ", minutes / 60, " h ", minutes % 60,
+          " min"));
     }
   }
   if (options_.evaluate_once) {

@@ -54,6 +54,8 @@ struct CompetitionOptions {
   // Submissions one team may register in this phase; 0 = no limit. With a limit, a submission
   // must name its team.
   int max_submissions_per_team = 0;
+  // Submissions per team per UTC day (0 = no daily limit); counted by registration time.
+  int max_submissions_per_team_per_day = 0;
   // The final phase's rule (seed 001 §3): every submission is evaluated once, with the phase's
   // number of trials (default_trials; a submission cannot choose), and an archive identical to
   // one already registered is refused rather than run again.

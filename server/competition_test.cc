@@ -400,7 +400,7 @@ TEST_F(CompetitionTest, PerTeamLimitNeedsATeamAndCountsItsSubmissions) {
   Competition feedback(store_.get(), problems_.get(), &clock_, 4, 3, co);
   auto anonymous = feedback.Register("a", Archive("optimizer.py", false), 1);
   EXPECT_EQ(anonymous.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(anonymous.status().message(), HasSubstr("--team"));
+  EXPECT_THAT(anonymous.status().message(), HasSubstr("team's token"));
   EXPECT_EQ(feedback.Register("b", Archive("optimizer.py", false), 1, "bad team!").status().code(),
             absl::StatusCode::kInvalidArgument);
   ASSERT_TRUE(feedback.Register("red-1", Archive("optimizer.py", false), 1, "red").ok());
@@ -413,6 +413,25 @@ TEST_F(CompetitionTest, PerTeamLimitNeedsATeamAndCountsItsSubmissions) {
   EXPECT_FALSE(store_->FindSubmission("red-3")->has_value());
   EXPECT_EQ((*store_->FindSubmission("red-2"))->team, "red");
   EXPECT_EQ(*store_->CountTeamSubmissions("red"), 2);
+}
+
+TEST_F(CompetitionTest, DailyQuotaPerTeamResetsAtMidnightUtc) {
+  CompetitionOptions co;
+  co.phase = "feedback";
+  co.max_submissions_per_team_per_day = 2;
+  // 2023-11-14 22:13:20 UTC: 1 h 47 min to midnight.
+  FakeClock clock(absl::FromUnixSeconds(1'700'000'000));
+  Competition feedback(store_.get(), problems_.get(), &clock, 4, 3, co);
+  ASSERT_TRUE(feedback.Register("red-1", Archive("optimizer.py", false), 1, "red").ok());
+  ASSERT_TRUE(feedback.Register("red-2", Archive("optimizer", true), 1, "red").ok());
+  auto third = feedback.Register("red-3", Archive("optimizer.py", false), 1, "red");
+  EXPECT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(third.status().message(), HasSubstr("2 submission(s) of today (UTC)"));
+  EXPECT_THAT(third.status().message(), HasSubstr("in 1 h 47 min"));
+  EXPECT_TRUE(feedback.Register("blue-1", Archive("optimizer.py", false), 1, "blue").ok());
+  // At 00:00:01 UTC the next day the quota is fresh.
+  clock.Advance(absl::Seconds(86400 - 1'700'000'000 % 86400 + 1));
+  EXPECT_TRUE(feedback.Register("red-3", Archive("optimizer.py", false), 1, "red").ok());
 }
 
 TEST_F(CompetitionTest, WarmStartBoardRunsTheSameJobsWithRealNamesOnItsOwnBoard) {

@@ -80,6 +80,8 @@ ABSL_FLAG(std::string, phase, "practice",
 ABSL_FLAG(bool, anonymize, false,
           "Hidden phases: optimizers see opaque parameter names p0, p1, ... (shuffled per "
           "problem with --seed); results are stored under the real names.");
+ABSL_FLAG(int, max_submissions_per_team_per_day, 0,
+          "Submissions a team may register per UTC day (0 = no daily limit).");
 ABSL_FLAG(int, max_submissions_per_team, 0,
           "Submissions one team may register in this phase (0 = no limit); with a limit, "
           "submissions must name their team (bbo submit --team).");
@@ -156,6 +158,8 @@ int main(int argc, char** argv) {
   opts.study.anonymize_seed = static_cast<uint64_t>(absl::GetFlag(FLAGS_seed));
   opts.allow_changed_problems = absl::GetFlag(FLAGS_allow_changed_problems);
   opts.competition.max_submissions_per_team = absl::GetFlag(FLAGS_max_submissions_per_team);
+  opts.competition.max_submissions_per_team_per_day =
+      absl::GetFlag(FLAGS_max_submissions_per_team_per_day);
   opts.competition.evaluate_once = absl::GetFlag(FLAGS_evaluate_once);
   opts.competition.warm_start_board = absl::GetFlag(FLAGS_warm_start_board);
   if (opts.competition.warm_start_board && !opts.study.anonymize) {
@@ -164,7 +168,8 @@ int main(int argc, char** argv) {
                  "warm-start board would repeat the main board)\n");
     return 2;
   }
-  if (opts.competition.max_submissions_per_team < 0) {
+  if (opts.competition.max_submissions_per_team < 0 ||
+      opts.competition.max_submissions_per_team_per_day < 0) {
     std::fprintf(stderr, "bbo-server: --max_submissions_per_team must be >= 0\n");
     return 2;
   }
