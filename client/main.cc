@@ -4,6 +4,7 @@
 //   bbo local SUBMISSION_DIR [--trials N] [--json]     score locally on the practice suite
 //   bbo submit SUBMISSION [--name NAME] [--team T] [--server H:P]   register a submission
 //   bbo status [--server H:P] [--json]                 submissions and their progress
+//   bbo withdraw SUBMISSION_ID [--server H:P]          cancel a submission's queued jobs
 //   bbo leaderboard [--server H:P] [--board main|warm-start] [--json]   the leaderboard
 //   bbo problems [--server H:P] [--json]               practice problems for remote studies
 //   bbo score RESULTS.csv [--random-search NAME] [--json]   offline Bayesmark scoring
@@ -157,6 +158,15 @@ int Main(int argc, char** argv) {
       ->default_val(server.address);
   AddTlsOptions(cmd_status, &tls);
   cmd_status->add_flag("--json", status.json, "JSON output");
+
+  WithdrawArgs withdraw;
+  auto* cmd_withdraw = app.add_subcommand(
+      "withdraw", "Cancel a submission's queued jobs (your team's; running studies finish).");
+  cmd_withdraw->add_option("SUBMISSION_ID", withdraw.submission_id, "As `bbo status` shows it")
+      ->required();
+  cmd_withdraw->add_option("--server", server.address, "bbo-server address")
+      ->default_val(server.address);
+  AddTlsOptions(cmd_withdraw, &tls);
 
   LeaderboardArgs board;
   auto* cmd_board = app.add_subcommand("leaderboard", "Show the current leaderboard.");
@@ -339,7 +349,7 @@ int Main(int argc, char** argv) {
   }
 
   if (cmd_local->parsed()) return RunLocalCommand(local);
-  const bool remote = cmd_submit->parsed() || cmd_status->parsed() || cmd_board->parsed() ||
+  const bool remote = cmd_submit->parsed() || cmd_status->parsed() || cmd_withdraw->parsed() || cmd_board->parsed() ||
                       (cmd_problems->parsed() && !cmd_problems_list->parsed()) ||
                       (cmd_report->parsed() && rep.results.empty() && rep.db.empty());
   if (remote && !LoadTls(tls, &server)) return 1;
@@ -350,6 +360,10 @@ int Main(int argc, char** argv) {
   if (cmd_status->parsed()) {
     status.server = server;
     return RunStatus(status);
+  }
+  if (cmd_withdraw->parsed()) {
+    withdraw.server = server;
+    return RunWithdraw(withdraw);
   }
   if (cmd_board->parsed()) {
     board.server = server;

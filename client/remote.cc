@@ -91,6 +91,17 @@ absl::StatusOr<v1::ListSubmissionsResponse> Remote::ListSubmissions() const {
       });
 }
 
+absl::StatusOr<v1::WithdrawSubmissionResponse> Remote::WithdrawSubmission(
+    int64_t submission_id) const {
+  auto stub = v1::CompetitionService::NewStub(Channel(server_, tls_, CompetitionArgs()));
+  v1::WithdrawSubmissionRequest request;
+  request.set_submission_id(submission_id);
+  return Invoke<v1::WithdrawSubmissionResponse>(
+      token_, tls_.enabled(), 30, [&](auto* ctx, auto* response) {
+        return stub->WithdrawSubmission(ctx, request, response);
+      });
+}
+
 absl::StatusOr<v1::GetLeaderboardResponse> Remote::GetLeaderboard(
     const v1::GetLeaderboardRequest& request) const {
   auto stub = v1::CompetitionService::NewStub(Channel(server_, tls_, CompetitionArgs()));

@@ -29,6 +29,7 @@ class Remote {
   absl::StatusOr<v1::RegisterSubmissionResponse> RegisterSubmission(
       const v1::RegisterSubmissionRequest& request) const;
   absl::StatusOr<v1::ListSubmissionsResponse> ListSubmissions() const;
+  absl::StatusOr<v1::WithdrawSubmissionResponse> WithdrawSubmission(int64_t submission_id) const;
   absl::StatusOr<v1::GetLeaderboardResponse> GetLeaderboard(
       const v1::GetLeaderboardRequest& request) const;
   // StudyService; deadline 30 s.

@@ -241,6 +241,15 @@ absl::StatusOr<RegisteredSubmission> Competition::Register(const Identity& who,
   return Register(name, archive, trials, team);
 }
 
+absl::StatusOr<int> Competition::Withdraw(const Identity& who, int64_t submission_id) {
+  RETURN_IF_ERROR(access_.RequireParticipant(who, "submissions"));
+  absl::StatusOr<SubmissionRecord> sub = store_->GetSubmission(submission_id);
+  if (!sub.ok() || sub->is_baseline || !access_.SeesSubmissionsOf(who, sub->team)) {
+    return absl::NotFoundError(absl::StrCat("no submission ", submission_id, " of yours"));
+  }
+  return store_->CancelQueuedJobs(submission_id, absl::StrCat("withdrawn by ", who.Describe()));
+}
+
 absl::StatusOr<std::vector<SubmissionStatus>> Competition::List(const Identity& who) {
   RETURN_IF_ERROR(access_.RequireParticipant(who, "submissions"));
   ASSIGN_OR_RETURN(std::vector<SubmissionStatus> all, List());

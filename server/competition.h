@@ -130,6 +130,11 @@ class Competition {
   absl::StatusOr<RegisteredSubmission> Register(const Identity& who, const std::string& name,
                                                 const std::string& archive, int trials,
                                                 const std::string& requested_team);
+  // Withdraws a submission: its queued jobs are cancelled (studies already running finish).
+  // Its team's token or an organizer's; a team asking for another team's submission gets the
+  // same NotFound as for an unknown id. Returns how many jobs were cancelled (0 when every job
+  // had started or finished).
+  absl::StatusOr<int> Withdraw(const Identity& who, int64_t submission_id);
   // Every submission (trusted callers).
   absl::StatusOr<std::vector<SubmissionStatus>> List();
   // The submissions `who` may see: a team its own, an organizer all.

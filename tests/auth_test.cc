@@ -348,6 +348,7 @@ TEST_F(AuthTest, ATeamSeesOnlyItsOwnSubmissionsAndCannotSubmitForAnother) {
   fs::create_directories(root_ / "sub");
   std::ofstream(root_ / "sub" / "optimizer.py") << "print('hi')\n";
   const std::string archive = *bbo::TarDirectory((root_ / "sub").string());
+  std::map<std::string, int64_t> ids;
   for (const char* team : {"alpha", "beta"}) {
     grpc::ClientContext ctx;
     As(ctx, tokens_[team]);
@@ -356,6 +357,7 @@ TEST_F(AuthTest, ATeamSeesOnlyItsOwnSubmissionsAndCannotSubmitForAnother) {
     req.set_archive(archive);
     bbo::v1::RegisterSubmissionResponse resp;
     ASSERT_TRUE(competition_->RegisterSubmission(&ctx, req, &resp).ok()) << team;
+    ids[team] = resp.submission_id();
   }
   grpc::ClientContext ctx;
   As(ctx, tokens_["beta"]);
@@ -364,6 +366,27 @@ TEST_F(AuthTest, ATeamSeesOnlyItsOwnSubmissionsAndCannotSubmitForAnother) {
   ASSERT_EQ(list.submissions_size(), 1);
   EXPECT_EQ(list.submissions(0).name(), "beta-1");
   EXPECT_EQ(list.submissions(0).team(), "beta");
+  const int64_t beta_id = list.submissions(0).submission_id();
+  // Withdrawing: beta cannot withdraw alpha's submission (answered as an unknown one), and
+  // withdrawing its own cancels its queued jobs.
+  auto withdraw = [&](const std::string& token, int64_t id, bbo::v1::WithdrawSubmissionResponse* r) {
+    grpc::ClientContext wctx;
+    As(wctx, token);
+    bbo::v1::WithdrawSubmissionRequest req;
+    req.set_submission_id(id);
+    return competition_->WithdrawSubmission(&wctx, req, r);
+  };
+  bbo::v1::WithdrawSubmissionResponse withdrawn;
+  EXPECT_EQ(beta_id, ids["beta"]);
+  const int64_t alpha_id = ids["alpha"];
+  grpc::Status foreign = withdraw(tokens_["beta"], alpha_id, &withdrawn);
+  EXPECT_EQ(foreign.error_code(), Code::NOT_FOUND);
+  EXPECT_EQ(withdraw(tokens_["beta"], 424242, &withdrawn).error_code(), Code::NOT_FOUND);
+  EXPECT_EQ(foreign.error_message(), "no submission " + std::to_string(alpha_id) + " of yours");
+  ASSERT_TRUE(withdraw(tokens_["beta"], beta_id, &withdrawn).ok());
+  EXPECT_EQ(withdrawn.jobs_cancelled(), 3);  // 1 problem x the default 3 trials, none started
+  ASSERT_TRUE(withdraw(tokens_["beta"], beta_id, &withdrawn).ok());
+  EXPECT_EQ(withdrawn.jobs_cancelled(), 0);
   grpc::ClientContext anon;
   As(anon, "");
   EXPECT_EQ(competition_->ListSubmissions(&anon, bbo::v1::ListSubmissionsRequest(), &list)

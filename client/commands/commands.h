@@ -60,6 +60,13 @@ struct StatusArgs {
 };
 int RunStatus(const StatusArgs& args);
 
+// bbo withdraw: cancel a submission's queued jobs.
+struct WithdrawArgs {
+  ServerArgs server;
+  int64_t submission_id = 0;
+};
+int RunWithdraw(const WithdrawArgs& args);
+
 // bbo leaderboard.
 struct LeaderboardArgs {
   ServerArgs server;

@@ -102,4 +102,13 @@ int RunStatus(const StatusArgs& a) {
   return 0;
 }
 
+int RunWithdraw(const WithdrawArgs& a) {
+  auto resp = Remote(a.server.address, a.server.token, a.server.tls)
+                  .WithdrawSubmission(a.submission_id);
+  if (!resp.ok()) return PrintRemoteError("withdraw", resp.status());
+  std::printf("withdrew submission %lld: %d queued job(s) cancelled; running studies finish\n",
+              static_cast<long long>(a.submission_id), resp->jobs_cancelled());
+  return 0;
+}
+
 }  // namespace bbo::client

@@ -40,6 +40,16 @@ grpc::Status CompetitionServiceImpl::ListSubmissions(grpc::ServerContext* contex
   return grpc::Status::OK;
 }
 
+grpc::Status CompetitionServiceImpl::WithdrawSubmission(grpc::ServerContext* context,
+                                                        const v1::WithdrawSubmissionRequest* req,
+                                                        v1::WithdrawSubmissionResponse* resp) {
+  BBO_RPC_WHO(who, context, "WithdrawSubmission");
+  absl::StatusOr<int> n = competition_->Withdraw(who, req->submission_id());
+  if (!n.ok()) return ToGrpcStatus(auth_->Audited(who, "WithdrawSubmission", n.status()));
+  resp->set_jobs_cancelled(*n);
+  return grpc::Status::OK;
+}
+
 grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext* context,
                                                     const v1::GetLeaderboardRequest* req,
                                                     v1::GetLeaderboardResponse* resp) {

@@ -69,6 +69,8 @@ class CompetitionServiceImpl final : public v1::CompetitionService::Service {
                                   v1::RegisterSubmissionResponse* resp) override;
   grpc::Status ListSubmissions(grpc::ServerContext*, const v1::ListSubmissionsRequest* req,
                                v1::ListSubmissionsResponse* resp) override;
+  grpc::Status WithdrawSubmission(grpc::ServerContext*, const v1::WithdrawSubmissionRequest* req,
+                                  v1::WithdrawSubmissionResponse* resp) override;
   grpc::Status GetLeaderboard(grpc::ServerContext*, const v1::GetLeaderboardRequest* req,
                               v1::GetLeaderboardResponse* resp) override;
 

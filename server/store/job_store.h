@@ -47,6 +47,10 @@ class JobStore {
                                  const std::string& error, int max_attempts) = 0;
   // The jobs of a submission by state (all zero for an unknown submission).
   virtual absl::StatusOr<JobCounts> CountJobs(int64_t submission_id) = 0;
+  // Marks every still-queued job of the submission failed with `reason` (leased and finished
+  // ones are left alone). Returns how many.
+  virtual absl::StatusOr<int> CancelQueuedJobs(int64_t submission_id,
+                                               const std::string& reason) = 0;
   // The boards that have jobs, sorted (kMainBoard, the empty name, first).
   virtual absl::StatusOr<std::vector<std::string>> ListBoards() = 0;
 };

@@ -217,6 +217,20 @@ absl::Status InMemoryStore::FinishJob(int64_t job_id, const std::string& worker_
   return absl::OkStatus();
 }
 
+absl::StatusOr<int> InMemoryStore::CancelQueuedJobs(int64_t submission_id,
+                                                    const std::string& reason) {
+  absl::MutexLock l(&mu_);
+  int n = 0;
+  for (auto& [id, job] : jobs_) {
+    if (job.record.submission_id == submission_id && job.record.state == JobState::kQueued) {
+      job.record.state = JobState::kFailed;
+      job.last_error = reason;
+      ++n;
+    }
+  }
+  return n;
+}
+
 absl::StatusOr<JobCounts> InMemoryStore::CountJobs(int64_t submission_id) {
   absl::MutexLock l(&mu_);
   JobCounts c;

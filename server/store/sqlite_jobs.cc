@@ -134,6 +134,16 @@ absl::Status SqliteStore::FinishJob(int64_t job_id, const std::string& worker_id
   return tx.Commit();
 }
 
+absl::StatusOr<int> SqliteStore::CancelQueuedJobs(int64_t submission_id,
+                                                  const std::string& reason) {
+  absl::MutexLock l(&mu_);
+  ASSIGN_OR_RETURN(auto* u, Stmt("UPDATE jobs SET state = 'failed', last_error = ?"
+                                 " WHERE submission_id = ? AND state = 'queued'"));
+  u->Bind(1, reason).Bind(2, submission_id);
+  RETURN_IF_ERROR(u->Run());
+  return db_->Changes();
+}
+
 absl::StatusOr<JobCounts> SqliteStore::CountJobs(int64_t submission_id) {
   absl::MutexLock l(&mu_);
   ASSIGN_OR_RETURN(auto* q, Stmt("SELECT state, COUNT(*) FROM jobs WHERE submission_id = ?"

@@ -202,6 +202,22 @@ TEST_P(StoreConformanceTest, BuiltinJobsAreLeasedOnlyByTheCoordinator) {
   EXPECT_FALSE(store_->LeaseBuiltinJob("coordinator", 10)->has_value());
 }
 
+TEST_P(StoreConformanceTest, CancellingQueuedJobsLeavesLeasedOnesAlone) {
+  int64_t sub = *store_->AddSubmission(Sub("a", 3), "", {"p"}, 1);
+  int64_t other = *store_->AddSubmission(Sub("b", 1), "", {"p"}, 1);
+  ASSERT_TRUE(store_->RegisterWorker("w1", "host", 1, 100).ok());
+  auto leased = store_->LeaseJob("w1", 130);
+  ASSERT_TRUE(leased.ok() && leased->has_value());
+  ASSERT_EQ((*leased)->submission_id, sub);
+  EXPECT_EQ(*store_->CancelQueuedJobs(sub, "withdrawn"), 2);
+  JobCounts c = *store_->CountJobs(sub);
+  EXPECT_EQ(c.queued, 0);
+  EXPECT_EQ(c.leased, 1);
+  EXPECT_EQ(c.failed, 2);
+  EXPECT_EQ(store_->CountJobs(other)->queued, 1);  // another submission is untouched
+  EXPECT_EQ(*store_->CancelQueuedJobs(sub, "again"), 0);
+}
+
 TEST_P(StoreConformanceTest, LeaseExpiryRequeuesAndAbandonsStudy) {
   int64_t sub = *store_->AddSubmission(Sub("a", 1), "", {"p"}, 1);
   ASSERT_TRUE(store_->RegisterWorker("w1", "host", 1, 100).ok());

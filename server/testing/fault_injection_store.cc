@@ -264,4 +264,10 @@ absl::StatusOr<std::vector<AuditRecord>> FaultInjectionStore::ListAudit(int limi
   return base_->ListAudit(limit);
 }
 
+absl::StatusOr<int> FaultInjectionStore::CancelQueuedJobs(int64_t submission_id,
+                                                          const std::string& reason) {
+  if (absl::Status s = Check("CancelQueuedJobs"); !s.ok()) return s;
+  return base_->CancelQueuedJobs(submission_id, reason);
+}
+
 }  // namespace bbo::testing
