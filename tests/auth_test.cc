@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <tuple>
 #include <string>
 #include <thread>
 #include <vector>
@@ -423,6 +424,32 @@ TEST_F(AuthTest, EachCallerHasItsOwnRateLimit) {
   // A second later alpha may call again.
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
   EXPECT_TRUE(list(tokens_["alpha"]).ok());
+}
+
+TEST_F(AuthTest, OversizedRequestsAreRefusedNamingTheLimit) {
+  // A worker token registering 10^9 slots or a 10 MB host name.
+  for (auto [host, slots, field] : {std::tuple{std::string("h"), 1000000000, "slots"},
+                                    std::tuple{std::string(10 << 20, 'h'), 1, "hostname"}}) {
+    grpc::ClientContext ctx;
+    As(ctx, tokens_["w1"]);
+    bbo::v1::RegisterWorkerRequest req;
+    req.set_hostname(host);
+    req.set_slots(slots);
+    bbo::v1::RegisterWorkerResponse resp;
+    grpc::Status s = worker_->RegisterWorker(&ctx, req, &resp);
+    EXPECT_EQ(s.error_code(), Code::INVALID_ARGUMENT) << field;
+    EXPECT_THAT(s.error_message(), HasSubstr(field));
+  }
+  // A 100 MB request (a categorical value, an archive) is refused before it is buffered.
+  grpc::ClientContext ctx;
+  As(ctx, tokens_["alpha"]);
+  bbo::v1::RegisterSubmissionRequest req;
+  req.set_name("huge");
+  req.set_archive(std::string(100 << 20, 'x'));
+  bbo::v1::RegisterSubmissionResponse resp;
+  EXPECT_EQ(competition_->RegisterSubmission(&ctx, req, &resp).error_code(),
+            Code::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(Snapshot(db_).find("huge"), std::string::npos);
 }
 
 }  // namespace
