@@ -5,10 +5,12 @@
 // credentials into an Identity; the rules about what an Identity may do live here, in the
 // domain, and are applied by the domain classes (StudyManager, Competition), never by handlers.
 //
-// Today's rule: in a hidden phase (feedback, final) the problems, practice studies on them,
-// per-problem results and the full scoring reports are for organizers only; submitting, the
-// overall leaderboard and the worker protocol are open. Teams and workers become identities of
-// their own later.
+// The rules: in a hidden phase (feedback, final) the problems, practice studies on them,
+// per-problem results and the full scoring reports are for organizers only. Submitting needs a
+// team token (the team is the token's) or an organizer's; the worker protocol needs a worker
+// token; practice studies and the submission list need a team or organizer token (a team sees
+// its own submissions). The overall leaderboard is open. `allow_anonymous` (loopback trials)
+// lets anonymous callers do what teams and workers do.
 //
 // Value types; thread-safe to share once constructed.
 

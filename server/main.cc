@@ -84,7 +84,7 @@ ABSL_FLAG(int, max_submissions_per_team_per_day, 0,
           "Submissions a team may register per UTC day (0 = no daily limit).");
 ABSL_FLAG(int, max_submissions_per_team, 0,
           "Submissions one team may register in this phase (0 = no limit); with a limit, "
-          "submissions must name their team (bbo submit --team).");
+          "submissions need a team token (bbo admin team add NAME).");
 ABSL_FLAG(bool, evaluate_once, false,
           "The final phase's rule: every submission runs once with --default_trials trials "
           "(submissions cannot choose), and an archive identical to a registered one is refused.");

@@ -132,6 +132,12 @@ absl::Status Worker::Run() {
         RETURN_IF_ERROR(Register(host, 1));
         continue;
       }
+      if (absl::IsUnauthenticated(job.status()) || absl::IsPermissionDenied(job.status())) {
+        // A revoked or wrong token does not heal by retrying: stop, and say why.
+        return absl::UnauthenticatedError(absl::StrCat(
+            "the coordinator refused this worker's token (", job.status().message(),
+            "); ask the organizer for a new one (bbo admin worker rotate NAME)"));
+      }
       spdlog::warn("lease failed: {}", job.status().ToString());
       env_->SleepFor(absl::Seconds(1));
       continue;

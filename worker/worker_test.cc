@@ -53,8 +53,12 @@ class ScriptedCoordinator : public CoordinatorClient {
   }
   absl::Status Heartbeat(const std::string&) override { return absl::OkStatus(); }
   absl::StatusOr<std::optional<JobLease>> Lease(const std::string&) override {
+    lease_calls++;
+    if (!lease_error.ok()) return lease_error;
     return std::optional<JobLease>();
   }
+  absl::Status lease_error;  // what Lease answers (OK: an empty queue)
+  int lease_calls = 0;
   absl::Status Finish(const std::string&, int64_t, const std::string& error) override {
     finished.push_back(error);
     return absl::OkStatus();
@@ -197,6 +201,21 @@ class WorkerCgroupTest : public WorkerTest {
 
   std::unique_ptr<CgroupManager> manager_;
 };
+
+TEST_F(WorkerTest, ARevokedTokenStopsTheWorkerWithItsReason) {
+  coordinator_.lease_error = absl::UnauthenticatedError("the token was revoked");
+  WorkerOptions opts;
+  opts.work_dir = (root_ / "work").string();
+  Sandbox sandbox{SandboxOptions()};
+  Worker worker(&coordinator_, &sandbox, opts);
+  ASSERT_TRUE(worker.Register("test", 1).ok());
+  absl::Status run = worker.Run();  // returns instead of retrying forever
+  worker.Stop();
+  EXPECT_TRUE(absl::IsUnauthenticated(run)) << run;
+  EXPECT_THAT(std::string(run.message()), HasSubstr("the token was revoked"));
+  EXPECT_THAT(std::string(run.message()), HasSubstr("bbo admin worker rotate"));
+  EXPECT_EQ(coordinator_.lease_calls, 1);
+}
 
 TEST_F(WorkerTest, RelaysAFullStudyAndFinishesTheJob) {
   UseOptimizer("ok");

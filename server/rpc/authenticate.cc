@@ -21,11 +21,15 @@ bool ConstantTimeEquals(absl::string_view a, absl::string_view b) {
 absl::StatusOr<Identity> Authenticator::Authenticate(const grpc::ServerContext* context,
                                                      const char* method) const {
   absl::StatusOr<Identity> who = Identify(context, method);
-  if (!who.ok() || limiter_ == nullptr || context == nullptr) return who;
+  if (!who.ok() || context == nullptr) return who;
+  // Every call made with an organizer's token is an organizer action: it goes to the audit.
+  if (who->is_organizer() && credentials_ != nullptr) {
+    credentials_->Audit(*who, method, true, context->peer());
+  }
   // Workers and organizers are the organizers' own machines: a busy worker host makes many
   // calls per second by design, and throttling it would break studies. Teams and anonymous
   // callers are limited.
-  if (who->is_worker() || who->is_organizer()) return who;
+  if (limiter_ == nullptr || who->is_organizer() || who->is_worker()) return who;
   // An anonymous caller is counted by its address (without the port).
   std::string key = who->Describe();
   if (who->role == Identity::Role::kAnonymous) {
