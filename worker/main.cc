@@ -60,8 +60,19 @@ namespace {
 std::vector<std::string> ProbeDirs(const bbo::WorkerOptions& opts) {
   std::vector<std::string> dirs;
   std::error_code ec;
-  const std::filesystem::path submissions = std::filesystem::path(opts.work_dir) / "submissions";
-  std::filesystem::create_directories(submissions, ec);
+  namespace fs = std::filesystem;
+  const fs::path work = opts.work_dir;
+  const fs::path submissions = work / "submissions";
+  fs::create_directories(submissions, ec);
+  fs::create_directories(work / "tmp", ec);
+  // The sandbox's unprivileged user must pass through these folders (whatever the umask made
+  // them): rwx--x--x, listing stays private to the worker.
+  const fs::perms traversable = fs::perms::owner_all | fs::perms::group_exec |
+                                fs::perms::others_exec;
+  for (const fs::path& d : {work, submissions, work / "tmp"}) {
+    std::error_code perm_ec;
+    fs::permissions(d, traversable, fs::perm_options::add, perm_ec);
+  }
   if (!ec) dirs.push_back(submissions.string());
   if (std::filesystem::is_directory(opts.python_dir, ec)) dirs.push_back(opts.python_dir);
   return dirs;
@@ -110,8 +121,8 @@ int main(int argc, char** argv) {
                  "this worker's privileges, network and file access. Use only for trusted code.");
   } else if (absl::Status s = bbo::Sandbox::Probe(opts.sandbox, ProbeDirs(opts)); !s.ok()) {
     spdlog::error("{}", std::string(s.message()));
-    spdlog::error("refusing to start without a sandbox; pass --insecure-no-sandbox to run "
-                  "trusted code unsandboxed");
+    spdlog::error("refusing to start without a working sandbox; fix the above (--insecure-no-"
+                  "sandbox would run submitted code with NO isolation: trusted code only)");
     return 1;
   }
 

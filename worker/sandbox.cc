@@ -161,6 +161,14 @@ absl::Status Sandbox::Probe(const SandboxOptions& options,
   int status = (*child)->Wait(absl::Seconds(10));
   if (status != 0) {
     const uid_t uid = geteuid() == 0 ? options.host_uid : geteuid();
+    const std::string tail = (*child)->StderrTail();
+    if (absl::StrContains(tail, "Permission denied")) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the sandbox's user (host uid ", uid, ") cannot reach a folder it needs: ", tail,
+          " Make these folders and every parent traversable by that uid (chmod o+x, or a "
+          "umask of 022 when creating them): ", cmd.submission_dir,
+          readable_dirs.empty() ? "" : ", ", absl::StrJoin(readable_dirs, ", ")));
+    }
     return absl::FailedPreconditionError(absl::StrCat(
         "bubblewrap, started as host uid ", uid, ", cannot set up the sandbox (exit status ",
         status, "): ", (*child)->StderrTail(),
