@@ -328,6 +328,21 @@ TEST_F(AuthTest, EveryCallerWithoutTheRightTokenIsRefusedAndChangesNothing) {
       ++refused;
     }
   }
+  // Posing as a worker (the leak of every team's code, and of a hidden problem's api_config and
+  // values through its jobs): only a worker token may register one.
+  for (const auto& [token, want] : {std::pair{std::string(), Code::UNAUTHENTICATED},
+                                    std::pair{unknown, Code::UNAUTHENTICATED},
+                                    std::pair{tokens_["gone"], Code::UNAUTHENTICATED},
+                                    std::pair{tokens_["beta"], Code::PERMISSION_DENIED},
+                                    std::pair{tokens_["alpha"], Code::PERMISSION_DENIED}}) {
+    grpc::ClientContext ctx;
+    As(ctx, token);
+    bbo::v1::RegisterWorkerRequest req;
+    req.set_hostname("pretender");
+    req.set_slots(1);
+    bbo::v1::RegisterWorkerResponse resp;
+    EXPECT_EQ(worker_->RegisterWorker(&ctx, req, &resp).error_code(), want);
+  }
   EXPECT_EQ(Snapshot(db_), before) << "a refused call changed the database";
   // Bad tokens and role refusals are in the audit log.
   EXPECT_GE(CountAuditRefusals(db_) - refusals_before, 4 * 2) << refused << " calls refused";
