@@ -1,5 +1,5 @@
-// Generated tasks (seed 004, Profet-style): how fast 1,000 tasks are generated and evaluated,
-// and how their value distributions compare with the real tasks they come from.
+// Generated tasks (Klein et al. (2019, Profet), Profet-style): how fast 1,000 tasks are generated
+// and evaluated, and how their value distributions compare with the real tasks they come from.
 //
 // Family 1: the 24 noiseless BBOB functions in 5-d (instance 1), a 128-point Sobol design.
 // Comparison on 1,000 random points per task: the quantiles of each task's standardized values

@@ -290,10 +290,10 @@ int Main(int argc, char** argv) {
                          "--suite generated: number of tasks")
       ->default_val(replay.suite_options.generated_tasks);
 
-  auto* cmd_tasks = app.add_subcommand(
-      "tasks",
-      "Designs of generated-task families (seed 004): run a family's design into a "
-      "SQLite file, list the families (organizers).");
+  auto* cmd_tasks = app.add_subcommand("tasks",
+                                       "Designs of generated-task families (Klein et al. (2019, "
+                                       "Profet)): run a family's design into a "
+                                       "SQLite file, list the families (organizers).");
   cmd_tasks->require_subcommand(1);
   TasksDesignArgs design;
   auto* cmd_design = cmd_tasks->add_subcommand(

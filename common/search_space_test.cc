@@ -12,7 +12,7 @@ namespace {
 using ::testing::HasSubstr;
 
 nlohmann::json Example() {
-  // PROTOCOL.md's example (seed 001).
+  // PROTOCOL.md's example (Turner et al. (2021)).
   return nlohmann::json::parse(R"({
     "C": {"type": "real", "space": "log", "range": [1.0, 1e3]},
     "kernel": {"type": "cat", "values": ["rbf", "linear"]},

@@ -11,7 +11,7 @@
 namespace bbo {
 namespace {
 
-// Adds seed 000 §3 attribute tags to a problem without touching its implementation.
+// Adds Dewancker et al. (2016) §3 attribute tags to a problem without touching its implementation.
 class TaggedProblem : public Problem {
  public:
   TaggedProblem(std::unique_ptr<Problem> inner, std::vector<std::string> attributes,

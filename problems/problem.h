@@ -41,8 +41,9 @@ class Problem {
   virtual std::optional<double> known_optimum() const = 0;
   // One human-readable line.
   virtual std::string description() const = 0;
-  // What makes the problem hard, as seed 000 §3 tags test functions ("unimodal", "multimodal",
-  // "noisy", "oscillatory", "boundary optimum", "mixed integer", "discrete valued", "nonsmooth",
+  // What makes the problem hard, as Dewancker et al. (2016) §3 tags test functions ("unimodal",
+  // "multimodal", "noisy", "oscillatory", "boundary optimum", "mixed integer", "discrete valued",
+  // "nonsmooth",
   // ...); reports break rankings down by these tags.
   virtual std::vector<std::string> attributes() const { return {}; }
   // Where the problem comes from, for listings and reports: "classic", "mixed", "bbob",

@@ -10,7 +10,8 @@
 //   ml         OpenCV / XGBoost models x datasets x metrics, scored by cross-validation
 //   sklearn    Bayesmark's scikit-learn grid, run by python/problems/sklearn_pack.py as external
 //              problems (/usr/bin/python3)
-//   generated  tasks generated from a family of real tasks (seed 004; task_generator.h): the
+//   generated  tasks generated from a family of real tasks (Klein et al. (2019, Profet);
+//   task_generator.h): the
 //              built-in families are listed by GeneratedFamilies(); `bbo tasks design` stores a
 //              family's design in a file that SuiteOptions::design_file loads
 //

@@ -63,7 +63,7 @@ struct ReportOptions {
   BootstrapOptions bootstrap;
   // Bootstrap replicates of the anytime average fractional rank.
   int anytime_replicates = 200;
-  // Familywise level of the Mann-Whitney tests (seed 000 §2.2).
+  // Familywise level of the Mann-Whitney tests (Dewancker et al. (2016) §2.2).
   double familywise_alpha = 0.05;
   std::map<std::string, ProblemInfo> problem_info;
   std::vector<std::string> warnings;

@@ -5,8 +5,8 @@
 // page with the leaderboard, the bootstrap and Borda tables, and inline SVG plots of the score,
 // anytime and attainment curves and of every method's score on every problem.
 //
-// Scores shown are seed 001 eq. 7: 100 x (1 - mean-perf), where 100 means the best known value
-// was found every time and 0 means random search's expected best with the same budget.
+// Scores shown are Turner et al. (2021) eq. 7: 100 x (1 - mean-perf), where 100 means the best
+// known value was found every time and 0 means random search's expected best with the same budget.
 //
 // All functions are pure and thread-safe; none throws.
 

@@ -1,7 +1,8 @@
 #ifndef BBO_SCORING_ANYTIME_H_
 #define BBO_SCORING_ANYTIME_H_
 
-// Anytime views of performance (seed 002 §1, seed 004 §4.2), per batch t:
+// Anytime views of performance (Wurth et al. (PolarBear) §1, Klein et al. (2019, Profet) §4.2), per
+// batch t:
 //  - ECDF of runtime-to-target: for each problem the targets are random search's expected best
 //    after each batch, rand-mean-perf_pt for t = 0..T-1 (targets from a random-search design:
 //    "as good as random search after t + 1 batches"). A trial reaches a target at the first batch
@@ -10,7 +11,7 @@
 //  - Average fractional rank: on each problem and batch the methods are ranked by their mean
 //    clipped normalized performance over trials (ties share the average rank); the fractional
 //    rank is (rank - 1) / (k - 1) (0 = best, 1 = worst); averaged over problems and over B
-//    bootstrap resamples of the trials (seed 004 §4.2).
+//    bootstrap resamples of the trials (Klein et al. (2019, Profet) §4.2).
 // Pure functions; thread-safe.
 
 #include <map>

@@ -2,10 +2,11 @@
 #define BBO_SCORING_BASELINE_H_
 
 // The per-problem reference values every score is normalized with (Bayesmark
-// experiment_baseline.compute_baseline; seed 003 "How scoring works"; seed 001 App. B, where
-// clip_p enters eq. 3, S'_ptn = min(S_ptn, clip_p), and opt_p and clip_p the normalization of
-// eq. 5, norm-mean-perf_pt = (mean-perf_pt - opt_p) / (clip_p - opt_p)):
-//   clip_p            = the median of single random-search evaluations (seed 003: "the median
+// experiment_baseline.compute_baseline; Bayesmark's "How scoring works"; Turner et al. (2021) App.
+// B, where clip_p enters eq. 3, S'_ptn = min(S_ptn, clip_p), and opt_p and clip_p the normalization
+// of eq. 5, norm-mean-perf_pt = (mean-perf_pt - opt_p) / (clip_p - opt_p)):
+//   clip_p            = the median of single random-search evaluations (Bayesmark's "How scoring
+//   works": "the median
 //                       score after a single function evaluation", rand-med-perf_p0 for a batch
 //                       size of 1),
 //   opt_p             = an estimate of the global minimum: the best value any method (random
@@ -17,7 +18,7 @@
 //   rand-mean-perf_pt = cumulative minimum over t of min(clip_p, expected_min(min(clip_p,
 //                       random evals), m_t)).
 // Random-search evaluations are iid across batches and trials, so the pooled estimators use all
-// of them at once instead of averaging random-search trials (seed 003).
+// of them at once instead of averaging random-search trials (Bayesmark's "How scoring works").
 
 #include <cmath>
 #include <optional>

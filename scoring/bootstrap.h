@@ -1,11 +1,11 @@
 #ifndef BBO_SCORING_BOOTSTRAP_H_
 #define BBO_SCORING_BOOTSTRAP_H_
 
-// Bootstrap rank confidence sets (seed 001 §4.1, eq. 1): for each replicate, every method's N
-// trial scores on each problem are resampled with replacement, its leaderboard score recomputed
-// (mean over problems of the mean clipped normalized performance at the last batch), and the
-// methods ranked. Over B replicates this gives each method's rank distribution, its probability
-// of being in the top k, and the most frequent top-k rankings (seed 001 Table 3).
+// Bootstrap rank confidence sets (Turner et al. (2021) §4.1, eq. 1): for each replicate, every
+// method's N trial scores on each problem are resampled with replacement, its leaderboard score
+// recomputed (mean over problems of the mean clipped normalized performance at the last batch), and
+// the methods ranked. Over B replicates this gives each method's rank distribution, its probability
+// of being in the top k, and the most frequent top-k rankings (Turner et al. (2021) Table 3).
 //
 // Replicate i draws from its own generator seeded by (seed, i), so results do not depend on the
 // number of threads. Thread-safe (pure function); runs on `threads` threads.
@@ -20,7 +20,7 @@
 namespace bbo::scoring {
 
 struct BootstrapOptions {
-  // B, the number of bootstrap replicates (seed 001: 10^4).
+  // B, the number of bootstrap replicates (Turner et al. (2021): 10^4).
   int replicates = 10000;
   uint64_t seed = 1;
   // Worker threads; 0 = the hardware's.

@@ -1,12 +1,12 @@
 #ifndef BBO_SCORING_BORDA_H_
 #define BBO_SCORING_BORDA_H_
 
-// Nonparametric ranking of optimizers (seed 000 §2.2): on each problem, pairwise two-sided
-// Mann-Whitney tests on Best Found give a partial ranking by number of losses; methods tied on
-// that are separated by the same test on the Area Under Curve of the best-seen trace; remaining
-// ties stay. Each problem's ranking is a ballot; ballots are aggregated with Borda counts, the
-// number of first places and the number of top-three places (ties credited to everyone tied).
-// Lower values are better throughout (minimization). Pure functions; thread-safe.
+// Nonparametric ranking of optimizers (Dewancker et al. (2016) §2.2): on each problem, pairwise
+// two-sided Mann-Whitney tests on Best Found give a partial ranking by number of losses; methods
+// tied on that are separated by the same test on the Area Under Curve of the best-seen trace;
+// remaining ties stay. Each problem's ranking is a ballot; ballots are aggregated with Borda
+// counts, the number of first places and the number of top-three places (ties credited to everyone
+// tied). Lower values are better throughout (minimization). Pure functions; thread-safe.
 
 #include <string>
 #include <vector>

@@ -1,7 +1,7 @@
 #ifndef BBO_SCORING_ESTIMATORS_H_
 #define BBO_SCORING_ESTIMATORS_H_
 
-// Distribution-free estimators Bayesmark's scoring uses (seed 003 "How scoring works"):
+// Distribution-free estimators Bayesmark's scoring uses (Bayesmark's "How scoring works"):
 //   quantile      - the q-quantile as an order statistic,
 //   min_quantile  - the q-quantile of the minimum of m iid draws, from a pooled sample,
 //   expected_min  - the unbiased L-estimator of E[min of m iid draws], from a pooled sample.

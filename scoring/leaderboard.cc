@@ -15,8 +15,8 @@
 namespace bbo::scoring {
 namespace {
 
-// Seed 001 eq. 2: S_ptn = cumm-min_t F_ptn; with a visible loss, the held-out value at the
-// running argmin of the visible one.
+// Turner et al. (2021) eq. 2: S_ptn = cumm-min_t F_ptn; with a visible loss, the held-out value at
+// the running argmin of the visible one.
 std::vector<double> CumMinImpl(const TrialCurve& c) {
   const std::vector<double>& f = c.batch_min;
   std::vector<double> s(f.size());
@@ -133,7 +133,7 @@ absl::Status Aggregate(MethodResult& r, int n_batches, double alpha,
     r.med_perf_ci.push_back(med.ci);
     r.normalized_mean_perf.push_back(r.mean_perf.back() / rand_mean_perf[t]);
   }
-  // Seed 001 eq. 7.
+  // Turner et al. (2021) eq. 7.
   r.score = 100 * (1 - r.mean_perf.back());
   double sum_med = 0;
   for (const ProblemResult& p : r.problems) sum_med += p.norm_median_clip_last;
@@ -198,7 +198,7 @@ absl::StatusOr<ProblemResult> ScoreProblem(const std::string& method, const std:
       col[n] = S[n][t];
     }
     pr.norm_mean_perf[t] = sum / static_cast<double>(S.size());
-    // Seed 003 "Median scores": (med_n S - opt) / (rand-med-perf_pt - opt).
+    // Bayesmark's "Median scores": (med_n S - opt) / (rand-med-perf_pt - opt).
     ASSIGN_OR_RETURN(QuantileWithCI med, QuantileAndCI(col, 0.5, input.alpha));
     const double denom = base.rand_med_perf[t] - base.opt;
     pr.norm_med_perf[t] = (med.estimate - base.opt) / denom;

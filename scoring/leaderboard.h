@@ -1,9 +1,10 @@
 #ifndef BBO_SCORING_LEADERBOARD_H_
 #define BBO_SCORING_LEADERBOARD_H_
 
-// The leaderboard: Bayesmark normalized mean and median scores (seed 003 "How scoring works";
-// seed 001 Appendix B eqs. 2-7) computed from per-study batch minima and the pooled random-search
-// baseline evaluations. Pure computation: no I/O, no SQLite. Thread-compatible (no shared state).
+// The leaderboard: Bayesmark normalized mean and median scores (Bayesmark's "How scoring works";
+// Turner et al. (2021) Appendix B eqs. 2-7) computed from per-study batch minima and the pooled
+// random-search baseline evaluations. Pure computation: no I/O, no SQLite. Thread-compatible (no
+// shared state).
 
 #include <cstdint>
 #include <map>
@@ -22,7 +23,7 @@ namespace bbo::scoring {
 struct TrialCurve {
   // F_{pmtn}: minimum objective value over the points of batch t, t = 0..n_batches-1. +inf for
   // a batch whose evaluations all crashed, or that never ran because the study was cut off (the
-  // cumulative minimum then carries the best so far forward: seed 001 §3.4).
+  // cumulative minimum then carries the best so far forward: Turner et al. (2021) §3.4).
   std::vector<double> batch_min;
   // Optional, for scoring a held-out loss (Bayesmark's generalization objective): the visible
   // loss the optimizer saw, per batch its minimum, with batch_min holding the held-out loss of
@@ -51,45 +52,50 @@ struct ScoringInput {
 struct ProblemResult {
   std::string problem;
   int trials = 0;
-  // norm-mean-perf_{pmt} for t = 0..n_batches-1 (seed 003; per-trial normalized, clipped to
+  // norm-mean-perf_{pmt} for t = 0..n_batches-1 (Bayesmark's "How scoring works"; per-trial
+  // normalized, clipped to
   // [-1, 1] as Bayesmark's compute_aggregates does, then averaged over trials).
   std::vector<double> norm_mean_perf;
   // norm-med-perf_{pmt} for t = 0..n_batches-1, and its (1 - alpha) confidence interval from
-  // the order statistics of the trials (seed 003; Bayesmark quantile_and_CI).
+  // the order statistics of the trials (Bayesmark's "How scoring works"; Bayesmark
+  // quantile_and_CI).
   std::vector<double> norm_med_perf;
   std::vector<Interval> norm_med_ci;
   // 100 x (1 - norm_mean_perf at the last batch).
   double score = 0;
-  // median over trials of the clamped normalized S at the last batch (seed 001 Table 2).
+  // median over trials of the clamped normalized S at the last batch (Turner et al. (2021) Table
+  // 2).
   double norm_median_clip_last = 0;
 };
 
 struct MethodResult {
   std::string method;
-  // mean-perf_{mt} (seed 001 eq. 6) for every batch t, with its Student-t half-width over
-  // problems (+inf with one problem).
+  // mean-perf_{mt} (Turner et al. (2021) eq. 6) for every batch t, with its Student-t half-width
+  // over problems (+inf with one problem).
   std::vector<double> mean_perf;
   std::vector<double> mean_perf_eb;
-  // med-perf_{mt} (seed 003 median-of-medians) for every batch t, with its CI.
+  // med-perf_{mt} (Bayesmark's "How scoring works" median-of-medians) for every batch t, with its
+  // CI.
   std::vector<double> med_perf;
   std::vector<Interval> med_perf_ci;
-  // norm-mean-perf_{mt} = mean-perf_{mt} / rand-mean-perf_t (seed 003): random search is 1.
+  // norm-mean-perf_{mt} = mean-perf_{mt} / rand-mean-perf_t (Bayesmark's "How scoring works"):
+  // random search is 1.
   std::vector<double> normalized_mean_perf;
-  // RS-equivalent evaluations (seed 001 Table 2): the number m of random-search evaluations whose
-  // pooled expected performance, mean over problems of (E[min(clip, min of m draws)] - opt) /
-  // (clip - opt), equals mean-perf at the last batch; linear between integers. `rs_bound` says
-  // whether it is exact, a lower bound (better than the pooled sample can resolve: "> value"),
-  // or an upper bound (no better than one random guess: "<= 1").
+  // RS-equivalent evaluations (Turner et al. (2021) Table 2): the number m of random-search
+  // evaluations whose pooled expected performance, mean over problems of (E[min(clip, min of m
+  // draws)] - opt) / (clip - opt), equals mean-perf at the last batch; linear between integers.
+  // `rs_bound` says whether it is exact, a lower bound (better than the pooled sample can resolve:
+  // "> value"), or an upper bound (no better than one random guess: "<= 1").
   double rs_equivalent_evals = 0;
   enum class Bound { kExact, kAtLeast, kAtMost } rs_bound = Bound::kExact;
   // rs_equivalent_evals / (batch_size x n_batches).
   double rs_efficiency = 0;
-  // Seed 001 eq. 7: 100 x (1 - mean-perf_{m,T}) with T the last batch.
+  // Turner et al. (2021) eq. 7: 100 x (1 - mean-perf_{m,T}) with T the last batch.
   double score = 0;
-  // 100 x (1 - med-perf_{m,T}) (seed 003's median summary; random search scores 0).
+  // 100 x (1 - med-perf_{m,T}) (Bayesmark's median summary; random search scores 0).
   double median_score = 0;
-  // Seed 001 Table 2's "Median" column: eq. 7 with the median instead of the mean across trials,
-  // 100 x (1 - mean_p median_n clamp((S_pTn - opt_p) / (clip_p - opt_p), -1, 1)).
+  // Turner et al. (2021) Table 2's "Median" column: eq. 7 with the median instead of the mean
+  // across trials, 100 x (1 - mean_p median_n clamp((S_pTn - opt_p) / (clip_p - opt_p), -1, 1)).
   double table2_median_score = 0;
   std::vector<ProblemResult> problems;
   // False when the method has no trial on some problem of the input.
@@ -102,7 +108,8 @@ struct Leaderboard {
   // Sorted by score, best first; ties keep method-name order.
   std::vector<MethodResult> rows;
   std::map<std::string, ProblemBaseline> baselines;
-  // rand-mean-perf_t = mean_p (rand-mean-perf_pt - opt_p) / (clip_p - opt_p) (seed 003).
+  // rand-mean-perf_t = mean_p (rand-mean-perf_pt - opt_p) / (clip_p - opt_p) (Bayesmark's "How
+  // scoring works").
   std::vector<double> rand_mean_perf;
 };
 
@@ -130,8 +137,8 @@ class ScoringCache {
   std::unique_ptr<Impl> impl_;
 };
 
-// S_t of one trial: the cumulative minimum of its batch minima (seed 001 eq. 2), or with a
-// visible loss the held-out value at its running argmin.
+// S_t of one trial: the cumulative minimum of its batch minima (Turner et al. (2021) eq. 2), or
+// with a visible loss the held-out value at its running argmin.
 std::vector<double> BestSoFar(const TrialCurve& trial);
 
 // Computes every method's scores. Adds a row named `baseline_row_name` (unless empty) for random

@@ -142,7 +142,8 @@ TEST(LeaderboardSummaryTest, NormalizedMeanErrorBarsAndRsEquivalents) {
   EXPECT_NEAR(a.rs_equivalent_evals, 3.0, 1e-9);
   EXPECT_EQ(a.rs_bound, MethodResult::Bound::kExact);
   EXPECT_NEAR(a.rs_efficiency, 0.75, 1e-9);  // 3 / (2 x 2)
-  // Random search itself needs exactly its 4 evaluations: efficiency 1 (seed 001 Table 2).
+  // Random search itself needs exactly its 4 evaluations: efficiency 1 (Turner et al. (2021) Table
+  // 2).
   EXPECT_NEAR(Row(*board, "rs").rs_equivalent_evals, 4.0, 1e-9);
   EXPECT_NEAR(Row(*board, "rs").rs_efficiency, 1.0, 1e-9);
   EXPECT_EQ(Row(*board, "perfect").rs_bound, MethodResult::Bound::kAtLeast);

@@ -1,8 +1,8 @@
 #ifndef BBO_SCORING_MANN_WHITNEY_H_
 #define BBO_SCORING_MANN_WHITNEY_H_
 
-// The two-sided Mann-Whitney U test (seed 000 §2.2), which ranks optimizers per problem without
-// assuming normality. Pure functions; thread-safe.
+// The two-sided Mann-Whitney U test (Dewancker et al. (2016) §2.2), which ranks optimizers per
+// problem without assuming normality. Pure functions; thread-safe.
 
 #include <vector>
 
@@ -38,7 +38,7 @@ absl::StatusOr<MannWhitneyResult> MannWhitneyUSorted(const std::vector<double>& 
                                                      int exact_max = 25);
 
 // The per-test significance that keeps the familywise error of all k(k-1)/2 pairwise tests at
-// most `familywise` (seed 000 §2.2): 1 - (1 - familywise)^(1 / (k(k-1)/2)).
+// most `familywise` (Dewancker et al. (2016) §2.2): 1 - (1 - familywise)^(1 / (k(k-1)/2)).
 double PairwiseAlpha(double familywise, int k);
 
 }  // namespace bbo::scoring

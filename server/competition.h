@@ -4,8 +4,8 @@
 // Competition: submissions and the leaderboard. Registering a submission validates its files
 // (optimizer.py or an executable `optimizer` at the top), stores a normalised archive and queues
 // one job per problem x trial. The leaderboard is computed from the Store with the Bayesmark
-// scoring of scoring/leaderboard.h (seed 001 eq. 7) against the coordinator's own random-search
-// baseline studies. Thread-safe.
+// scoring of scoring/leaderboard.h (Turner et al. (2021) eq. 7) against the coordinator's own
+// random-search baseline studies. Thread-safe.
 
 #include <atomic>
 #include <cstdint>
@@ -45,7 +45,7 @@ struct CompetitionOptions {
   int64_t seed = 20201;
   // opt_p: false (default) -> Bayesmark's estimator, the best value any method (random search
   // included) has observed on the problem; true -> the lower of that and the problem's best
-  // known optimum, so 100 means "the best known optimum every time" (seed 001 §3.3).
+  // known optimum, so 100 means "the best known optimum every time" (Turner et al. (2021) §3.3).
   bool use_known_optimum = false;
   // Name of the competition phase this coordinator runs (reports are labelled with it).
   std::string phase = "practice";
@@ -56,12 +56,13 @@ struct CompetitionOptions {
   int max_submissions_per_team = 0;
   // Submissions per team per UTC day (0 = no daily limit); counted by registration time.
   int max_submissions_per_team_per_day = 0;
-  // The final phase's rule (seed 001 §3): every submission is evaluated once, with the phase's
-  // number of trials (default_trials; a submission cannot choose), and an archive identical to
-  // one already registered is refused rather than run again.
+  // The final phase's rule (Turner et al. (2021) §3): every submission is evaluated once, with the
+  // phase's number of trials (default_trials; a submission cannot choose), and an archive identical
+  // to one already registered is refused rather than run again.
   bool evaluate_once = false;
   // Also run every submission, on the same problems and seeds, with the real parameter names
-  // for a second, "warm-start" board (seed 001 §4.7). Only meaningful with anonymized studies.
+  // for a second, "warm-start" board (Turner et al. (2021) §4.7). Only meaningful with anonymized
+  // studies.
   bool warm_start_board = false;
   // A hidden phase: per-problem results and the scoring reports are for organizers only
   // (server/access.h).

@@ -435,7 +435,7 @@ TEST_F(CompetitionTest, DailyQuotaPerTeamResetsAtMidnightUtc) {
 }
 
 TEST_F(CompetitionTest, WarmStartBoardRunsTheSameJobsWithRealNamesOnItsOwnBoard) {
-  // A final phase with anonymized names and the warm-start board (seed 001 §4.7).
+  // A final phase with anonymized names and the warm-start board (Turner et al. (2021) §4.7).
   StudyOptions so;
   so.budget.batch_size = 4;
   so.budget.n_batches = 3;

@@ -158,7 +158,7 @@ absl::StatusOr<OpenedStudy> StudyManager::Open(StudyRecord rec, const Problem* p
   rec.state = StudyState::kRunning;
   rec.problem_signature = SignatureOf(problem);
   std::shared_ptr<const Anonymization> anonymization;
-  // The warm-start board reruns the phase's jobs with the real names (seed 001 §4.7).
+  // The warm-start board reruns the phase's jobs with the real names (Turner et al. (2021) §4.7).
   if (options_.anonymize && rec.board != kWarmStartBoard) {
     ASSIGN_OR_RETURN(Anonymization a,
                      Anonymize(problem->space(), problem->name(), options_.anonymize_seed));

@@ -8,11 +8,11 @@
 // The coordinator's clock runs while the optimizer holds the turn: from the moment a study is
 // opened or a batch's values are returned until the next batch (or failure report) arrives.
 // A turn longer than the per-suggest budget, or a study total over the study budget, cuts the
-// study off (DeadlineExceeded); its best value so far stands (seed 001 §3.4). Invalid points are
-// replaced one by one by random-search points and the errors are recorded on the study (the
-// study goes on); a suggest failure gets a whole random-search batch; a dead optimizer ends the
-// study as failed with its best so far. Every batch (points, values, timings, errors) is written
-// to the Store in one transaction before the values are returned.
+// study off (DeadlineExceeded); its best value so far stands (Turner et al. (2021) §3.4). Invalid
+// points are replaced one by one by random-search points and the errors are recorded on the study
+// (the study goes on); a suggest failure gets a whole random-search batch; a dead optimizer ends
+// the study as failed with its best so far. Every batch (points, values, timings, errors) is
+// written to the Store in one transaction before the values are returned.
 //
 // Ending a study is decided in memory first: from then on it accepts no more batches
 // (DeadlineExceeded once cut off, FailedPrecondition otherwise). The end is then written to the

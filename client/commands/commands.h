@@ -147,7 +147,7 @@ struct ReplayArgs {
 };
 int RunReplay(const ReplayArgs& args);
 
-// bbo tasks design / bbo tasks list: generated-task designs (seed 004).
+// bbo tasks design / bbo tasks list: generated-task designs (Klein et al. (2019, Profet)).
 struct TasksDesignArgs {
   std::string family;
   std::string out;

@@ -210,7 +210,8 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
       report["leaderboard_score"] = Num(row.score);
       report["median_score"] = Num(row.median_score);
       report["problems"] = problems_json;
-      // norm-mean-perf at the last batch (seed 003): 0 = optimum every time, 1 = one random guess.
+      // norm-mean-perf at the last batch (Bayesmark's "How scoring works"): 0 = optimum every time,
+      // 1 = one random guess.
       report["normalized_mean_perf"] = normalized;
     }
   }

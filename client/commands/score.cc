@@ -52,11 +52,13 @@ int RunScore(const ScoreArgs& a) {
                 100 * r.mean_perf_eb.back(), r.table2_median_score, iters.c_str(),
                 r.rs_efficiency);
   }
-  std::printf("(score: seed 001 eq. 7; +/-: Student-t half-width over problems; median: seed 001 "
-              "Table 2; RS iters: random-search evaluations with the same expected score, vs %d "
-              "used)\n",
-              evals);
-  std::printf("\nBootstrap ranks (B = %d, seed 001 eq. 1): P(rank 1), P(top %d)\n",
+  std::printf(
+      "(score: Turner et al. (2021) eq. 7; +/-: Student-t half-width over problems; median: Turner "
+      "et al. (2021) "
+      "Table 2; RS iters: random-search evaluations with the same expected score, vs %d "
+      "used)\n",
+      evals);
+  std::printf("\nBootstrap ranks (B = %d, Turner et al. (2021) eq. 1): P(rank 1), P(top %d)\n",
               ranks->replicates, a.bootstrap.top_k);
   for (size_t m = 0; m < ranks->methods.size(); ++m) {
     std::printf("%-28s %7.3f %7.3f\n", ranks->methods[m].c_str(),

@@ -1,5 +1,5 @@
-// bbo tasks design / bbo tasks list: designs of generated-task families (seed 004,
-// problems/generated/task_generator.h), for organizers.
+// bbo tasks design / bbo tasks list: designs of generated-task families (Klein et al. (2019,
+// Profet), problems/generated/task_generator.h), for organizers.
 //
 //   bbo tasks design --family F --out design.sqlite [--points N] [--seed S]
 //       Evaluates the real tasks of family F (registry.h GeneratedFamilies(): "bbob-d5",

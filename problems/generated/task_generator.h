@@ -1,10 +1,10 @@
 #ifndef BBO_PROBLEMS_GENERATED_TASK_GENERATOR_H_
 #define BBO_PROBLEMS_GENERATED_TASK_GENERATOR_H_
 
-// Generated benchmark tasks in the spirit of Profet (seed 004): new objective functions that
-// resemble a family of real tasks (e.g. one model tuned on several datasets), cheap to evaluate
-// and deterministic given a seed, so a hidden suite can hold any number of tasks nobody has
-// seen.
+// Generated benchmark tasks in the spirit of Profet (Klein et al. (2019, Profet)): new objective
+// functions that resemble a family of real tasks (e.g. one model tuned on several datasets), cheap
+// to evaluate and deterministic given a seed, so a hidden suite can hold any number of tasks nobody
+// has seen.
 //
 //  1. Design: every real task of the family is evaluated at the same n scrambled-free Sobol
 //     points of their shared search space (in warped coordinates scaled to [0, 1]^d). The design

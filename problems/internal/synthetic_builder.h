@@ -72,8 +72,8 @@ class SuiteBuilder {
 // ---------------------------------------------------------------------------------------------
 // Instance helpers.
 
-// Uniform in [lo, hi] with a fractional part in [0.05, 0.95]: seed 000 §3 warns that optima on
-// integer coordinates flatter optimizers that probe them. Precondition: hi - lo >= 1.
+// Uniform in [lo, hi] with a fractional part in [0.05, 0.95]: Dewancker et al. (2016) §3 warns that
+// optima on integer coordinates flatter optimizers that probe them. Precondition: hi - lo >= 1.
 double OffGrid(std::mt19937_64& rng, double lo, double hi);
 std::vector<double> OffGridVector(std::mt19937_64& rng, int dim, double lo, double hi);
 double Uniform(std::mt19937_64& rng, double lo, double hi);

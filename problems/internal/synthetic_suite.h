@@ -1,15 +1,16 @@
 #ifndef BBO_PROBLEMS_INTERNAL_SYNTHETIC_SUITE_H_
 #define BBO_PROBLEMS_INTERNAL_SYNTHETIC_SUITE_H_
 
-// The attribute-tagged synthetic suite of seed 000 §3: closed-form problems with known optima,
-// each tagged with the attributes reports break rankings down by (kSyntheticAttributes).
+// The attribute-tagged synthetic suite of Dewancker et al. (2016) §3: closed-form problems with
+// known optima, each tagged with the attributes reports break rankings down by
+// (kSyntheticAttributes).
 //
 // Every problem is instantiated from the suite seed: a fixed random shift of the optimum (and a
 // random rotation for the non-separable ones), drawn per problem from a generator seeded by
-// (seed, problem name), so adding a problem never moves the others. Following seed 000's warning,
-// no optimum sits at the centre of its domain or on integer coordinates: real coordinates of the
-// optima have a fractional part in [0.05, 0.95], and box bounds that carry an optimum ("boundary
-// optimum" problems) are non-integers too. Names do not depend on the seed.
+// (seed, problem name), so adding a problem never moves the others. Following Dewancker et al.
+// (2016)'s warning, no optimum sits at the centre of its domain or on integer coordinates: real
+// coordinates of the optima have a fractional part in [0.05, 0.95], and box bounds that carry an
+// optimum ("boundary optimum" problems) are non-integers too. Names do not depend on the seed.
 //
 // Families: "bbob" for BBOB functions wrapped from bbob.h ("syn_bbob_f15_d10"; instance drawn from
 // the seed), "synthetic" for the rest ("syn_rastrigin_rot_d10").
@@ -33,8 +34,8 @@
 
 namespace bbo::problems_internal {
 
-// The attribute vocabulary of seed 000 §3 (plus "separable" and "ill-conditioned"). Every suite
-// problem carries at least one of them; some also carry BBOB group names such as
+// The attribute vocabulary of Dewancker et al. (2016) §3 (plus "separable" and "ill-conditioned").
+// Every suite problem carries at least one of them; some also carry BBOB group names such as
 // "moderate conditioning".
 inline constexpr const char* kSyntheticAttributes[] = {
     "noisy",           "oscillatory",     "unimodal",      "multimodal", "boundary optimum",

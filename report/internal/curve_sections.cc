@@ -96,7 +96,8 @@ std::string RenderScorePlot(const std::vector<MethodRow>& rows, MethodStyles& st
   if (svg.empty()) return "";
   return absl::StrCat(
       HowTo("The score of each method after every batch, 100 × (1 − mean normalized performance "
-            "at that batch) (seed 001 eq. 7): 100 = the best known value found every time, "
+            "at that batch) (Turner et al. (2021) eq. 7): 100 = the best known value found every "
+            "time, "
             "0 = random search's expected best with the same number of evaluations. Higher is "
             "better. The shaded band is ± the error bar (clipped to the plot; absent where the "
             "error bar is undefined)."),
@@ -113,7 +114,8 @@ std::string RenderEcdf(const std::vector<MethodRow>& rows, const json& report,
   return absl::StrCat(
       HowTo("Targets are random search's expected best after 1, 2, … batches on each problem. "
             "The curve is the fraction of (problem, target, trial) triples a method has reached "
-            "by each batch (seed 002 §1): 1 = every target reached. Higher and further left is "
+            "by each batch (Wurth et al. (PolarBear) §1): 1 = every target reached. Higher and "
+            "further left is "
             "better; the area under the curve rewards being good early as well as at the end."),
       "<figure>", svg, "</figure>\n", caption);
 }
@@ -133,7 +135,8 @@ std::string RenderFractionalRank(const std::vector<MethodRow>& rows, const json&
           "performance; the fractional rank (rank − 1) / (methods − 1) is 0 for the best and 1 "
           "for the worst, averaged over problems and ",
           General(replicates),
-          " bootstrap resamples of the trials (seed 004 §4.2). Lower is better.")),
+          " bootstrap resamples of the trials (Klein et al. (2019, Profet) §4.2). Lower is "
+          "better.")),
       "<figure>", svg, "</figure>\n", caption);
 }
 

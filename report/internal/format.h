@@ -30,7 +30,7 @@ std::string Percent(double fraction);
 // below what a screen shows). Non-finite values print as snprintf does ("nan", "inf").
 std::string Coord(double v);
 
-// The score of a normalized performance, 100 x (1 - perf) (seed 001 eq. 7).
+// The score of a normalized performance, 100 x (1 - perf) (Turner et al. (2021) eq. 7).
 double Score(double perf);
 
 // At most `max_chars` code points of `text`, with "…" appended when cut; never splits a UTF-8

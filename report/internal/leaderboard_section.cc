@@ -27,7 +27,8 @@ std::string RsEquivalent(const json& row) {
 
 std::string RenderLeaderboard(const std::vector<MethodRow>& rows) {
   std::string out = HowTo(
-      "Score = 100 × (1 − mean normalized performance after the last batch) (seed 001 eq. 7): "
+      "Score = 100 × (1 − mean normalized performance after the last batch) (Turner et al. (2021) "
+      "eq. 7): "
       "100 means the best known value of every problem was found every time, 0 means the best "
       "value random search is expected to find with the same budget; negative scores are worse "
       "than random search. ± is the error bar of the score. Median score uses the median over "

@@ -114,7 +114,7 @@ std::string RenderBootstrap(const json& report) {
       Get(boot, "seed").is_null()
           ? ""
           : absl::StrCat(" (random seed ", HtmlEscape(Str(Get(boot, "seed"))), ")"),
-      " and the leaderboard recomputed (seed 001 §4.1). P(top ", k,
+      " and the leaderboard recomputed (Turner et al. (2021) §4.1). P(top ", k,
       ") is the share of replicates in which the method ranks among the best ", k,
       "; the rank interval holds the central ",
       std::isfinite(alpha) ? General(100 * (1 - alpha)) : "(1 − α)",
@@ -174,7 +174,8 @@ std::string RenderBorda(const json& report, const MethodStyles& styles) {
       "found (ties broken by the area under the best-so-far curve) at a familywise level of ",
       General(Num(Get(np, "familywise_alpha"))), " (per test ",
       General(Num(Get(np, "pairwise_alpha"))),
-      "; seed 000 §2.2). Each problem's ranking is a ballot. Borda = total number of methods "
+      "; Dewancker et al. (2016) §2.2). Each problem's ranking is a ballot. Borda = total number "
+      "of methods "
       "beaten significantly, summed over problems; Firsts and Top three count the problems on "
       "which the method ranked first or in the top three (ties count for everyone tied). Higher "
       "is better in every column."));

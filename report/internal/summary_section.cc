@@ -41,7 +41,8 @@ std::string RenderSummary(const json& report, const std::vector<Section>& sectio
   absl::StrAppend(&out, "</dl>\n");
   absl::StrAppend(
       &out,
-      HowTo("Every score on this page is 100 × (1 − mean normalized performance) (seed 001 "
+      HowTo("Every score on this page is 100 × (1 − mean normalized performance) (Turner et al. "
+            "(2021) "
             "eq. 7): 100 = the best known value of every problem found every time, 0 = the best "
             "value random search is expected to find with the same number of evaluations; "
             "negative = worse than random search. Each section below says how to read it; "

@@ -1,8 +1,9 @@
 #ifndef BBO_SCORING_INTERNAL_RESAMPLE_H_
 #define BBO_SCORING_INTERNAL_RESAMPLE_H_
 
-// The inner loop of the bootstrap (seed 001 §4.1): the sum of n values drawn with replacement
-// from x[0..n). It runs 10^4 x methods x problems times per report, so it is written for speed:
+// The inner loop of the bootstrap (Turner et al. (2021) §4.1): the sum of n values drawn with
+// replacement from x[0..n). It runs 10^4 x methods x problems times per report, so it is written
+// for speed:
 //  - four xoshiro256+ streams step together; each step yields 16 candidate 16-bit numbers
 //    (stream l gives candidates 4l..4l+3, low bits first);
 //  - candidate c becomes index (c n) >> 16, or is rejected when (c n) mod 2^16 < 2^16 mod n

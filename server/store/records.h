@@ -32,7 +32,8 @@ struct SubmissionRecord {
 
 // The boards of a phase. Every job belongs to one: the phase's own board (kMainBoard) or, in a
 // final phase that also produces one, the warm-start board (kWarmStartBoard), on which the same
-// submissions run the same problems and seeds with the real parameter names (seed 001 §4.7).
+// submissions run the same problems and seeds with the real parameter names (Turner et al. (2021)
+// §4.7).
 inline constexpr char kMainBoard[] = "";
 inline constexpr char kWarmStartBoard[] = "warm-start";
 
