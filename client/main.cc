@@ -79,8 +79,8 @@ int Main(int argc, char** argv) {
   CLI::App app{"bbo: the bbo-arena command line (black-box optimization competitions)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("bbo ") + BBO_VERSION);
-  // The organizer token for hidden phases: `bbo --token T ...` or the BBO_TOKEN environment
-  // variable (preferred: it does not show in the process list).
+  // The caller's token (a team's or an organizer's): `bbo --token_file F`, the BBO_TOKEN
+  // environment variable, or `bbo --token T` (shows in the process list).
   ServerArgs server;
   if (const char* env = std::getenv("BBO_TOKEN")) server.token = env;
   app.add_option("--token", server.token,

@@ -2,10 +2,9 @@
 #define BBO_CLIENT_REMOTE_H_
 
 // Everything gRPC the CLI does: one call per method to a bbo-server, each on its own channel
-// (plaintext, or TLS when a CA is given) with the call's deadline and, when an organizer token
-// is set, the "authorization: Bearer <token>" metadata. gRPC errors come back as absl::Status
-// with gRPC's code and message. No gRPC header is included here (only the Protobuf messages).
-// Thread-compatible.
+// (plaintext, or TLS when a CA is given) with the call's deadline and, when a token is set, the
+// "authorization: Bearer <token>" metadata. gRPC errors come back as absl::Status with gRPC's code
+// and message. No gRPC header is included here (only the Protobuf messages). Thread-compatible.
 
 #include <string>
 
@@ -20,7 +19,7 @@ namespace bbo::client {
 
 class Remote {
  public:
-  // `server`: "host:port". `token`: the organizer token ("" = none). `tls`: the CA (and client
+  // `server`: "host:port". `token`: the caller's token ("" = none). `tls`: the CA (and client
   // certificate) of a TLS server; disabled = plaintext. A TLS mismatch with the server ends the
   // call with Unavailable well within its deadline.
   Remote(std::string server, std::string token, ClientTls tls = ClientTls());

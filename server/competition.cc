@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -185,28 +186,30 @@ absl::StatusOr<RegisteredSubmission> Competition::Register(const std::string& na
   rec.trials = trials;
   rec.team = team;
   absl::MutexLock l(&register_mu_);
+  // Withdrawn submissions and those the platform lost (see CountChargedSubmissions) are free.
+  constexpr absl::string_view kFree =
+      "; withdrawn submissions and those lost to the platform do not count";
   if (options_.max_submissions_per_team > 0) {
-    ASSIGN_OR_RETURN(int used, store_->CountTeamSubmissions(team));
+    ASSIGN_OR_RETURN(
+        int used, store_->CountChargedSubmissions(team, -std::numeric_limits<double>::infinity()));
     if (used >= options_.max_submissions_per_team) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "team \"", team, "\" has used its ", options_.max_submissions_per_team,
-          " submission(s) in phase \"", options_.phase, "\""));
+      return absl::ResourceExhaustedError(
+          absl::StrCat("team \"", team, "\" has used its ", options_.max_submissions_per_team,
+                       " submission(s) in phase \"", options_.phase, "\"", kFree));
     }
   }
   if (options_.max_submissions_per_team_per_day > 0) {
     // The UTC day of now: [day_start, day_start + 1 day).
     const double now = clock_->NowSeconds();
     const double day_start = std::floor(now / 86400.0) * 86400.0;
-    ASSIGN_OR_RETURN(std::vector<SubmissionRecord> all, store_->ListSubmissions());
-    int today = 0;
-    for (const SubmissionRecord& s : all) today += s.team == team && s.created_at >= day_start;
+    ASSIGN_OR_RETURN(int today, store_->CountChargedSubmissions(team, day_start));
     if (today >= options_.max_submissions_per_team_per_day) {
       const int minutes = static_cast<int>(std::ceil((day_start + 86400.0 - now) / 60.0));
       return absl::ResourceExhaustedError(absl::StrCat(
           "team \"", team, "\" has used its ", options_.max_submissions_per_team_per_day,
           " submission(s) of today (UTC) in phase \"", options_.phase,
-          "\"; the next day starts at 00:00 UTC, in ", minutes / 60, " h ", minutes % 60,
-          " min"));
+          "\"; the next day starts at 00:00 UTC, in ", minutes / 60, " h ", minutes % 60, " min",
+          kFree));
     }
   }
   if (options_.evaluate_once) {

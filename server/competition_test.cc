@@ -412,7 +412,45 @@ TEST_F(CompetitionTest, PerTeamLimitNeedsATeamAndCountsItsSubmissions) {
   // A refused submission leaves nothing behind; the team is stored with the others.
   EXPECT_FALSE(store_->FindSubmission("red-3")->has_value());
   EXPECT_EQ((*store_->FindSubmission("red-2"))->team, "red");
-  EXPECT_EQ(*store_->CountTeamSubmissions("red"), 2);
+  EXPECT_EQ(*store_->CountChargedSubmissions("red", 0), 2);
+}
+
+// Withdrawing a queued submission gives its quota back; one with scored studies keeps counting.
+TEST_F(CompetitionTest, AWithdrawnQueuedSubmissionDoesNotCountAgainstTheQuota) {
+  CompetitionOptions co;
+  co.phase = "final";
+  co.max_submissions_per_team = 1;
+  co.max_submissions_per_team_per_day = 1;
+  Competition final_phase(store_.get(), problems_.get(), &clock_, 4, 3, co);
+  const Identity red = Identity::Team("red");
+  auto first = final_phase.Register(red, "red-1", Archive("optimizer.py", false), 1, "");
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto refused = final_phase.Register(red, "red-2", Archive("optimizer", true), 1, "");
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(refused.status().message(), HasSubstr("withdrawn submissions"));
+  // Another team cannot withdraw it (and is not told it exists).
+  EXPECT_EQ(final_phase.Withdraw(Identity::Team("blue"), first->submission_id).status().code(),
+            absl::StatusCode::kNotFound);
+  ASSERT_EQ(*final_phase.Withdraw(red, first->submission_id), first->jobs);
+  auto second = final_phase.Register(red, "red-2", Archive("optimizer", true), 1, "");
+  ASSERT_TRUE(second.ok()) << second.status();
+  // red-2 plays one study to a scored end, then is withdrawn: it still counts.
+  auto job = store_->LeaseJob("w", 100);
+  ASSERT_TRUE(job.ok() && job->has_value());
+  ASSERT_EQ((*job)->submission_id, second->submission_id);
+  StudyRecord study;
+  study.job_id = (*job)->id;
+  study.submission_id = (*job)->submission_id;
+  study.problem = (*job)->problem;
+  study.trial = (*job)->trial;
+  study.board = (*job)->board;
+  int64_t study_id = *store_->CreateStudy(study);
+  ASSERT_TRUE(store_->EndStudy(study_id, StudyState::kCompleted, "done", 0, 0).ok());
+  ASSERT_TRUE(store_->FinishJob((*job)->id, "w", "", 3).ok());
+  ASSERT_TRUE(final_phase.Withdraw(red, second->submission_id).ok());
+  EXPECT_EQ(
+      final_phase.Register(red, "red-3", Archive("optimizer.py", false), 1, "").status().code(),
+      absl::StatusCode::kResourceExhausted);
 }
 
 TEST_F(CompetitionTest, DailyQuotaPerTeamResetsAtMidnightUtc) {

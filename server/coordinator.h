@@ -42,10 +42,9 @@ struct CoordinatorOptions {
   // studies (its results would then mix two different problems).
   bool allow_changed_problems = false;
   // A hidden phase (feedback, final): problems, per-problem results and the full report are
-  // served to organizers only (server/access.h); the transport (server/rpc/authenticate.h)
-  // recognizes them by this token.
+  // served to organizers only (server/access.h), whom the transport
+  // (server/rpc/authenticate.h) recognizes by their tokens (`bbo admin organizer add`).
   bool hidden_phase = false;
-  std::string organizer_token;
   // No identities (server/access.h): anyone who reaches the port may submit, host jobs and
   // open practice studies. For loopback trials only; bbo-server refuses it on other addresses.
   bool allow_anonymous = false;

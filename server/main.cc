@@ -97,10 +97,10 @@ ABSL_FLAG(bool, allow_changed_problems, false,
           "one recorded with its earlier studies in --db.");
 ABSL_FLAG(bool, hidden, false,
           "A hidden phase: problems, per-problem results and scoring reports are served only to "
-          "callers with the organizer token (see --organizer_token_file).");
+          "callers with an organizer token (`bbo admin --db DB organizer add NAME`).");
 ABSL_FLAG(std::string, organizer_token_file, "",
-          "File holding the organizer token (first line). Clients send it as `authorization: "
-          "Bearer <token>` (bbo --token or BBO_TOKEN).");
+          "Removed: a plaintext token file could be neither revoked nor audited. Issue an "
+          "organizer token with `bbo admin --db DB organizer add NAME`.");
 ABSL_FLAG(double, rate_limit_per_s, 200,
           "Calls per second one team token or one anonymous address may make on average "
           "(0 = no limit; workers and organizers are not limited); over it a call is refused "
@@ -184,17 +184,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!absl::GetFlag(FLAGS_organizer_token_file).empty()) {
-    std::ifstream in(absl::GetFlag(FLAGS_organizer_token_file));
-    std::getline(in, opts.organizer_token);
-    if (!in && opts.organizer_token.empty()) {
-      std::fprintf(stderr, "bbo-server: cannot read --organizer_token_file %s\n",
-                   absl::GetFlag(FLAGS_organizer_token_file).c_str());
-      return 2;
-    }
-    if (opts.organizer_token.size() < 16) {
-      std::fprintf(stderr, "bbo-server: the organizer token must have at least 16 characters\n");
-      return 2;
-    }
+    std::fprintf(stderr,
+                 "bbo-server: --organizer_token_file was removed (a token kept in plaintext could "
+                 "be neither revoked nor audited). Issue an organizer token into the phase's "
+                 "database instead: bbo admin --db %s organizer add NAME\n",
+                 absl::GetFlag(FLAGS_db).c_str());
+    return 2;
   }
   opts.queue.lease_ttl_s = absl::GetFlag(FLAGS_lease_ttl_s);
   opts.queue.heartbeat_interval_s = std::max(0.2, opts.queue.lease_ttl_s / 6);

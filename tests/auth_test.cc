@@ -421,6 +421,37 @@ TEST_F(AuthTest, ATeamSeesOnlyItsOwnSubmissionsAndCannotSubmitForAnother) {
       competition_->ListSubmissions(&new_ctx, bbo::v1::ListSubmissionsRequest(), &list).ok());
 }
 
+// Organizers of a hidden phase are known by database tokens only: the old plaintext token file
+// is refused with what to do instead, and revoking an organizer takes effect at once.
+TEST_F(AuthTest, OrganizersAreDatabaseTokensThatRevokeAtOnce) {
+  const fs::path file = root_ / "organizer.token";
+  std::ofstream(file) << "organizer-secret-0123456789\n";
+  server_.reset();
+  bbo::testing::SpawnedProcess legacy(
+      {BBO_SERVER_BIN, "--listen=127.0.0.1:0", "--db=" + db_, "--problem_set=test", "--hidden",
+       "--organizer_token_file=" + file.string()},
+      (root_ / "legacy.log").string());
+  EXPECT_EQ(legacy.WaitExit(std::chrono::seconds(20)), std::optional<int>(2));
+  std::ifstream log(root_ / "legacy.log");
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, HasSubstr("--organizer_token_file was removed"));
+  EXPECT_THAT(text, HasSubstr("bbo admin --db " + db_ + " organizer add NAME"));
+
+  const std::string organizer = Admin("organizer add alice");
+  StartServer({"--hidden"});
+  auto list = [&](const std::string& token) {
+    grpc::ClientContext ctx;
+    As(ctx, token);
+    bbo::v1::ListProblemsResponse resp;
+    return study_->ListProblems(&ctx, bbo::v1::ListProblemsRequest(), &resp).error_code();
+  };
+  EXPECT_EQ(list(organizer), grpc::StatusCode::OK);
+  EXPECT_EQ(list(tokens_["alpha"]), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(list("organizer-secret-0123456789"), grpc::StatusCode::UNAUTHENTICATED);
+  Admin("organizer revoke alice");
+  EXPECT_EQ(list(organizer), grpc::StatusCode::UNAUTHENTICATED);
+}
+
 TEST_F(AuthTest, EachCallerHasItsOwnRateLimit) {
   StartServer({"--rate_limit_per_s=2", "--rate_limit_burst=3"});
   auto list = [&](const std::string& token) {

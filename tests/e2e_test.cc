@@ -452,11 +452,8 @@ TEST_F(E2eTest, ScoringServiceServesTheReportAndBboReportWritesIt) {
 }
 
 TEST_F(E2eTest, HiddenAnonymizedPhaseServesOrganizersOnlyAndHidesNames) {
-  const fs::path token_file = root_ / "organizer.token";
-  const std::string token = "organizer-secret-0123456789";
-  std::ofstream(token_file) << token << "\n";
-  StartServer({"--phase=final", "--hidden", "--anonymize",
-               "--organizer_token_file=" + token_file.string()});
+  StartServer({"--phase=final", "--hidden", "--anonymize"});
+  const std::string token = organizer_token_;
   StartWorker();
   // The optimizer raises (and its study fails) if it ever sees a real parameter name.
   int64_t id = Submit("anon_check", 2);

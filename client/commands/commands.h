@@ -24,7 +24,7 @@ namespace bbo::client {
 struct ServerArgs {
   // "host:port".
   std::string address = "127.0.0.1:50051";
-  // The organizer token for hidden phases ("" = none).
+  // The caller's token: a team's or an organizer's ("" = anonymous).
   std::string token;
   // TLS: the CA of the server's certificate and, for servers that require one, this client's
   // certificate and key (--ca_file, --cert_file, --key_file or $BBO_CA_FILE, ...), read by

@@ -2,8 +2,7 @@
 #define BBO_SERVER_RPC_AUTHENTICATE_H_
 
 // Transport authentication: turns a call's gRPC metadata (`authorization: Bearer <token>`) into
-// an Identity (server/access.h) through the coordinator's Credentials (server/identity.h), or
-// the legacy organizer token of `bbo-server --organizer_token_file` (compared in constant time).
+// an Identity (server/access.h) through the coordinator's Credentials (server/identity.h).
 // What an Identity may do is decided by the domain, not here. A call without a token is
 // anonymous; a call with a wrong, revoked or malformed token is refused (UNAUTHENTICATED) and
 // written to the audit log. Thread-safe.
@@ -20,13 +19,11 @@ namespace bbo::rpc {
 
 class Authenticator {
  public:
-  // `credentials` (not owned) may be null: only the organizer token then authenticates. An
-  // empty `organizer_token`: no legacy organizer token.
+  // `credentials` (not owned) may be null: every token is then refused.
   // `limiter` (not owned; null = none) bounds each team's and each anonymous address's calls
   // (workers and organizers are not limited).
-  Authenticator(const Credentials* credentials, std::string organizer_token,
-                RateLimiter* limiter = nullptr)
-      : credentials_(credentials), token_(std::move(organizer_token)), limiter_(limiter) {}
+  explicit Authenticator(const Credentials* credentials, RateLimiter* limiter = nullptr)
+      : credentials_(credentials), limiter_(limiter) {}
 
   // The caller's identity; Unauthenticated for a bad token (audited as `method`);
   // ResourceExhausted when the caller is over its rate limit.
@@ -41,7 +38,6 @@ class Authenticator {
   absl::StatusOr<Identity> Identify(const grpc::ServerContext* context, const char* method) const;
 
   const Credentials* credentials_;
-  const std::string token_;
   RateLimiter* limiter_;
 };
 

@@ -120,12 +120,24 @@ absl::StatusOr<std::vector<SubmissionRecord>> InMemoryStore::FindSubmissionsByDi
                           digest);
 }
 
-absl::StatusOr<int> InMemoryStore::CountTeamSubmissions(const std::string& team) {
+absl::StatusOr<int> InMemoryStore::CountChargedSubmissions(const std::string& team,
+                                                           double created_since) {
   absl::MutexLock l(&mu_);
-  return static_cast<int>(
-      SubmissionsWhere([](const SubmissionRecord& s, const std::string& t) { return s.team == t; },
-                       team)
-          .size());
+  // Submissions with a job that has not failed, or with a scored study.
+  std::set<int64_t> charged, with_jobs;
+  for (const auto& [id, job] : jobs_) {
+    with_jobs.insert(job.record.submission_id);
+    if (job.record.state != JobState::kFailed) charged.insert(job.record.submission_id);
+  }
+  for (const auto& [id, study] : studies_) {
+    if (IsScoredState(study.record.state)) charged.insert(study.record.submission_id);
+  }
+  int n = 0;
+  for (const auto& [id, sub] : submissions_) {
+    n += sub.record.team == team && sub.record.created_at >= created_since &&
+         (charged.count(id) > 0 || with_jobs.count(id) == 0);
+  }
+  return n;
 }
 
 // --- jobs

@@ -35,7 +35,8 @@ class InMemoryStore : public Store {
   absl::StatusOr<std::vector<SubmissionRecord>> ListSubmissions() override;
   absl::StatusOr<std::vector<SubmissionRecord>> FindSubmissionsByDigest(
       const std::string& digest) override;
-  absl::StatusOr<int> CountTeamSubmissions(const std::string& team) override;
+  absl::StatusOr<int> CountChargedSubmissions(const std::string& team,
+                                              double created_since) override;
 
   // JobStore
   absl::StatusOr<std::optional<JobRecord>> LeaseJob(const std::string& worker_id,

@@ -39,7 +39,8 @@ class SqliteStore : public Store {
   absl::StatusOr<std::vector<SubmissionRecord>> ListSubmissions() override;
   absl::StatusOr<std::vector<SubmissionRecord>> FindSubmissionsByDigest(
       const std::string& digest) override;
-  absl::StatusOr<int> CountTeamSubmissions(const std::string& team) override;
+  absl::StatusOr<int> CountChargedSubmissions(const std::string& team,
+                                              double created_since) override;
 
   // JobStore (sqlite_jobs.cc)
   absl::StatusOr<std::optional<JobRecord>> LeaseJob(const std::string& worker_id,

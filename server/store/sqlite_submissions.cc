@@ -100,10 +100,17 @@ absl::StatusOr<std::vector<SubmissionRecord>> SqliteStore::FindSubmissionsByDige
   return ReadSubmissions(*q);
 }
 
-absl::StatusOr<int> SqliteStore::CountTeamSubmissions(const std::string& team) {
+absl::StatusOr<int> SqliteStore::CountChargedSubmissions(const std::string& team,
+                                                         double created_since) {
   absl::MutexLock l(&mu_);
-  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT COUNT(*) FROM submissions WHERE team = ?"));
-  q->Bind(1, team);
+  ASSIGN_OR_RETURN(
+      auto* q,
+      Stmt("SELECT COUNT(*) FROM submissions s WHERE s.team = ? AND s.created_at >= ? AND ("
+           " NOT EXISTS (SELECT 1 FROM jobs j WHERE j.submission_id = s.id)"
+           " OR EXISTS (SELECT 1 FROM jobs j WHERE j.submission_id = s.id AND j.state != 'failed')"
+           " OR EXISTS (SELECT 1 FROM studies t WHERE t.submission_id = s.id AND t.state IN"
+           " ('completed', 'cut_off', 'failed')))"));
+  q->Bind(1, team).Bind(2, created_since);
   ASSIGN_OR_RETURN(int64_t n, ScalarInt(*q));
   return static_cast<int>(n);
 }

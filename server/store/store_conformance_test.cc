@@ -152,9 +152,11 @@ TEST_P(StoreConformanceTest, SubmissionsAreFoundByIdNameDigestAndTeam) {
   auto all = *store_->ListSubmissions();
   ASSERT_EQ(all.size(), 3u);
   EXPECT_EQ(all[2].name, "c");
-  EXPECT_EQ(*store_->CountTeamSubmissions("red"), 2);
-  EXPECT_EQ(*store_->CountTeamSubmissions(""), 1);
-  EXPECT_EQ(*store_->CountTeamSubmissions("blue"), 0);
+  EXPECT_EQ(*store_->CountChargedSubmissions("red", 0), 2);
+  EXPECT_EQ(*store_->CountChargedSubmissions("", 0), 1);
+  EXPECT_EQ(*store_->CountChargedSubmissions("blue", 0), 0);
+  EXPECT_EQ(*store_->CountChargedSubmissions("red", 1), 2);  // created at 1: at or after
+  EXPECT_EQ(*store_->CountChargedSubmissions("red", 1.5), 0);
   // The baseline is never a duplicate of a submission.
   auto same = *store_->FindSubmissionsByDigest("same");
   ASSERT_EQ(same.size(), 2u);
@@ -216,6 +218,48 @@ TEST_P(StoreConformanceTest, CancellingQueuedJobsLeavesLeasedOnesAlone) {
   EXPECT_EQ(c.failed, 2);
   EXPECT_EQ(store_->CountJobs(other)->queued, 1);  // another submission is untouched
   EXPECT_EQ(*store_->CancelQueuedJobs(sub, "again"), 0);
+}
+
+// A submission counts against its team's quotas unless the platform returned nothing for it:
+// every job failed (withdrawn, or lost until its attempts ran out) and no study was scored.
+TEST_P(StoreConformanceTest, ChargedSubmissionsLeaveOutWhatThePlatformLost) {
+  auto red = [](const std::string& name, int trials = 1) {
+    SubmissionRecord s = Sub(name, trials);
+    s.team = "red";
+    return s;
+  };
+  // Withdrawn while queued: free.
+  int64_t withdrawn = *store_->AddSubmission(red("withdrawn"), "", {"p"}, 1);
+  ASSERT_EQ(*store_->CancelQueuedJobs(withdrawn, "withdrawn"), 1);
+  EXPECT_EQ(*store_->CountChargedSubmissions("red", 0), 0);
+  // Its worker vanished and the lease expired on the last attempt: free.
+  ASSERT_TRUE(store_->AddSubmission(red("lost"), "", {"p"}, 1).ok());
+  JobRecord lost = **store_->LeaseJob("w", 10);
+  int64_t lost_study = Study(lost);
+  ASSERT_TRUE(store_->ExpireLeases(20, 1).ok());
+  ASSERT_EQ(store_->GetStudy(lost_study)->state, StudyState::kAbandoned);
+  EXPECT_EQ(*store_->CountChargedSubmissions("red", 0), 0);
+  // Scored: charged.
+  ASSERT_TRUE(store_->AddSubmission(red("scored"), "", {"p"}, 1).ok());
+  PlayJob(**store_->LeaseJob("w", 100), {1.0});
+  EXPECT_EQ(*store_->CountChargedSubmissions("red", 0), 1);
+  // One study scored, then withdrawn: charged.
+  int64_t partly = *store_->AddSubmission(red("partly", 2), "", {"p"}, 1);
+  PlayJob(**store_->LeaseJob("w", 100), {2.0});
+  ASSERT_EQ(*store_->CancelQueuedJobs(partly, "withdrawn"), 1);
+  EXPECT_EQ(*store_->CountChargedSubmissions("red", 0), 2);
+  // The optimizer died (a scored, failed study) and then the job failed: charged.
+  ASSERT_TRUE(store_->AddSubmission(red("died"), "", {"p"}, 1).ok());
+  JobRecord died = **store_->LeaseJob("w", 100);
+  int64_t died_study = Study(died);
+  ASSERT_TRUE(store_->EndStudy(died_study, StudyState::kFailed, "optimizer died", 0, 0).ok());
+  ASSERT_TRUE(store_->FinishJob(died.id, "w", "host error", 1).ok());
+  ASSERT_EQ(store_->GetJob(died.id)->state, JobState::kFailed);
+  EXPECT_EQ(*store_->CountChargedSubmissions("red", 0), 3);
+  // Queued or running: charged.
+  ASSERT_TRUE(store_->AddSubmission(red("queued"), "", {"p"}, 1).ok());
+  EXPECT_EQ(*store_->CountChargedSubmissions("red", 0), 4);
+  EXPECT_EQ(*store_->CountChargedSubmissions("blue", 0), 0);
 }
 
 TEST_P(StoreConformanceTest, LeaseExpiryRequeuesAndAbandonsStudy) {

@@ -48,8 +48,12 @@ class SubmissionStore {
   // The non-baseline submissions whose archive has this digest, by id.
   virtual absl::StatusOr<std::vector<SubmissionRecord>> FindSubmissionsByDigest(
       const std::string& digest) = 0;
-  // How many submissions `team` has registered.
-  virtual absl::StatusOr<int> CountTeamSubmissions(const std::string& team) = 0;
+  // How many of `team`'s submissions registered at or after `created_since` (seconds since the
+  // epoch) count against its quotas: all but those the platform returned nothing for, that is
+  // whose every job has failed (withdrawn while queued, or lost to workers and restarts until
+  // its attempts ran out) while none of their studies reached a scored end.
+  virtual absl::StatusOr<int> CountChargedSubmissions(const std::string& team,
+                                                      double created_since) = 0;
 };
 
 }  // namespace bbo

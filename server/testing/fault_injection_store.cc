@@ -85,9 +85,10 @@ absl::StatusOr<std::vector<SubmissionRecord>> FaultInjectionStore::FindSubmissio
   return base_->FindSubmissionsByDigest(digest);
 }
 
-absl::StatusOr<int> FaultInjectionStore::CountTeamSubmissions(const std::string& team) {
-  if (absl::Status s = Check("CountTeamSubmissions"); !s.ok()) return s;
-  return base_->CountTeamSubmissions(team);
+absl::StatusOr<int> FaultInjectionStore::CountChargedSubmissions(const std::string& team,
+                                                                 double created_since) {
+  if (absl::Status s = Check("CountChargedSubmissions"); !s.ok()) return s;
+  return base_->CountChargedSubmissions(team, created_since);
 }
 
 absl::StatusOr<std::optional<JobRecord>> FaultInjectionStore::LeaseJob(const std::string& worker_id,

@@ -46,7 +46,8 @@ class FaultInjectionStore : public Store {
   absl::StatusOr<std::vector<SubmissionRecord>> ListSubmissions() override;
   absl::StatusOr<std::vector<SubmissionRecord>> FindSubmissionsByDigest(
       const std::string& digest) override;
-  absl::StatusOr<int> CountTeamSubmissions(const std::string& team) override;
+  absl::StatusOr<int> CountChargedSubmissions(const std::string& team,
+                                              double created_since) override;
 
   absl::StatusOr<std::optional<JobRecord>> LeaseJob(const std::string& worker_id,
                                                     double lease_expires_at) override;
