@@ -7,11 +7,13 @@
 namespace bbo {
 
 absl::Status StudyBudget::Validate() const {
-  if (batch_size < 1) {
-    return absl::InvalidArgumentError(absl::StrCat("batch_size must be >= 1, got ", batch_size));
+  if (batch_size < 1 || batch_size > kMaxBatchSize) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("batch_size must be in [1, ", kMaxBatchSize, "], got ", batch_size));
   }
-  if (n_batches < 1) {
-    return absl::InvalidArgumentError(absl::StrCat("n_batches must be >= 1, got ", n_batches));
+  if (n_batches < 1 || n_batches > kMaxBatches) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("n_batches must be in [1, ", kMaxBatches, "], got ", n_batches));
   }
   if (std::isnan(suggest_budget_s) || suggest_budget_s <= 0) {
     return absl::InvalidArgumentError(

@@ -24,9 +24,15 @@ TEST(StudyBudgetTest, ValidateNamesTheFieldOutOfRange) {
   b.batch_size = 0;
   EXPECT_EQ(b.Validate().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(b.Validate().message(), HasSubstr("batch_size"));
+  b.batch_size = kMaxBatchSize;
+  EXPECT_TRUE(b.Validate().ok());
+  b.batch_size = kMaxBatchSize + 1;
+  EXPECT_THAT(b.Validate().message(), HasSubstr("batch_size must be in [1, 1024], got 1025"));
   b = {};
   b.n_batches = -1;
   EXPECT_THAT(b.Validate().message(), HasSubstr("n_batches"));
+  b.n_batches = kMaxBatches + 1;
+  EXPECT_THAT(b.Validate().message(), HasSubstr("n_batches must be in [1, 1000], got 1001"));
   b = {};
   b.suggest_budget_s = std::numeric_limits<double>::quiet_NaN();
   EXPECT_THAT(b.Validate().message(), HasSubstr("suggest_budget_s"));

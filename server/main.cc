@@ -34,8 +34,8 @@ ABSL_FLAG(bool, insecure, false,
           "Anyone on the network can then read and forge every call, including the organizer "
           "token.");
 ABSL_FLAG(std::string, db, "bbo-arena.sqlite", "SQLite file holding all results (created).");
-ABSL_FLAG(int, batch_size, 8, "Points per batch.");
-ABSL_FLAG(int, n_batches, 16, "Batches per study.");
+ABSL_FLAG(int, batch_size, 8, "Points per batch, 1 to 1024.");
+ABSL_FLAG(int, n_batches, 16, "Batches per study, 1 to 1000.");
 ABSL_FLAG(double, suggest_budget_s, 40, "Optimizer seconds allowed per suggest (turn).");
 ABSL_FLAG(double, startup_budget_s, 60,
           "Seconds a hosted optimizer may take to start (not charged to its budgets).");

@@ -66,6 +66,15 @@ absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
     const std::vector<IncomingPoint>& suggestions, double host_suggest_time_s,
     double host_observe_time_s, std::optional<double> host_cpu_s) {
   RETURN_IF_ERROR(Authorize(who, study_id));
+  // Extra points are ignored (see the trusted SubmitBatch), but a request with more than any
+  // batch can hold is a broken client: refused, and the batch stays open for a correct one.
+  if (suggestions.size() > static_cast<size_t>(kMaxBatchSize)) {
+    return absl::InvalidArgumentError(absl::StrCat("suggestions: ", suggestions.size(),
+                                                   " points in one request is over the "
+                                                   "limit of ",
+                                                   kMaxBatchSize, " (a batch of this study has ",
+                                                   options_.budget.batch_size, ")"));
+  }
   return SubmitBatch(study_id, batch, suggestions, host_suggest_time_s, host_observe_time_s,
                      host_cpu_s);
 }

@@ -150,6 +150,26 @@ TEST_F(StudyManagerTest, WrongBatchSizeIsPaddedOrTruncated) {
   EXPECT_TRUE(none->study_done);
 }
 
+// A remote request with more points than any batch can hold is refused naming the limit, and
+// the batch stays open for a correct request.
+TEST_F(StudyManagerTest, ARequestOverThePointLimitIsRefusedAndTheBatchStaysOpen) {
+  const Identity team = Identity::Team("red");
+  auto study = manager_->OpenPractice(team, "mixed");
+  ASSERT_TRUE(study.ok()) << study.status();
+  auto flood =
+      manager_->SubmitBatch(team, study->study_id, 0, Batch(kMaxBatchSize + 1), 0, 0, std::nullopt);
+  EXPECT_EQ(flood.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(flood.status().message(),
+              HasSubstr("suggestions: 1025 points in one request is over the limit of 1024"));
+  EXPECT_TRUE(store_->StudyValues(study->study_id)->empty());
+  // At the limit: the extra points are ignored, as for any batch that is too long.
+  auto at_limit =
+      manager_->SubmitBatch(team, study->study_id, 0, Batch(kMaxBatchSize), 0, 0, std::nullopt);
+  ASSERT_TRUE(at_limit.ok()) << at_limit.status();
+  EXPECT_EQ(at_limit->values.size(), 4u);
+  EXPECT_THAT(at_limit->errors[0], HasSubstr("extra points ignored"));
+}
+
 TEST_F(StudyManagerTest, SlowSuggestCutsOffStudyAndKeepsBestSoFar) {
   auto study = manager_->OpenPractice("mixed");
   ASSERT_TRUE(study.ok());
