@@ -29,6 +29,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using Code = grpc::StatusCode;
 
 // Every row of every table but the audit log, as text: what a refused call must not change.
@@ -419,6 +420,48 @@ TEST_F(AuthTest, ATeamSeesOnlyItsOwnSubmissionsAndCannotSubmitForAnother) {
   As(new_ctx, fresh);
   EXPECT_TRUE(
       competition_->ListSubmissions(&new_ctx, bbo::v1::ListSubmissionsRequest(), &list).ok());
+}
+
+// In a final phase (one evaluation per team, each archive once): a team can neither spend
+// another team's quota by naming it nor learn another team's submission name from the refusal
+// of an identical archive, and a refusal costs it nothing.
+TEST_F(AuthTest, AFinalPhaseNeitherLendsQuotaNorNamesAnotherTeamsSubmission) {
+  StartServer({"--evaluate_once", "--max_submissions_per_team=1"});
+  auto archive_of = [&](const std::string& dir, const std::string& text) {
+    fs::create_directories(root_ / dir);
+    std::ofstream(root_ / dir / "optimizer.py") << text;
+    return *bbo::TarDirectory((root_ / dir).string());
+  };
+  const std::string secret = archive_of("secret", "print('beta secret')\n");
+  const std::string other = archive_of("other", "print('alpha own')\n");
+  auto submit = [&](const std::string& token, const std::string& name, const std::string& archive,
+                    const std::string& team) {
+    grpc::ClientContext ctx;
+    As(ctx, token);
+    bbo::v1::RegisterSubmissionRequest req;
+    req.set_name(name);
+    req.set_archive(archive);
+    req.set_team(team);
+    bbo::v1::RegisterSubmissionResponse resp;
+    return competition_->RegisterSubmission(&ctx, req, &resp);
+  };
+  // alpha posing as beta (the old `bbo submit --team victim`): refused, beta's quota untouched.
+  grpc::Status posing = submit(tokens_["alpha"], "as-beta", other, "beta");
+  EXPECT_EQ(posing.error_code(), Code::PERMISSION_DENIED);
+  EXPECT_THAT(posing.error_message(), HasSubstr("own team only"));
+  ASSERT_TRUE(submit(tokens_["beta"], "beta-hidden-name", secret, "").ok());
+  // alpha sends beta's archive: refused without a word about beta or its submission.
+  grpc::Status copy = submit(tokens_["alpha"], "alpha-copy", secret, "");
+  EXPECT_EQ(copy.error_code(), Code::ALREADY_EXISTS);
+  EXPECT_THAT(copy.error_message(), HasSubstr("identical to one already registered"));
+  EXPECT_THAT(copy.error_message(), Not(HasSubstr("beta")));
+  // Neither refusal used alpha's one submission; beta's is spent.
+  EXPECT_TRUE(submit(tokens_["alpha"], "alpha-1", other, "").ok());
+  EXPECT_EQ(submit(tokens_["beta"], "beta-2", archive_of("third", "print(3)\n"), "").error_code(),
+            Code::RESOURCE_EXHAUSTED);
+  const std::string db = Snapshot(db_);
+  EXPECT_EQ(db.find("as-beta"), std::string::npos);
+  EXPECT_EQ(db.find("alpha-copy"), std::string::npos);
 }
 
 // Organizers of a hidden phase are known by database tokens only: the old plaintext token file
