@@ -1,5 +1,12 @@
 #include "server/coordinator.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
@@ -26,6 +33,19 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Create(
   if (store) {
     c->store_ = std::move(store);
   } else {
+    if (options.db_path != ":memory:") {
+      const std::string lock = options.db_path + ".lock";
+      c->db_lock_fd_ = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+      if (c->db_lock_fd_ < 0) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("cannot open ", lock, ": ", strerror(errno)));
+      }
+      if (flock(c->db_lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("another bbo-server is using ", options.db_path, " (it holds ", lock,
+                         "); stop it first, or give this one its own --db"));
+      }
+    }
     ASSIGN_OR_RETURN(c->store_, SqliteStore::Open(options.db_path));
   }
   {
@@ -41,13 +61,26 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Create(
     c->credentials_ =
         std::make_unique<Credentials>(c->store_.get(), std::move(secret), c->clock_.get());
   }
+  // A restart: the previous coordinator's running studies and leases are void (re-run, not
+  // resumed: an optimizer's state lives in the worker's process and the turn clocks lived in
+  // the old coordinator's memory, so neither can be picked up soundly).
+  {
+    const double now = c->clock_->NowSeconds();
+    ASSIGN_OR_RETURN(c->options_.queue.epoch, c->store_->BeginEpoch(now));
+    ASSIGN_OR_RETURN(RecoveryCounts recovered, c->store_->RecoverAfterRestart(now));
+    if (recovered.studies_abandoned + recovered.jobs_requeued + recovered.jobs_done > 0) {
+      spdlog::info("event=recovered epoch={} studies_abandoned={} jobs_requeued={} jobs_done={}",
+                   c->options_.queue.epoch, recovered.studies_abandoned, recovered.jobs_requeued,
+                   recovered.jobs_done);
+    }
+  }
   if (problems.empty()) problems = MakePracticeSuite();
   c->problems_ = std::make_unique<ProblemSet>(std::move(problems));
   c->evaluator_ = std::make_unique<Evaluator>(options.eval_threads);
   c->studies_ = std::make_unique<StudyManager>(c->store_.get(), c->problems_.get(),
                                                c->evaluator_.get(), c->clock_.get(),
                                                options.study);
-  c->queue_ = std::make_unique<JobQueue>(c->store_.get(), c->clock_.get(), options.queue);
+  c->queue_ = std::make_unique<JobQueue>(c->store_.get(), c->clock_.get(), c->options_.queue);
   JobQueue* queue = c->queue_.get();
   c->studies_->set_worker_check(
       [queue](const Identity& who, const std::string& worker_id) {
@@ -87,7 +120,10 @@ absl::Status Coordinator::CheckProblemSignatures() {
             "--allow_changed_problems to mix them anyway."));
 }
 
-Coordinator::~Coordinator() { Stop(); }
+Coordinator::~Coordinator() {
+  Stop();
+  if (db_lock_fd_ >= 0) close(db_lock_fd_);  // releases the lock
+}
 
 void Coordinator::Start() {
   if (started_.exchange(true)) return;

@@ -88,6 +88,9 @@ class Coordinator {
 
   CoordinatorOptions options_;
   std::unique_ptr<Clock> clock_;
+  // An exclusive lock on "<db_path>.lock" while this coordinator runs (-1 = none): a second
+  // coordinator on the same database would take its running studies for a crashed one's.
+  int db_lock_fd_ = -1;
   std::unique_ptr<Store> store_;
   std::unique_ptr<ProblemSet> problems_;
   std::unique_ptr<Evaluator> evaluator_;

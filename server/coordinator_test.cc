@@ -105,5 +105,81 @@ TEST(CoordinatorTest, RunsACompetitionEndToEndOnTheInMemoryStore) {
   EXPECT_FALSE(std::filesystem::exists(o.db_path));
 }
 
+// A coordinator killed mid-study (its object gone without a word to the store: the state a
+// SIGKILL leaves) and started again on the same file: a new epoch, the interrupted study
+// abandoned and its job queued again without the lost attempt counting, the old worker id
+// unknown, and the job then runs once to its one final study.
+TEST(CoordinatorTest, ARestartReRunsInterruptedJobsOnceInANewEpoch) {
+  const std::string db = (std::filesystem::temp_directory_path() /
+                          ("coordinator_restart_" + std::to_string(::getpid()) + ".sqlite"))
+                             .string();
+  std::filesystem::remove(db);
+  CoordinatorOptions o;
+  o.db_path = db;
+  o.run_baseline = false;
+  o.study.budget.batch_size = 2;
+  o.study.budget.n_batches = 2;
+  std::vector<IncomingPoint> points = {{{{"x", 0.25}}, ""}, {{{"x", 0.5}}, ""}};
+  int64_t first_study = 0, job_id = 0, sub = 0;
+  std::string old_worker;
+  {
+    auto c = Coordinator::Create(o, One(0.25));
+    ASSERT_TRUE(c.ok()) << c.status();
+    Coordinator& co = **c;
+    EXPECT_EQ(co.queue().epoch(), 1);
+    // One coordinator per database: a second one is refused while the first runs.
+    auto second = Coordinator::Create(o, One(0.25));
+    EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(second.status().message(), HasSubstr("another bbo-server is using"));
+    sub = *co.store().AddSubmission({0, "opt", SubmissionKind::kPython, "d", 1}, "", {"quad"}, 3);
+    auto worker = co.queue().RegisterWorker("host", 1);
+    ASSERT_TRUE(worker.ok());
+    EXPECT_EQ(worker->epoch, 1);
+    old_worker = worker->worker_id;
+    auto job = co.queue().Lease(old_worker);
+    ASSERT_TRUE(job.ok() && job->has_value());
+    EXPECT_EQ((*job)->epoch, 1);
+    job_id = (*job)->job_id;
+    auto study = co.studies().OpenForJob(job_id, old_worker);
+    ASSERT_TRUE(study.ok()) << study.status();
+    first_study = study->study_id;
+    ASSERT_TRUE(co.studies().SubmitBatch(first_study, 0, points, 0, 0).ok());
+    // ... and the coordinator dies here.
+  }
+  auto c = Coordinator::Create(o, One(0.25));
+  ASSERT_TRUE(c.ok()) << c.status();
+  Coordinator& co = **c;
+  EXPECT_EQ(co.queue().epoch(), 2);
+  EXPECT_EQ(co.store().GetStudy(first_study)->state, StudyState::kAbandoned);
+  JobRecord requeued = *co.store().GetJob(job_id);
+  EXPECT_EQ(requeued.state, JobState::kQueued);
+  EXPECT_EQ(requeued.attempts, 0);
+  // The old worker learns it from its next call; the study's next batch is refused.
+  EXPECT_EQ(co.queue().Heartbeat(old_worker).code(), absl::StatusCode::kNotFound);
+  auto stale = co.studies().SubmitBatch(first_study, 1, points, 0, 0);
+  EXPECT_EQ(stale.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(stale.status().message(), HasSubstr("abandoned"));
+  // Registered again, the worker runs the job from the start, once.
+  auto worker = co.queue().RegisterWorker("host", 1);
+  ASSERT_TRUE(worker.ok());
+  auto job = co.queue().Lease(worker->worker_id);
+  ASSERT_TRUE(job.ok() && job->has_value());
+  EXPECT_EQ((*job)->job_id, job_id);
+  EXPECT_EQ((*job)->epoch, 2);
+  auto study = co.studies().OpenForJob(job_id, worker->worker_id);
+  ASSERT_TRUE(study.ok()) << study.status();
+  for (int b = 0; b < 2; ++b) {
+    ASSERT_TRUE(co.studies().SubmitBatch(study->study_id, b, points, 0, 0).ok());
+  }
+  ASSERT_TRUE(co.queue().Finish(worker->worker_id, job_id, "").ok());
+  EXPECT_EQ(co.store().CountJobs(sub)->done, 1);
+  auto data = co.store().LoadScoringData();
+  ASSERT_TRUE(data.ok());
+  EXPECT_EQ(data->methods.at("opt").at("quad").size(), 1u);
+  std::filesystem::remove(db);
+  std::filesystem::remove(db + ".lock");
+  std::filesystem::remove(db + ".secret");
+}
+
 }  // namespace
 }  // namespace bbo

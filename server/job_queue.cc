@@ -34,6 +34,7 @@ absl::StatusOr<WorkerRegistration> JobQueue::RegisterWorker(const Identity& who,
   reg.worker_id = absl::StrFormat("w-%08x%08x", rd(), rd());
   reg.lease_ttl_s = options_.lease_ttl_s;
   reg.heartbeat_interval_s = options_.heartbeat_interval_s;
+  reg.epoch = options_.epoch;
   RETURN_IF_ERROR(workers_->RegisterWorker(reg.worker_id, hostname, slots < 1 ? 1 : slots,
                                            clock_->NowSeconds()));
   absl::MutexLock l(&owners_mu_);
@@ -74,13 +75,33 @@ absl::StatusOr<std::optional<LeasedJob>> JobQueue::Lease(const Identity& who,
   out.digest = sub.digest;
   out.trial = job->trial;
   out.seed = job->seed;
+  out.epoch = options_.epoch;
   return std::optional<LeasedJob>(out);
 }
 
 absl::Status JobQueue::Finish(const Identity& who, const std::string& worker_id, int64_t job_id,
-                              const std::string& error) {
+                              const std::string& error, const std::string& request_id) {
   RETURN_IF_ERROR(CheckOwner(who, worker_id));
-  return jobs_->FinishJob(job_id, worker_id, error, options_.max_attempts);
+  absl::Status s = jobs_->FinishJob(job_id, worker_id, error, options_.max_attempts);
+  if (request_id.empty()) return s;
+  absl::MutexLock l(&finished_mu_);
+  if (s.ok()) {
+    auto [it, added] = finished_.try_emplace(job_id);
+    it->second = {worker_id, request_id};
+    if (added) finished_order_.push_back(job_id);
+    while (finished_order_.size() > kRememberedFinishes) {
+      finished_.erase(finished_order_.front());
+      finished_order_.pop_front();
+    }
+    return s;
+  }
+  // A retry of a finish that took effect: the job is no longer leased by this worker.
+  auto it = finished_.find(job_id);
+  if (absl::IsFailedPrecondition(s) && it != finished_.end() &&
+      it->second == std::make_pair(worker_id, request_id)) {
+    return absl::OkStatus();
+  }
+  return s;
 }
 
 absl::StatusOr<SubmissionFiles> JobQueue::Fetch(const Identity& who, const std::string& worker_id,

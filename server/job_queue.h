@@ -8,6 +8,7 @@
 // which problem a job is on. Thread-safe (all state is in the Store).
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,12 +34,16 @@ struct JobQueueOptions {
   int max_attempts = 3;
   // No identities: anonymous callers may act as workers (AccessPolicy).
   bool allow_anonymous = false;
+  // The coordinator's epoch (JobStore::BeginEpoch), told to workers with every registration,
+  // heartbeat and lease. 0 = none.
+  int64_t epoch = 0;
 };
 
 struct WorkerRegistration {
   std::string worker_id;
   double lease_ttl_s = 0;
   double heartbeat_interval_s = 0;
+  int64_t epoch = 0;
 };
 
 struct LeasedJob {
@@ -48,6 +53,7 @@ struct LeasedJob {
   std::string digest;
   int trial = 0;
   int64_t seed = 0;
+  int64_t epoch = 0;
 };
 
 struct SubmissionFiles {
@@ -77,8 +83,10 @@ class JobQueue {
   // The next queued job, or nullopt. NotFound as Heartbeat.
   absl::StatusOr<std::optional<LeasedJob>> Lease(const Identity& who, const std::string& worker_id);
   // FailedPrecondition when the worker no longer holds the lease. NotFound as Heartbeat.
+  // `request_id` ("" = none) makes it idempotent: repeating a finish that took effect (same
+  // worker, job and id) answers OK again.
   absl::Status Finish(const Identity& who, const std::string& worker_id, int64_t job_id,
-                      const std::string& error);
+                      const std::string& error, const std::string& request_id = "");
   // The files of the submission of `job_id`, for the worker that holds the job's lease.
   // PermissionDenied otherwise (another worker, a stale lease, another submission).
   absl::StatusOr<SubmissionFiles> Fetch(const Identity& who, const std::string& worker_id,
@@ -102,6 +110,7 @@ class JobQueue {
   absl::StatusOr<int> Sweep();
 
   const JobQueueOptions& options() const { return options_; }
+  int64_t epoch() const { return options_.epoch; }
 
  private:
   // The identity of trusted in-process calls.
@@ -117,6 +126,12 @@ class JobQueue {
   mutable absl::Mutex owners_mu_;
   // worker id -> Identity::Describe() of who registered it.
   std::map<std::string, std::string> owners_ ABSL_GUARDED_BY(owners_mu_);
+  // Finishes that took effect, for idempotent retries: job id -> (worker id, request id); the
+  // most recent kRememberedFinishes.
+  static constexpr size_t kRememberedFinishes = 4096;
+  absl::Mutex finished_mu_;
+  std::map<int64_t, std::pair<std::string, std::string>> finished_ ABSL_GUARDED_BY(finished_mu_);
+  std::deque<int64_t> finished_order_ ABSL_GUARDED_BY(finished_mu_);
 };
 
 }  // namespace bbo

@@ -64,6 +64,23 @@ TEST_F(JobQueueTest, HeartbeatsKeepLeaseAliveAndSilenceLosesIt) {
   EXPECT_EQ((*again)->job_id, (*job)->job_id);
 }
 
+// A worker retrying a finish whose answer it lost (same request id) is answered OK again; the
+// job was finished once. Another id, or another worker, still gets FailedPrecondition.
+TEST_F(JobQueueTest, ARetriedFinishIsAnsweredAgain) {
+  auto w = queue_->RegisterWorker("host", 1);
+  ASSERT_TRUE(w.ok());
+  auto job = queue_->Lease(w->worker_id);
+  ASSERT_TRUE(job.ok() && job->has_value());
+  const Identity trusted = Identity::Worker("(in-process)");
+  ASSERT_TRUE(queue_->Finish(trusted, w->worker_id, (*job)->job_id, "", "f1").ok());
+  EXPECT_TRUE(queue_->Finish(trusted, w->worker_id, (*job)->job_id, "", "f1").ok());
+  EXPECT_EQ(queue_->Finish(trusted, w->worker_id, (*job)->job_id, "", "f2").code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(queue_->Finish(w->worker_id, (*job)->job_id, "").code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(store_->GetJob((*job)->job_id)->state, JobState::kDone);
+}
+
 TEST_F(JobQueueTest, FetchReturnsArchive) {
   auto files = queue_->Fetch(sub_);
   ASSERT_TRUE(files.ok());

@@ -62,10 +62,13 @@ absl::Status StudyManager::Authorize(const Identity& who, int64_t study_id) {
 }
 
 absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
-    const Identity& who, int64_t study_id, int batch,
-    const std::vector<IncomingPoint>& suggestions, double host_suggest_time_s,
-    double host_observe_time_s, std::optional<double> host_cpu_s) {
+    const Identity& who, int64_t study_id, int batch, const std::vector<IncomingPoint>& suggestions,
+    double host_suggest_time_s, double host_observe_time_s, std::optional<double> host_cpu_s,
+    const std::string& request_id) {
   RETURN_IF_ERROR(Authorize(who, study_id));
+  if (std::optional<BatchOutcome> again = Answered(who, study_id, batch, request_id)) {
+    return *again;
+  }
   // Extra points are ignored (see the trusted SubmitBatch), but a request with more than any
   // batch can hold is a broken client: refused, and the batch stays open for a correct one.
   if (suggestions.size() > static_cast<size_t>(kMaxBatchSize)) {
@@ -75,16 +78,50 @@ absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
                                                    kMaxBatchSize, " (a batch of this study has ",
                                                    options_.budget.batch_size, ")"));
   }
-  return SubmitBatch(study_id, batch, suggestions, host_suggest_time_s, host_observe_time_s,
-                     host_cpu_s);
+  absl::StatusOr<BatchOutcome> out = SubmitBatch(study_id, batch, suggestions, host_suggest_time_s,
+                                                 host_observe_time_s, host_cpu_s);
+  Remember(who, study_id, batch, request_id, out);
+  return out;
+}
+
+std::optional<BatchOutcome> StudyManager::Answered(const Identity& who, int64_t study_id, int batch,
+                                                   const std::string& request_id) {
+  if (request_id.empty()) return std::nullopt;
+  absl::MutexLock l(&answers_mu_);
+  auto it = answers_.find(study_id);
+  if (it == answers_.end() || it->second.batch != batch || it->second.request_id != request_id ||
+      it->second.who != who.Describe()) {
+    return std::nullopt;
+  }
+  return it->second.outcome;
+}
+
+void StudyManager::Remember(const Identity& who, int64_t study_id, int batch,
+                            const std::string& request_id,
+                            const absl::StatusOr<BatchOutcome>& outcome) {
+  if (request_id.empty() || !outcome.ok()) return;
+  absl::MutexLock l(&answers_mu_);
+  auto [it, added] = answers_.try_emplace(study_id);
+  it->second = Answer{who.Describe(), batch, request_id, *outcome};
+  if (added) answer_order_.push_back(study_id);
+  while (answer_order_.size() > kRememberedAnswers) {
+    answers_.erase(answer_order_.front());
+    answer_order_.pop_front();
+  }
 }
 
 absl::StatusOr<BatchOutcome> StudyManager::ReportSuggestFailure(const Identity& who,
                                                                 int64_t study_id, int batch,
                                                                 const std::string& message,
-                                                                bool optimizer_dead) {
+                                                                bool optimizer_dead,
+                                                                const std::string& request_id) {
   RETURN_IF_ERROR(Authorize(who, study_id));
-  return ReportSuggestFailure(study_id, batch, message, optimizer_dead);
+  if (std::optional<BatchOutcome> again = Answered(who, study_id, batch, request_id)) {
+    return *again;
+  }
+  absl::StatusOr<BatchOutcome> out = ReportSuggestFailure(study_id, batch, message, optimizer_dead);
+  Remember(who, study_id, batch, request_id, out);
+  return out;
 }
 
 absl::Status StudyManager::OptimizerReady(const Identity& who, int64_t study_id) {

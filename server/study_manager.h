@@ -26,9 +26,10 @@
 // time (a concurrent call on the same study gets Aborted).
 
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
-#include <functional>
 #include <optional>
 #include <random>
 #include <string>
@@ -38,15 +39,15 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "common/opened_study.h"
-#include "common/search_space.h"
-#include "common/optimizer_limits.h"
-#include "common/study_budget.h"
 #include "common/clock.h"
-#include "server/evaluator.h"
-#include "server/problem_set.h"
+#include "common/opened_study.h"
+#include "common/optimizer_limits.h"
+#include "common/search_space.h"
+#include "common/study_budget.h"
 #include "server/access.h"
 #include "server/anonymize.h"
+#include "server/evaluator.h"
+#include "server/problem_set.h"
 #include "server/store/job_store.h"
 #include "server/store/store.h"
 #include "server/store/study_store.h"
@@ -126,13 +127,20 @@ class StudyManager {
   // the study is `who`'s (the worker identity that opened it for its job, or the team that
   // opened a practice study; organizers may act on any). Another caller's running study is
   // answered NotFound, as an unknown one is.
+  // `request_id` ("" = none) makes SubmitBatch and ReportSuggestFailure idempotent: repeating
+  // an answered call with the same id and batch (a client retrying after a lost answer) returns
+  // the first answer again and evaluates nothing (the last answer of each of the most recent
+  // kRememberedAnswers studies is kept).
   absl::StatusOr<BatchOutcome> SubmitBatch(const Identity& who, int64_t study_id, int batch,
                                            const std::vector<IncomingPoint>& suggestions,
                                            double host_suggest_time_s, double host_observe_time_s,
-                                           std::optional<double> host_cpu_s);
+                                           std::optional<double> host_cpu_s,
+                                           const std::string& request_id = "");
   absl::StatusOr<BatchOutcome> ReportSuggestFailure(const Identity& who, int64_t study_id,
                                                     int batch, const std::string& message,
-                                                    bool optimizer_dead);
+                                                    bool optimizer_dead,
+                                                    const std::string& request_id = "");
+  static constexpr size_t kRememberedAnswers = 4096;
   absl::Status OptimizerReady(const Identity& who, int64_t study_id);
   absl::StatusOr<StudyState> EndStudy(const Identity& who, int64_t study_id,
                                       const std::string& reason);
@@ -261,6 +269,22 @@ class StudyManager {
 
   absl::Mutex mu_;
   std::map<int64_t, std::shared_ptr<Live>> live_ ABSL_GUARDED_BY(mu_);
+
+  // The last answered request of a study, for idempotent retries.
+  struct Answer {
+    std::string who;  // Identity::Describe() of the caller: only it gets the answer again
+    int batch = 0;
+    std::string request_id;
+    BatchOutcome outcome;
+  };
+  // A remembered answer to (study, batch, request id), or nullopt.
+  std::optional<BatchOutcome> Answered(const Identity& who, int64_t study_id, int batch,
+                                       const std::string& request_id);
+  void Remember(const Identity& who, int64_t study_id, int batch, const std::string& request_id,
+                const absl::StatusOr<BatchOutcome>& outcome);
+  absl::Mutex answers_mu_;
+  std::map<int64_t, Answer> answers_ ABSL_GUARDED_BY(answers_mu_);
+  std::deque<int64_t> answer_order_ ABSL_GUARDED_BY(answers_mu_);  // oldest first
 };
 
 }  // namespace bbo

@@ -170,6 +170,49 @@ TEST_F(StudyManagerTest, ARequestOverThePointLimitIsRefusedAndTheBatchStaysOpen)
   EXPECT_THAT(at_limit->errors[0], HasSubstr("extra points ignored"));
 }
 
+// A client retrying a batch whose answer it lost (same request id) gets the same answer and
+// the batch is evaluated once; the id is the caller's own: another caller gets nothing from it.
+TEST_F(StudyManagerTest, ARetriedBatchIsAnsweredAgainAndEvaluatedOnce) {
+  const Identity team = Identity::Team("red");
+  auto study = manager_->OpenPractice(team, "mixed");
+  ASSERT_TRUE(study.ok()) << study.status();
+  auto first = manager_->SubmitBatch(team, study->study_id, 0, Batch(4), 0, 0, std::nullopt, "r0");
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto again =
+      manager_->SubmitBatch(team, study->study_id, 0, Batch(4, 2.0), 0, 0, std::nullopt, "r0");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->values, first->values);
+  EXPECT_EQ(store_->StudyValues(study->study_id)->size(), 1u);
+  // Another caller with the same id is refused as for any study not its own.
+  EXPECT_EQ(manager_
+                ->SubmitBatch(Identity::Team("blue"), study->study_id, 0, Batch(4), 0, 0,
+                              std::nullopt, "r0")
+                .status()
+                .code(),
+            absl::StatusCode::kNotFound);
+  // Without the id, or with another one, a repeat is the protocol error it always was.
+  EXPECT_EQ(manager_->SubmitBatch(team, study->study_id, 0, Batch(4), 0, 0, std::nullopt, "")
+                .status()
+                .code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(manager_->SubmitBatch(team, study->study_id, 0, Batch(4), 0, 0, std::nullopt, "r9")
+                .status()
+                .code(),
+            absl::StatusCode::kFailedPrecondition);
+  // The last batch: answered again after the study ended.
+  ASSERT_TRUE(
+      manager_->SubmitBatch(team, study->study_id, 1, Batch(4), 0, 0, std::nullopt, "r1").ok());
+  auto last = manager_->SubmitBatch(team, study->study_id, 2, Batch(4), 0, 0, std::nullopt, "r2");
+  ASSERT_TRUE(last.ok()) << last.status();
+  ASSERT_TRUE(last->study_done);
+  auto last_again =
+      manager_->SubmitBatch(team, study->study_id, 2, Batch(4), 0, 0, std::nullopt, "r2");
+  ASSERT_TRUE(last_again.ok()) << last_again.status();
+  EXPECT_TRUE(last_again->study_done);
+  EXPECT_EQ(last_again->values, last->values);
+  EXPECT_EQ(store_->StudyValues(study->study_id)->size(), 3u);
+}
+
 TEST_F(StudyManagerTest, SlowSuggestCutsOffStudyAndKeepsBestSoFar) {
   auto study = manager_->OpenPractice("mixed");
   ASSERT_TRUE(study.ok());

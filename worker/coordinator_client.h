@@ -22,6 +22,8 @@ struct WorkerIdentity {
   std::string worker_id;
   double lease_ttl_s = 30;
   double heartbeat_interval_s = 5;
+  // The coordinator's epoch at registration (0 = a coordinator that does not say).
+  int64_t epoch = 0;
 };
 
 enum class HostedKind { kPython, kExecutable };
@@ -33,6 +35,7 @@ struct JobLease {
   std::string digest;
   int trial = 0;
   int64_t seed = 0;
+  int64_t epoch = 0;  // the coordinator's epoch the lease belongs to (0 = not said)
 };
 
 struct BatchValues {
@@ -58,7 +61,9 @@ class CoordinatorClient {
  public:
   virtual ~CoordinatorClient() = default;
   virtual absl::StatusOr<WorkerIdentity> Register(const std::string& hostname, int slots) = 0;
-  virtual absl::Status Heartbeat(const std::string& worker_id) = 0;
+  // The coordinator's epoch (0 = a coordinator that does not say): a change means it restarted
+  // and the work leased before is void.
+  virtual absl::StatusOr<int64_t> Heartbeat(const std::string& worker_id) = 0;
   virtual absl::StatusOr<std::optional<JobLease>> Lease(const std::string& worker_id) = 0;
   virtual absl::Status Finish(const std::string& worker_id, int64_t job_id,
                               const std::string& error) = 0;
@@ -88,10 +93,15 @@ class CoordinatorClient {
 // certificate for coordinators that require one). Every call has a deadline of `call_timeout`
 // (a TLS mismatch with the coordinator fails calls with Unavailable, well within it) and
 // carries `token` (a worker token from `bbo admin worker add`) as `authorization: Bearer`.
+// A lost connection is retried within 0.1-1 s. The calls that change a study or a job
+// (SubmitBatch, ReportSuggestFailure, OptimizerReady, EndStudy, Finish) are retried on
+// UNAVAILABLE for up to `retry_s` seconds with one request id, which the coordinator uses to
+// answer a retry of a call that took effect with its first answer (each takes effect once).
 std::unique_ptr<CoordinatorClient> MakeGrpcCoordinatorClient(const std::string& target,
                                                              const ClientTls& tls = ClientTls(),
                                                              double call_timeout_s = 60,
-                                                             const std::string& token = "");
+                                                             const std::string& token = "",
+                                                             double retry_s = 30);
 
 }  // namespace bbo
 

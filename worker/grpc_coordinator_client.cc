@@ -1,13 +1,17 @@
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/wire.h"
-#include "spdlog/spdlog.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
 #include "bbo/v1/study_service.grpc.pb.h"
 #include "bbo/v1/worker_service.grpc.pb.h"
+#include "common/wire.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
+#include "spdlog/spdlog.h"
 #include "worker/coordinator_client.h"
 
 namespace bbo {
@@ -37,11 +41,15 @@ absl::Status EvaluatedToJson(const google::protobuf::RepeatedPtrField<v1::Sugges
 class GrpcCoordinatorClient : public CoordinatorClient {
  public:
   GrpcCoordinatorClient(const std::string& target, const ClientTls& tls, double timeout_s,
-                        std::string token)
-      : timeout_s_(timeout_s), token_(std::move(token)) {
+                        std::string token, double retry_s)
+      : timeout_s_(timeout_s), retry_s_(retry_s), token_(std::move(token)) {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(256 << 20);
     args.SetMaxSendMessageSize(256 << 20);
+    // Reconnect soon after the coordinator comes back (gRPC's default backoff grows to 120 s).
+    args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+    args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
     std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
     if (tls.enabled()) {
       grpc::SslCredentialsOptions ssl;
@@ -63,16 +71,18 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     req.set_slots(slots);
     v1::RegisterWorkerResponse resp;
     if (auto s = FromGrpc(worker_->RegisterWorker(&ctx, req, &resp)); !s.ok()) return s;
-    return WorkerIdentity{resp.worker_id(), resp.lease_ttl_s(), resp.heartbeat_interval_s()};
+    return WorkerIdentity{resp.worker_id(), resp.lease_ttl_s(), resp.heartbeat_interval_s(),
+                          resp.coordinator_epoch()};
   }
 
-  absl::Status Heartbeat(const std::string& worker_id) override {
+  absl::StatusOr<int64_t> Heartbeat(const std::string& worker_id) override {
     grpc::ClientContext ctx;
     Prepare(ctx);
     v1::HeartbeatRequest req;
     req.set_worker_id(worker_id);
     v1::HeartbeatResponse resp;
-    return FromGrpc(worker_->Heartbeat(&ctx, req, &resp));
+    if (auto s = FromGrpc(worker_->Heartbeat(&ctx, req, &resp)); !s.ok()) return s;
+    return resp.coordinator_epoch();
   }
 
   absl::StatusOr<std::optional<JobLease>> Lease(const std::string& worker_id) override {
@@ -91,19 +101,19 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     l.digest = resp.submission_digest();
     l.trial = resp.trial();
     l.seed = resp.seed();
+    l.epoch = resp.coordinator_epoch();
     return std::optional<JobLease>(l);
   }
 
   absl::Status Finish(const std::string& worker_id, int64_t job_id,
                       const std::string& error) override {
-    grpc::ClientContext ctx;
-    Prepare(ctx);
     v1::FinishJobRequest req;
     req.set_worker_id(worker_id);
     req.set_job_id(job_id);
     req.set_error(error);
+    req.set_request_id(NewRequestId());
     v1::FinishJobResponse resp;
-    return FromGrpc(worker_->FinishJob(&ctx, req, &resp));
+    return Retried([&](grpc::ClientContext& c) { return worker_->FinishJob(&c, req, &resp); });
   }
 
   absl::StatusOr<std::string> Fetch(int64_t submission_id, int64_t job_id,
@@ -156,9 +166,8 @@ class GrpcCoordinatorClient : public CoordinatorClient {
   absl::StatusOr<BatchValues> SubmitBatch(int64_t study_id, int batch,
                                           const std::vector<nlohmann::json>& suggestions,
                                           const TurnTiming& timing) override {
-    grpc::ClientContext ctx;
-    Prepare(ctx);
     v1::SubmitBatchRequest req;
+    req.set_request_id(NewRequestId());
     req.set_study_id(study_id);
     req.set_batch(batch);
     for (size_t i = 0; i < suggestions.size(); ++i) {
@@ -174,7 +183,11 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     req.set_observe_time_s(timing.observe_s);
     if (timing.cpu_s.has_value()) req.set_optimizer_cpu_s(*timing.cpu_s);
     v1::SubmitBatchResponse resp;
-    if (auto s = FromGrpc(study_->SubmitBatch(&ctx, req, &resp)); !s.ok()) return s;
+    if (auto s =
+            Retried([&](grpc::ClientContext& c) { return study_->SubmitBatch(&c, req, &resp); });
+        !s.ok()) {
+      return s;
+    }
     BatchValues out;
     if (absl::Status s = EvaluatedToJson(resp.evaluated(), &out.evaluated); !s.ok()) return s;
     out.values.assign(resp.values().begin(), resp.values().end());
@@ -187,15 +200,18 @@ class GrpcCoordinatorClient : public CoordinatorClient {
   absl::StatusOr<BatchValues> ReportSuggestFailure(int64_t study_id, int batch,
                                                    const std::string& message,
                                                    bool optimizer_dead) override {
-    grpc::ClientContext ctx;
-    Prepare(ctx);
     v1::ReportSuggestFailureRequest req;
+    req.set_request_id(NewRequestId());
     req.set_study_id(study_id);
     req.set_batch(batch);
     req.set_message(message);
     req.set_optimizer_dead(optimizer_dead);
     v1::ReportSuggestFailureResponse resp;
-    if (auto s = FromGrpc(study_->ReportSuggestFailure(&ctx, req, &resp)); !s.ok()) return s;
+    if (auto s = Retried(
+            [&](grpc::ClientContext& c) { return study_->ReportSuggestFailure(&c, req, &resp); });
+        !s.ok()) {
+      return s;
+    }
     BatchValues out;
     if (absl::Status s = EvaluatedToJson(resp.evaluated(), &out.evaluated); !s.ok()) return s;
     out.values.assign(resp.values().begin(), resp.values().end());
@@ -204,26 +220,45 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     return out;
   }
 
+  // OptimizerReady and EndStudy are idempotent without a request id (a repeat changes nothing).
   absl::Status OptimizerReady(int64_t study_id) override {
-    grpc::ClientContext ctx;
-    Prepare(ctx);
     v1::OptimizerReadyRequest req;
     req.set_study_id(study_id);
     v1::OptimizerReadyResponse resp;
-    return FromGrpc(study_->OptimizerReady(&ctx, req, &resp));
+    return Retried([&](grpc::ClientContext& c) { return study_->OptimizerReady(&c, req, &resp); });
   }
 
   absl::Status EndStudy(int64_t study_id, const std::string& reason) override {
-    grpc::ClientContext ctx;
-    Prepare(ctx);
     v1::EndStudyRequest req;
     req.set_study_id(study_id);
     req.set_reason(reason);
     v1::EndStudyResponse resp;
-    return FromGrpc(study_->EndStudy(&ctx, req, &resp));
+    return Retried([&](grpc::ClientContext& c) { return study_->EndStudy(&c, req, &resp); });
   }
 
  private:
+  // A fresh request id: 128 random bits, hex.
+  static std::string NewRequestId() {
+    std::random_device rd;
+    return absl::StrFormat("%08x%08x%08x%08x", rd(), rd(), rd(), rd());
+  }
+
+  // `call` until it is not UNAVAILABLE (the coordinator unreachable or restarting) or `retry_s_`
+  // has passed; each attempt gets a fresh context and deadline.
+  template <typename Call>
+  absl::Status Retried(Call call) {
+    const absl::Time until = absl::Now() + absl::Seconds(retry_s_);
+    absl::Duration pause = absl::Milliseconds(100);
+    while (true) {
+      grpc::ClientContext ctx;
+      Prepare(ctx);
+      absl::Status s = FromGrpc(call(ctx));
+      if (!absl::IsUnavailable(s) || absl::Now() + pause > until) return s;
+      absl::SleepFor(pause);
+      pause = std::min(pause * 2, absl::Seconds(2));
+    }
+  }
+
   void Prepare(grpc::ClientContext& ctx) {
     ctx.set_deadline(std::chrono::system_clock::now() +
                      std::chrono::milliseconds(static_cast<int64_t>(timeout_s_ * 1000)));
@@ -231,6 +266,7 @@ class GrpcCoordinatorClient : public CoordinatorClient {
   }
 
   double timeout_s_;
+  double retry_s_;
   std::string token_;
   std::unique_ptr<v1::WorkerService::Stub> worker_;
   std::unique_ptr<v1::StudyService::Stub> study_;
@@ -241,8 +277,9 @@ class GrpcCoordinatorClient : public CoordinatorClient {
 std::unique_ptr<CoordinatorClient> MakeGrpcCoordinatorClient(const std::string& target,
                                                              const ClientTls& tls,
                                                              double call_timeout_s,
-                                                             const std::string& token) {
-  return std::make_unique<GrpcCoordinatorClient>(target, tls, call_timeout_s, token);
+                                                             const std::string& token,
+                                                             double retry_s) {
+  return std::make_unique<GrpcCoordinatorClient>(target, tls, call_timeout_s, token, retry_s);
 }
 
 }  // namespace bbo

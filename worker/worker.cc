@@ -88,7 +88,10 @@ absl::Status Worker::Register(const std::string& hostname, int slots) {
   {
     absl::MutexLock l(&id_mu_);
     identity_ = id;
+    hostname_ = hostname;
+    slots_ = slots;
   }
+  spdlog::info("event=registered worker={} coordinator_epoch={}", id.worker_id, id.epoch);
   if (heartbeat_ == nullptr) {
     heartbeat_ = std::make_unique<std::thread>([this] { HeartbeatLoop(); });
   }
@@ -109,11 +112,42 @@ void Worker::HeartbeatLoop() {
         absl::MutexLock l(&id_mu_);
         id = identity_;
       }
-      absl::Status s = client_->Heartbeat(id.worker_id);
-      if (!s.ok()) spdlog::warn("heartbeat failed: {}", s.ToString());
+      absl::StatusOr<int64_t> epoch = client_->Heartbeat(id.worker_id);
+      if (epoch.ok() && *epoch != 0 && id.epoch != 0 && *epoch != id.epoch) {
+        DropStaleWork(
+            absl::StrCat("the coordinator restarted (epoch ", id.epoch, " -> ", *epoch, ")"));
+      } else if (absl::IsNotFound(epoch.status())) {
+        DropStaleWork("the coordinator no longer knows this worker (it restarted)");
+      } else if (!epoch.ok()) {
+        spdlog::warn("heartbeat failed: {}", epoch.status().ToString());
+      }
       next = env_->Now() + absl::Seconds(std::max(0.1, id.heartbeat_interval_s));
     }
     env_->SleepFor(absl::Milliseconds(50));
+  }
+}
+
+void Worker::DropStaleWork(const std::string& why) {
+  generation_.fetch_add(1);
+  int killed = 0;
+  {
+    absl::MutexLock l(&running_mu_);
+    for (OptimizerHost* host : running_) {
+      host->Kill();
+      ++killed;
+    }
+  }
+  spdlog::warn("event=stale_work_dropped studies={} reason=\"{}\"", killed, why);
+  std::string hostname;
+  int slots = 1;
+  {
+    absl::MutexLock l(&id_mu_);
+    hostname = hostname_;
+    slots = slots_;
+  }
+  if (absl::Status s = Register(hostname, slots); !s.ok()) {
+    spdlog::warn("registering again failed (retried at the next heartbeat or lease): {}",
+                 s.ToString());
   }
 }
 
@@ -122,14 +156,21 @@ absl::Status Worker::Run() {
     return absl::FailedPreconditionError("Register() the worker before Run()");
   }
   absl::Time idle_since = env_->Now();
+  absl::Duration backoff = absl::Milliseconds(100);
   while (!stop_) {
     absl::StatusOr<std::optional<JobLease>> job = client_->Lease(worker_id());
+    if (job.ok()) backoff = absl::Milliseconds(100);
     if (!job.ok()) {
       if (job.status().code() == absl::StatusCode::kNotFound) {
         // The coordinator forgot us (restarted with a new file): register again.
-        char host[256] = {0};
-        gethostname(host, sizeof(host) - 1);
-        RETURN_IF_ERROR(Register(host, 1));
+        std::string hostname;
+        int slots = 1;
+        {
+          absl::MutexLock l(&id_mu_);
+          hostname = hostname_;
+          slots = slots_;
+        }
+        RETURN_IF_ERROR(Register(hostname, slots));
         continue;
       }
       if (absl::IsUnauthenticated(job.status()) || absl::IsPermissionDenied(job.status())) {
@@ -138,8 +179,10 @@ absl::Status Worker::Run() {
             "the coordinator refused this worker's token (", job.status().message(),
             "); ask the organizer for a new one (bbo admin worker rotate NAME)"));
       }
+      // The coordinator is unreachable (restarting?): try again soon, then less often.
       spdlog::warn("lease failed: {}", job.status().ToString());
-      env_->SleepFor(absl::Seconds(1));
+      env_->SleepFor(backoff);
+      backoff = std::min(backoff * 2, absl::Seconds(2));
       continue;
     }
     if (!job->has_value()) {
@@ -179,6 +222,7 @@ absl::StatusOr<std::string> Worker::SubmissionDir(const JobLease& job) {
 }
 
 absl::Status Worker::RunJob(const JobLease& job) {
+  const uint64_t generation = generation_.load();
   absl::StatusOr<std::string> dir = SubmissionDir(job);
   if (!dir.ok()) {
     // A host problem, not the participant's: give the job back.
@@ -195,6 +239,12 @@ absl::Status Worker::RunJob(const JobLease& job) {
   spdlog::info("event=study_start job={} study={} trial={}", job.job_id, study->study_id,
                job.trial);
   absl::Status s = RunStudy(job, *dir, *study);
+  if (Dropped(generation)) {
+    // Leased from a coordinator that has since restarted: the study was abandoned and the job
+    // requeued there; nothing of it is reported.
+    spdlog::info("event=study_dropped job={} study={}", job.job_id, study->study_id);
+    return absl::OkStatus();
+  }
   if (!s.ok()) {
     // The study could not be carried to its end for a host-side reason (coordinator gone,
     // lease lost): hand the job back so it runs again.
@@ -283,6 +333,21 @@ absl::Status Worker::HostStudy(const OpenedStudy& study, const SandboxedCommand&
         absl::StrCat("cannot start the sandbox: ", child.status().message()));
   }
   OptimizerHost host(*std::move(child), /*on_stray_stdout=*/nullptr, env_);
+  // Known to DropStaleWork while it runs.
+  const uint64_t generation = generation_.load();
+  {
+    absl::MutexLock l(&running_mu_);
+    running_.insert(&host);
+  }
+  struct Unlist {
+    Worker* w;
+    OptimizerHost* h;
+    ~Unlist() {
+      absl::MutexLock l(&w->running_mu_);
+      w->running_.erase(h);
+    }
+  } unlist{this, &host};
+  if (Dropped(generation)) host.Kill();  // dropped between the lease and now
   // The reason a dead optimizer died, when a limit of its group killed it: "optimizer exceeded
   // its 4 GiB memory limit (optimizer closed its stdout and was killed by signal 9 ...)".
   auto why_dead = [&](const absl::Status& s, absl::string_view prefix) {
@@ -347,6 +412,10 @@ absl::Status Worker::HostStudy(const OpenedStudy& study, const SandboxedCommand&
     absl::Duration deadline = absl::Seconds(std::max(0.0, turn_left) + options_.kill_grace_s);
     absl::StatusOr<std::vector<nlohmann::json>> x =
         host.Suggest(b, study.budget.batch_size, remaining, deadline);
+    if (Dropped(generation)) {
+      host.End("error");
+      return absl::UnavailableError("dropped: the coordinator restarted");
+    }
     std::optional<double> turn_cpu_end = cpu_seconds();
     // A limit of the study's group hit in this turn (an OOM kill, a fork refused at the task
     // limit) ends the study, even when the optimizer survived it: its best so far stands.

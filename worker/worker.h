@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -18,6 +19,7 @@
 #include "worker/cgroup.h"
 #include "worker/coordinator_client.h"
 #include "worker/env.h"
+#include "worker/optimizer_host.h"
 #include "worker/sandbox.h"
 
 namespace bbo {
@@ -82,6 +84,11 @@ class Worker {
   absl::Status HostStudy(const OpenedStudy& study, const SandboxedCommand& cmd,
                          StudyCgroup* cgroup);
   void HeartbeatLoop();
+  // The coordinator restarted (or forgot this worker): every study leased before is void. Kills
+  // their optimizers at once (their hosts then end without reporting) and registers again.
+  void DropStaleWork(const std::string& why);
+  // Whether the work of `generation` was dropped since.
+  bool Dropped(uint64_t generation) const { return generation_.load() != generation; }
 
   CoordinatorClient* client_;
   Sandbox* sandbox_;
@@ -94,6 +101,14 @@ class Worker {
   std::atomic<bool> warned_tmp_{false};
   std::atomic<uint64_t> study_seq_{0};  // makes each study's group and /tmp names unique
   absl::Mutex unpack_mu_;  // serialises unpacking of submissions
+  // Counts DropStaleWork calls: work started under an older value is void.
+  std::atomic<uint64_t> generation_{0};
+  // The optimizers being hosted now, for DropStaleWork.
+  absl::Mutex running_mu_;
+  std::set<OptimizerHost*> running_ ABSL_GUARDED_BY(running_mu_);
+  // What Register was given, to register again.
+  std::string hostname_ ABSL_GUARDED_BY(id_mu_);
+  int slots_ ABSL_GUARDED_BY(id_mu_) = 1;
   std::unique_ptr<std::thread> heartbeat_;
 };
 

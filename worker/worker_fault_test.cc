@@ -163,7 +163,7 @@ class RecordingCoordinator : public CoordinatorClient {
   absl::StatusOr<WorkerIdentity> Register(const std::string&, int) override {
     return WorkerIdentity{"w-fault", 30, 5};
   }
-  absl::Status Heartbeat(const std::string&) override { return absl::OkStatus(); }
+  absl::StatusOr<int64_t> Heartbeat(const std::string&) override { return int64_t{0}; }
   absl::StatusOr<std::optional<JobLease>> Lease(const std::string&) override {
     absl::MutexLock l(&mu_);
     if (jobs_left_ == 0) return std::optional<JobLease>();

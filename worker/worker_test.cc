@@ -51,7 +51,7 @@ class ScriptedCoordinator : public CoordinatorClient {
   absl::StatusOr<WorkerIdentity> Register(const std::string&, int) override {
     return WorkerIdentity{"w-test", 30, 5};
   }
-  absl::Status Heartbeat(const std::string&) override { return absl::OkStatus(); }
+  absl::StatusOr<int64_t> Heartbeat(const std::string&) override { return int64_t{0}; }
   absl::StatusOr<std::optional<JobLease>> Lease(const std::string&) override {
     lease_calls++;
     if (!lease_error.ok()) return lease_error;

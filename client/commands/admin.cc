@@ -9,6 +9,7 @@
 //   bbo admin --db F tokens [--json]      every credential (never the token itself)
 //   bbo admin --db F audit [--limit N] [--json]   organizer actions and refused calls
 
+#include <pwd.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -33,13 +34,15 @@ std::string Utc(double t) {
   return buf;
 }
 
-// The audit's "who" for this tool: the local user and host.
+// The audit's "who" for this tool: the local user (from the real uid, not $USER, which the
+// caller sets) and host.
 std::string Actor() {
   char host[256] = {0};
   gethostname(host, sizeof(host) - 1);
-  const char* user = std::getenv("USER");
-  return absl::StrCat("bbo admin by ", user != nullptr ? user : std::to_string(getuid()), "@",
-                      host);
+  const passwd* pw = getpwuid(getuid());
+  return absl::StrCat("bbo admin by ",
+                      pw != nullptr ? std::string(pw->pw_name) : absl::StrCat("uid ", getuid()),
+                      "@", host);
 }
 
 int Usage() {

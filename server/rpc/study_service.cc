@@ -54,7 +54,8 @@ grpc::Status StudyServiceImpl::SubmitBatch(grpc::ServerContext* context,
   for (const auto& s : req->suggestions()) points.push_back(FromProto(s));
   absl::StatusOr<BatchOutcome> out = studies_->SubmitBatch(
       who, req->study_id(), req->batch(), points, req->suggest_time_s(), req->observe_time_s(),
-      req->has_optimizer_cpu_s() ? std::optional<double>(req->optimizer_cpu_s()) : std::nullopt);
+      req->has_optimizer_cpu_s() ? std::optional<double>(req->optimizer_cpu_s()) : std::nullopt,
+      req->request_id());
   if (!out.ok()) return ToGrpcStatus(out.status());
   OutcomeToProto(*out, resp);
   for (const auto& e : out->errors) resp->add_errors(e);
@@ -66,7 +67,7 @@ grpc::Status StudyServiceImpl::ReportSuggestFailure(grpc::ServerContext* context
                                                     v1::ReportSuggestFailureResponse* resp) {
   BBO_RPC_WHO(who, context, "ReportSuggestFailure");
   absl::StatusOr<BatchOutcome> out = studies_->ReportSuggestFailure(
-      who, req->study_id(), req->batch(), req->message(), req->optimizer_dead());
+      who, req->study_id(), req->batch(), req->message(), req->optimizer_dead(), req->request_id());
   if (!out.ok()) return ToGrpcStatus(out.status());
   OutcomeToProto(*out, resp);
   return grpc::Status::OK;

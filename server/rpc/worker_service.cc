@@ -13,13 +13,15 @@ grpc::Status WorkerServiceImpl::RegisterWorker(grpc::ServerContext* context,
   resp->set_worker_id(reg->worker_id);
   resp->set_lease_ttl_s(reg->lease_ttl_s);
   resp->set_heartbeat_interval_s(reg->heartbeat_interval_s);
+  resp->set_coordinator_epoch(reg->epoch);
   return grpc::Status::OK;
 }
 
 grpc::Status WorkerServiceImpl::Heartbeat(grpc::ServerContext* context,
                                           const v1::HeartbeatRequest* req,
-                                          v1::HeartbeatResponse*) {
+                                          v1::HeartbeatResponse* resp) {
   BBO_RPC_WHO(who, context, "Heartbeat");
+  resp->set_coordinator_epoch(queue_->epoch());
   return ToGrpcStatus(auth_->Audited(who, "Heartbeat", queue_->Heartbeat(who, req->worker_id())));
 }
 
@@ -30,6 +32,7 @@ grpc::Status WorkerServiceImpl::LeaseJob(grpc::ServerContext* context,
   absl::StatusOr<std::optional<LeasedJob>> job = queue_->Lease(who, req->worker_id());
   if (!job.ok()) return ToGrpcStatus(auth_->Audited(who, "LeaseJob", job.status()));
   resp->set_has_job(job->has_value());
+  resp->set_coordinator_epoch(queue_->epoch());
   if (*job) {
     resp->set_job_id((*job)->job_id);
     resp->set_submission_id((*job)->submission_id);
@@ -46,7 +49,8 @@ grpc::Status WorkerServiceImpl::FinishJob(grpc::ServerContext* context,
                                           v1::FinishJobResponse*) {
   BBO_RPC_WHO(who, context, "FinishJob");
   return ToGrpcStatus(auth_->Audited(
-      who, "FinishJob", queue_->Finish(who, req->worker_id(), req->job_id(), req->error())));
+      who, "FinishJob",
+      queue_->Finish(who, req->worker_id(), req->job_id(), req->error(), req->request_id())));
 }
 
 grpc::Status WorkerServiceImpl::FetchSubmission(grpc::ServerContext* context,

@@ -36,13 +36,15 @@ class JobStore {
   // Extends every lease held by `worker_id` (none held: nothing happens).
   virtual absl::Status RenewLeases(const std::string& worker_id, double lease_expires_at) = 0;
   // Returns leased jobs whose lease expired before `now` to the queue (or to kFailed after
-  // `max_attempts`) and marks their running studies abandoned (ended at `now`). Returns the
+  // `max_attempts`) and marks their running studies abandoned (ended at `now`). A job that
+  // already has its final study (a study in a scored state) is kDone instead: its holder died
+  // between ending the study and finishing the job, and it never runs twice. Returns the
   // requeued job ids, ascending.
   virtual absl::StatusOr<std::vector<int64_t>> ExpireLeases(double now, int max_attempts) = 0;
   // Ends a leased job held by `worker_id`: kDone, or back to the queue when `error` is set and
   // attempts remain (kFailed otherwise); on an error its running studies are abandoned with the
-  // error as reason. NotFound for an unknown job; FailedPrecondition when `worker_id` does not
-  // hold its lease.
+  // error as reason, and a job that already has its final study is kDone whatever the error.
+  // NotFound for an unknown job; FailedPrecondition when `worker_id` does not hold its lease.
   virtual absl::Status FinishJob(int64_t job_id, const std::string& worker_id,
                                  const std::string& error, int max_attempts) = 0;
   // The jobs of a submission by state (all zero for an unknown submission).
@@ -51,6 +53,13 @@ class JobStore {
   // ones are left alone). Returns how many.
   virtual absl::StatusOr<int> CancelQueuedJobs(int64_t submission_id,
                                                const std::string& reason) = 0;
+  // A coordinator starts: records a new epoch (1, 2, ...) at `now` and returns it.
+  virtual absl::StatusOr<int64_t> BeginEpoch(double now) = 0;
+  // After a coordinator restart, before anything is served: every running study is abandoned
+  // ("coordinator restarted"; the coordinator's state of it is gone), and every leased job goes
+  // back to the queue without the lost attempt counting, or to kDone when it already has its
+  // final study.
+  virtual absl::StatusOr<RecoveryCounts> RecoverAfterRestart(double now) = 0;
   // The boards that have jobs, sorted (kMainBoard, the empty name, first).
   virtual absl::StatusOr<std::vector<std::string>> ListBoards() = 0;
 };

@@ -1,5 +1,6 @@
 #include "server/store/memory_store.h"
 
+#include <algorithm>
 #include <set>
 #include <tuple>
 
@@ -185,6 +186,13 @@ absl::Status InMemoryStore::RenewLeases(const std::string& worker_id, double lea
   return absl::OkStatus();
 }
 
+int64_t InMemoryStore::FinalStudyOf(int64_t job_id) const {
+  for (const auto& [id, study] : studies_) {
+    if (study.record.job_id == job_id && IsScoredState(study.record.state)) return id;
+  }
+  return 0;
+}
+
 void InMemoryStore::AbandonStudiesOfJob(int64_t job_id, const std::string& reason,
                                         std::optional<double> ended_at) {
   for (auto& [id, study] : studies_) {
@@ -200,6 +208,10 @@ absl::StatusOr<std::vector<int64_t>> InMemoryStore::ExpireLeases(double now, int
   std::vector<int64_t> requeued;
   for (auto& [id, job] : jobs_) {
     if (job.record.state != JobState::kLeased || !(job.record.lease_expires_at < now)) continue;
+    if (FinalStudyOf(id) != 0) {
+      Unlease(job.record, JobState::kDone);
+      continue;
+    }
     const bool retry = job.record.attempts < max_attempts;
     Unlease(job.record, retry ? JobState::kQueued : JobState::kFailed);
     job.last_error = "lease expired";
@@ -219,14 +231,44 @@ absl::Status InMemoryStore::FinishJob(int64_t job_id, const std::string& worker_
     return absl::FailedPreconditionError(absl::StrCat("job ", job_id, " is not leased by worker ",
                                                       worker_id, " (its lease expired?)"));
   }
-  const JobState next = error.empty()                        ? JobState::kDone
-                        : job.record.attempts < max_attempts ? JobState::kQueued
-                                                             : JobState::kFailed;
+  const JobState next = error.empty() || FinalStudyOf(job_id) != 0 ? JobState::kDone
+                        : job.record.attempts < max_attempts       ? JobState::kQueued
+                                                                   : JobState::kFailed;
   Unlease(job.record, next);
   job.last_error = error;
   // Like SqliteStore: the reason is recorded, the end time is not.
   if (!error.empty()) AbandonStudiesOfJob(job_id, error, std::nullopt);
   return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> InMemoryStore::BeginEpoch(double) {
+  absl::MutexLock l(&mu_);
+  return ++epoch_;
+}
+
+absl::StatusOr<RecoveryCounts> InMemoryStore::RecoverAfterRestart(double now) {
+  absl::MutexLock l(&mu_);
+  RecoveryCounts out;
+  for (auto& [id, study] : studies_) {
+    if (study.record.state != StudyState::kRunning) continue;
+    study.record.state = StudyState::kAbandoned;
+    study.end_reason = "coordinator restarted";
+    study.ended_at = now;
+    ++out.studies_abandoned;
+  }
+  for (auto& [id, job] : jobs_) {
+    if (job.record.state != JobState::kLeased) continue;
+    if (FinalStudyOf(id) != 0) {
+      Unlease(job.record, JobState::kDone);
+      ++out.jobs_done;
+    } else {
+      Unlease(job.record, JobState::kQueued);
+      job.record.attempts = std::max(job.record.attempts - 1, 0);
+      job.last_error = "coordinator restarted";
+      ++out.jobs_requeued;
+    }
+  }
+  return out;
 }
 
 absl::StatusOr<int> InMemoryStore::CancelQueuedJobs(int64_t submission_id,

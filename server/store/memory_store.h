@@ -49,6 +49,8 @@ class InMemoryStore : public Store {
   absl::Status FinishJob(int64_t job_id, const std::string& worker_id, const std::string& error,
                          int max_attempts) override;
   absl::StatusOr<JobCounts> CountJobs(int64_t submission_id) override;
+  absl::StatusOr<int64_t> BeginEpoch(double now) override;
+  absl::StatusOr<RecoveryCounts> RecoverAfterRestart(double now) override;
   absl::StatusOr<int> CancelQueuedJobs(int64_t submission_id, const std::string& reason) override;
   absl::StatusOr<std::vector<std::string>> ListBoards() override;
 
@@ -131,6 +133,8 @@ class InMemoryStore : public Store {
                                                               const std::string&),
                                                  const std::string& arg)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The id of the job's final study (a scored one), 0 when it has none.
+  int64_t FinalStudyOf(int64_t job_id) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AbandonStudiesOfJob(int64_t job_id, const std::string& reason,
                            std::optional<double> ended_at) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The studies that scoring on `board` reads, in id order (methods' latest scored study per
@@ -147,6 +151,7 @@ class InMemoryStore : public Store {
   std::map<int64_t, CredentialRecord> credentials_ ABSL_GUARDED_BY(mu_);
   std::vector<AuditRecord> audit_ ABSL_GUARDED_BY(mu_);
   int64_t last_final_seq_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t epoch_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace bbo

@@ -24,6 +24,12 @@ absl::StatusOr<int64_t> InMemoryStore::CreateStudy(const StudyRecord& s) {
   if (s.job_id && !jobs_.count(*s.job_id)) {
     return absl::AlreadyExistsError(absl::StrCat("constraint failed: no job with id ", *s.job_id));
   }
+  if (s.job_id) {
+    if (const int64_t final_study = FinalStudyOf(*s.job_id); final_study != 0) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("job ", *s.job_id, " already has its final study ", final_study));
+    }
+  }
   const int64_t id = studies_.empty() ? 1 : studies_.rbegin()->first + 1;
   Study& study = studies_[id];
   study.record = s;

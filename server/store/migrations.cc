@@ -170,6 +170,22 @@ CREATE TABLE audit (
   detail TEXT NOT NULL
 );
 )sql",
+      // 8: coordinator epochs (one per start), and at most one final study per job. Earlier
+      // versions could run a job twice (a worker dying between its study's end and FinishJob)
+      // and scored the later study: the first stands now, the later ones are abandoned.
+      R"sql(
+CREATE TABLE coordinator_epochs (
+  epoch INTEGER PRIMARY KEY,
+  started_at REAL NOT NULL
+);
+UPDATE studies SET state = 'abandoned', final_seq = NULL,
+  end_reason = 'a second final study of its job (the first one stands)'
+  WHERE job_id IS NOT NULL AND state IN ('completed', 'cut_off', 'failed')
+    AND id NOT IN (SELECT MIN(id) FROM studies WHERE job_id IS NOT NULL
+                   AND state IN ('completed', 'cut_off', 'failed') GROUP BY job_id);
+CREATE UNIQUE INDEX one_final_study_per_job ON studies (job_id)
+  WHERE job_id IS NOT NULL AND state IN ('completed', 'cut_off', 'failed');
+)sql",
   };
   return *kMigrations;
 }

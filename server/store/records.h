@@ -52,6 +52,13 @@ struct JobRecord {
   int attempts = 0;
 };
 
+// What RecoverAfterRestart did.
+struct RecoveryCounts {
+  int studies_abandoned = 0;  // running studies of the previous coordinator
+  int jobs_requeued = 0;      // leased jobs without a final study, back in the queue
+  int jobs_done = 0;          // leased jobs whose final study had ended
+};
+
 struct JobCounts {
   int total = 0, queued = 0, leased = 0, done = 0, failed = 0;
 };

@@ -10,6 +10,16 @@ namespace bbo {
 using store_internal::ForEachRow;
 using store_internal::ParseJobState;
 using store_internal::ReadJob;
+using store_internal::ScalarInt;
+
+namespace {
+
+// SQL: the job `job_expr` already has its final study (one in a scored state).
+#define BBO_HAS_FINAL_STUDY(job_expr)                          \
+  "EXISTS (SELECT 1 FROM studies f WHERE f.job_id = " job_expr \
+  " AND f.state IN ('completed', 'cut_off', 'failed'))"
+
+}  // namespace
 
 absl::StatusOr<std::optional<JobRecord>> SqliteStore::LeaseLocked(bool builtin,
                                                                   const std::string& owner,
@@ -77,12 +87,19 @@ absl::StatusOr<std::vector<int64_t>> SqliteStore::ExpireLeases(double now, int m
   absl::MutexLock l(&mu_);
   sqlite::Transaction tx(db_.get());
   RETURN_IF_ERROR(tx.Begin());
-  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT id, attempts FROM jobs WHERE state = 'leased' AND"
-                                 " lease_expires_at < ? ORDER BY id"));
+  ASSIGN_OR_RETURN(auto* q,
+                   Stmt("SELECT id, attempts, " BBO_HAS_FINAL_STUDY(
+                       "jobs.id") " FROM jobs WHERE state = 'leased' AND lease_expires_at < ?"
+                                  " ORDER BY id"));
   q->Bind(1, now);
-  std::vector<std::pair<int64_t, int>> expired;
+  struct Expired {
+    int64_t id;
+    int attempts;
+    bool has_final;
+  };
+  std::vector<Expired> expired;
   RETURN_IF_ERROR(ForEachRow(*q, [&](const sqlite::Statement& r) {
-    expired.emplace_back(r.Int(0), static_cast<int>(r.Int(1)));
+    expired.push_back({r.Int(0), static_cast<int>(r.Int(1)), r.Int(2) != 0});
   }));
   std::vector<int64_t> requeued;
   ASSIGN_OR_RETURN(auto* u, Stmt("UPDATE jobs SET state = ?, worker_id = NULL,"
@@ -91,7 +108,14 @@ absl::StatusOr<std::vector<int64_t>> SqliteStore::ExpireLeases(double now, int m
   ASSIGN_OR_RETURN(auto* a, Stmt("UPDATE studies SET state = 'abandoned', ended_at = ?,"
                                  " end_reason = 'worker lease expired' WHERE job_id = ? AND"
                                  " state = 'running'"));
-  for (auto [id, attempts] : expired) {
+  ASSIGN_OR_RETURN(auto* d, Stmt("UPDATE jobs SET state = 'done', worker_id = NULL,"
+                                 " lease_expires_at = NULL WHERE id = ?"));
+  for (auto [id, attempts, has_final] : expired) {
+    if (has_final) {
+      d->Bind(1, id);
+      RETURN_IF_ERROR(d->Run());
+      continue;
+    }
     bool retry = attempts < max_attempts;
     u->Bind(1, retry ? "queued" : "failed").Bind(2, id);
     RETURN_IF_ERROR(u->Run());
@@ -114,7 +138,11 @@ absl::Status SqliteStore::FinishJob(int64_t job_id, const std::string& worker_id
     return absl::FailedPreconditionError(absl::StrCat("job ", job_id, " is not leased by worker ",
                                                       worker_id, " (its lease expired?)"));
   }
-  const char* next = error.empty() ? "done" : (job->attempts < max_attempts ? "queued" : "failed");
+  ASSIGN_OR_RETURN(auto* f, Stmt("SELECT " BBO_HAS_FINAL_STUDY("?")));
+  f->Bind(1, job_id);
+  ASSIGN_OR_RETURN(bool has_final, ScalarInt(*f));
+  const char* next =
+      error.empty() || has_final ? "done" : (job->attempts < max_attempts ? "queued" : "failed");
   ASSIGN_OR_RETURN(auto* u, Stmt("UPDATE jobs SET state = ?, worker_id = NULL,"
                                  " lease_expires_at = NULL, last_error = ? WHERE id = ?"));
   u->Bind(1, next);
@@ -132,6 +160,39 @@ absl::Status SqliteStore::FinishJob(int64_t job_id, const std::string& worker_id
     RETURN_IF_ERROR(a->Run());
   }
   return tx.Commit();
+}
+
+absl::StatusOr<int64_t> SqliteStore::BeginEpoch(double now) {
+  absl::MutexLock l(&mu_);
+  ASSIGN_OR_RETURN(auto* u, Stmt("INSERT INTO coordinator_epochs (started_at) VALUES (?)"));
+  u->Bind(1, now);
+  RETURN_IF_ERROR(u->Run());
+  return db_->LastInsertId();
+}
+
+absl::StatusOr<RecoveryCounts> SqliteStore::RecoverAfterRestart(double now) {
+  absl::MutexLock l(&mu_);
+  sqlite::Transaction tx(db_.get());
+  RETURN_IF_ERROR(tx.Begin());
+  RecoveryCounts out;
+  ASSIGN_OR_RETURN(auto* a, Stmt("UPDATE studies SET state = 'abandoned', ended_at = ?,"
+                                 " end_reason = 'coordinator restarted' WHERE state = 'running'"));
+  a->Bind(1, now);
+  RETURN_IF_ERROR(a->Run());
+  out.studies_abandoned = db_->Changes();
+  ASSIGN_OR_RETURN(
+      auto* d,
+      Stmt("UPDATE jobs SET state = 'done', worker_id = NULL,"
+           " lease_expires_at = NULL WHERE state = 'leased' AND " BBO_HAS_FINAL_STUDY("jobs.id")));
+  RETURN_IF_ERROR(d->Run());
+  out.jobs_done = db_->Changes();
+  ASSIGN_OR_RETURN(auto* q, Stmt("UPDATE jobs SET state = 'queued', worker_id = NULL,"
+                                 " lease_expires_at = NULL, attempts = MAX(attempts - 1, 0),"
+                                 " last_error = 'coordinator restarted' WHERE state = 'leased'"));
+  RETURN_IF_ERROR(q->Run());
+  out.jobs_requeued = db_->Changes();
+  RETURN_IF_ERROR(tx.Commit());
+  return out;
 }
 
 absl::StatusOr<int> SqliteStore::CancelQueuedJobs(int64_t submission_id,

@@ -103,6 +103,49 @@ INSERT INTO evaluations (study_id, batch, idx, params_json, value, replaced, eva
                    .ok());
 }
 
+// Migration 8: a job run twice by an earlier version keeps its first final study (the later
+// one is abandoned, no longer scored), and the database refuses a second one from then on.
+TEST(SqliteStoreTest, MigrationEightKeepsTheFirstFinalStudyOfAJobRunTwice) {
+  const std::string path = TempDb("v7");
+  {
+    auto db = sqlite::Database::Open(path);
+    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_TRUE(MigrateTo(db->get(), 7).ok());
+    ASSERT_TRUE((*db)
+                    ->Exec(R"sql(
+INSERT INTO submissions (id, name, kind, archive, digest, trials, created_at)
+  VALUES (1, 'old', 1, x'00', 'd', 1, 1);
+INSERT INTO jobs (id, submission_id, problem, trial, seed, state) VALUES (7, 1, 'p', 0, 1, 'done');
+INSERT INTO studies (id, job_id, submission_id, problem, trial, state, batch_size, n_batches,
+                     suggest_budget_s, study_budget_s, started_at, final_seq)
+  VALUES (3, 7, 1, 'p', 0, 'completed', 1, 1, 40, 640, 1, 1),
+         (4, 7, 1, 'p', 0, 'failed', 1, 1, 40, 640, 2, 2),
+         (5, NULL, 1, 'p', 0, 'completed', 1, 1, 40, 640, 3, 3),
+         (6, NULL, 1, 'p', 0, 'completed', 1, 1, 40, 640, 4, 4);
+INSERT INTO batches (study_id, batch, source, turn_time_s, host_suggest_time_s,
+                     host_observe_time_s, eval_time_s, n_replaced)
+  VALUES (3, 0, 'optimizer', 0, 0, 0, 0, 0), (4, 0, 'optimizer', 0, 0, 0, 0, 0);
+INSERT INTO evaluations (study_id, batch, idx, params_json, value, replaced, eval_time_s)
+  VALUES (3, 0, 0, '{}', 1.5, 0, 0), (4, 0, 0, '{}', 9.5, 0, 0);
+)sql")
+                    .ok());
+  }
+  auto store = SqliteStore::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ((*store)->GetStudy(3)->state, StudyState::kCompleted);
+  EXPECT_EQ((*store)->GetStudy(4)->state, StudyState::kAbandoned);
+  // Practice studies (no job) are untouched.
+  EXPECT_EQ((*store)->GetStudy(6)->state, StudyState::kCompleted);
+  const ScoringData data = *(*store)->LoadScoringData();
+  const auto& curves = data.methods.at("old").at("p");
+  ASSERT_EQ(curves.size(), 1u);
+  EXPECT_EQ(curves[0].study_id, 3);
+  EXPECT_EQ(curves[0].batch_min[0], 1.5);
+  EXPECT_FALSE(
+      (*store)->ExecForTesting("UPDATE studies SET state = 'completed' WHERE id = 4").ok());
+  EXPECT_EQ(*(*store)->BeginEpoch(10), 1);
+}
+
 TEST(SqliteStoreTest, MigrationSixAddsTheOptimizerCpuTimeOfEachTurn) {
   const std::string path = TempDb("v5");
   {

@@ -15,6 +15,16 @@ using store_internal::ValueOrInf;
 
 absl::StatusOr<int64_t> SqliteStore::CreateStudy(const StudyRecord& s) {
   absl::MutexLock l(&mu_);
+  if (s.job_id) {
+    ASSIGN_OR_RETURN(auto* f, Stmt("SELECT MIN(id) FROM studies WHERE job_id = ? AND state IN"
+                                   " ('completed', 'cut_off', 'failed')"));
+    f->Bind(1, *s.job_id);
+    ASSIGN_OR_RETURN(int64_t final_study, store_internal::ScalarInt(*f));
+    if (final_study > 0) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("job ", *s.job_id, " already has its final study ", final_study));
+    }
+  }
   ASSIGN_OR_RETURN(auto* u, Stmt("INSERT INTO studies (job_id, submission_id, problem, trial,"
                                  " state, batch_size, n_batches, suggest_budget_s,"
                                  " study_budget_s, started_at, problem_signature, board) VALUES"

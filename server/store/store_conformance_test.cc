@@ -248,18 +248,86 @@ TEST_P(StoreConformanceTest, ChargedSubmissionsLeaveOutWhatThePlatformLost) {
   PlayJob(**store_->LeaseJob("w", 100), {2.0});
   ASSERT_EQ(*store_->CancelQueuedJobs(partly, "withdrawn"), 1);
   EXPECT_EQ(*store_->CountChargedSubmissions("red", 0), 2);
-  // The optimizer died (a scored, failed study) and then the job failed: charged.
+  // The optimizer died (a scored, failed study), then the host reported an error: charged.
   ASSERT_TRUE(store_->AddSubmission(red("died"), "", {"p"}, 1).ok());
   JobRecord died = **store_->LeaseJob("w", 100);
   int64_t died_study = Study(died);
   ASSERT_TRUE(store_->EndStudy(died_study, StudyState::kFailed, "optimizer died", 0, 0).ok());
   ASSERT_TRUE(store_->FinishJob(died.id, "w", "host error", 1).ok());
-  ASSERT_EQ(store_->GetJob(died.id)->state, JobState::kFailed);
+  ASSERT_EQ(store_->GetJob(died.id)->state, JobState::kDone);  // its final study ended
   EXPECT_EQ(*store_->CountChargedSubmissions("red", 0), 3);
   // Queued or running: charged.
   ASSERT_TRUE(store_->AddSubmission(red("queued"), "", {"p"}, 1).ok());
   EXPECT_EQ(*store_->CountChargedSubmissions("red", 0), 4);
   EXPECT_EQ(*store_->CountChargedSubmissions("blue", 0), 0);
+}
+
+// A job is run to a scored end at most once: whatever happens to its lease after its final
+// study ended (the holder died before FinishJob, an error came after), it is done, and no second
+// study of it can be opened.
+TEST_P(StoreConformanceTest, AJobHasAtMostOneFinalStudy) {
+  ASSERT_TRUE(store_->AddSubmission(Sub("a", 3), "", {"p"}, 1).ok());
+  // Job 1: its study ends, then the holder vanishes: the expired lease makes the job done.
+  JobRecord j1 = **store_->LeaseJob("w", 10);
+  int64_t s1 = Study(j1);
+  ASSERT_TRUE(store_->EndStudy(s1, StudyState::kCompleted, "done", 0, 0).ok());
+  // Job 2: its study ends, then the holder reports a host error: done all the same.
+  JobRecord j2 = **store_->LeaseJob("w", 10);
+  int64_t s2 = Study(j2);
+  ASSERT_TRUE(store_->EndStudy(s2, StudyState::kFailed, "optimizer died", 0, 0).ok());
+  ASSERT_TRUE(store_->FinishJob(j2.id, "w", "host error: lost the coordinator", 3).ok());
+  EXPECT_EQ(store_->GetJob(j2.id)->state, JobState::kDone);
+  // Job 3: no final study yet: the expired lease requeues it.
+  JobRecord j3 = **store_->LeaseJob("w", 10);
+  Study(j3);
+  EXPECT_THAT(*store_->ExpireLeases(20, 3), ElementsAre(j3.id));
+  EXPECT_EQ(store_->GetJob(j1.id)->state, JobState::kDone);
+  EXPECT_EQ(store_->GetJob(j1.id)->worker_id, "");
+  EXPECT_EQ(store_->GetStudy(s1)->state, StudyState::kCompleted);  // not abandoned
+  // A second study of a job with its final study is refused, naming the first.
+  StudyRecord again;
+  again.job_id = j1.id;
+  again.submission_id = j1.submission_id;
+  again.problem = j1.problem;
+  again.trial = j1.trial;
+  auto refused = store_->CreateStudy(again);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("job " + std::to_string(j1.id) + " already has its final study " +
+                        std::to_string(s1)));
+  EXPECT_EQ(store_->CountJobs(j1.submission_id)->done, 2);
+}
+
+// A coordinator restart: epochs count up; running studies are abandoned; leased jobs go back to
+// the queue without the lost attempt counting, or are done when their final study had ended.
+TEST_P(StoreConformanceTest, RecoveryAfterARestartRequeuesWithoutDoubles) {
+  EXPECT_EQ(*store_->BeginEpoch(1), 1);
+  EXPECT_EQ(*store_->BeginEpoch(2), 2);
+  ASSERT_TRUE(store_->AddSubmission(Sub("a", 3), "", {"p"}, 1).ok());
+  JobRecord ended = **store_->LeaseJob("w", 100);
+  int64_t final_study = Study(ended);
+  ASSERT_TRUE(store_->EndStudy(final_study, StudyState::kCompleted, "done", 0, 0).ok());
+  JobRecord running = **store_->LeaseJob("w", 100);
+  int64_t interrupted = Study(running);
+  ASSERT_TRUE(Batch(interrupted, 0, {1.0}).ok());
+  JobRecord queued = **store_->LeaseJob("w", 100);
+  ASSERT_TRUE(store_->FinishJob(queued.id, "w", "sandbox broke", 3).ok());  // back in the queue
+  RecoveryCounts r = *store_->RecoverAfterRestart(50);
+  EXPECT_EQ(r.studies_abandoned, 1);
+  EXPECT_EQ(r.jobs_requeued, 1);
+  EXPECT_EQ(r.jobs_done, 1);
+  EXPECT_EQ(store_->GetStudy(interrupted)->state, StudyState::kAbandoned);
+  EXPECT_EQ(store_->GetStudy(final_study)->state, StudyState::kCompleted);
+  EXPECT_EQ(store_->GetJob(ended.id)->state, JobState::kDone);
+  JobRecord back = *store_->GetJob(running.id);
+  EXPECT_EQ(back.state, JobState::kQueued);
+  EXPECT_EQ(back.attempts, 0);  // the restart's lost attempt does not count
+  EXPECT_EQ(back.worker_id, "");
+  // Its committed batch is kept (not scored: the study was abandoned).
+  EXPECT_EQ(store_->StudyValues(interrupted)->size(), 1u);
+  // Nothing to do the second time.
+  RecoveryCounts again = *store_->RecoverAfterRestart(60);
+  EXPECT_EQ(again.studies_abandoned + again.jobs_requeued + again.jobs_done, 0);
 }
 
 TEST_P(StoreConformanceTest, LeaseExpiryRequeuesAndAbandonsStudy) {
@@ -506,7 +574,7 @@ TEST_P(StoreConformanceTest, ErrorsAreListedInOrderWithTheirProblems) {
   EXPECT_EQ(*store_->CountStudiesWithErrors(3), 0);
 }
 
-TEST_P(StoreConformanceTest, OnlyTheLatestScoredStudyOfAJobIsScoredAndExported) {
+TEST_P(StoreConformanceTest, OnlyTheFinalStudyOfAJobIsScoredAndExported) {
   SubmissionRecord rs = Sub("rs", 1);
   rs.is_baseline = true;
   ASSERT_TRUE(store_->AddSubmission(rs, "", {"p"}, 1).ok());
@@ -515,17 +583,20 @@ TEST_P(StoreConformanceTest, OnlyTheLatestScoredStudyOfAJobIsScoredAndExported) 
   ASSERT_EQ(jobs.size(), 3u);
   // The baseline's completed study.
   PlayJob(jobs[0], {5, 6});
-  // Trial 0: a failed study, then a later completed one replaces it; a still later abandoned
-  // one does not.
+  // Trial 0: an abandoned study (its worker was lost), then the final one; no study of the
+  // job can follow its final one.
   int64_t old = Study(jobs[1]);
   ASSERT_TRUE(Batch(old, 0, {9}).ok());
-  ASSERT_TRUE(store_->EndStudy(old, StudyState::kFailed, "died", 1, 0).ok());
+  ASSERT_TRUE(store_->EndStudy(old, StudyState::kAbandoned, "worker lost", 1, 0).ok());
   int64_t latest = Study(jobs[1]);
   ASSERT_TRUE(Batch(latest, 0, {4, 3}, /*with_generalization=*/false).ok());
   ASSERT_TRUE(Batch(latest, 2, {7}, false).ok());  // batch 1 missing
   ASSERT_TRUE(store_->EndStudy(latest, StudyState::kCompleted, "done", 1, 0).ok());
-  int64_t abandoned = Study(jobs[1]);
-  ASSERT_TRUE(store_->EndStudy(abandoned, StudyState::kAbandoned, "x", 1, 0).ok());
+  StudyRecord after;
+  after.job_id = jobs[1].id;
+  after.submission_id = jobs[1].submission_id;
+  after.problem = jobs[1].problem;
+  EXPECT_EQ(store_->CreateStudy(after).status().code(), absl::StatusCode::kAlreadyExists);
   // Trial 1: cut off before any evaluation.
   int64_t empty = Study(jobs[2]);
   ASSERT_TRUE(store_->EndStudy(empty, StudyState::kCutOff, "slow", 1, 0).ok());

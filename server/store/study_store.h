@@ -26,7 +26,8 @@ class StudyStore {
   virtual ~StudyStore() = default;
 
   // Creates a running study (`s.id` and `s.state` are ignored). AlreadyExists when `s.job_id`
-  // names no job (a reference constraint failed).
+  // names no job (a reference constraint failed), or a job that already has its final study (a
+  // job is run to a scored end at most once).
   virtual absl::StatusOr<int64_t> CreateStudy(const StudyRecord& s) = 0;
   // NotFound for an unknown id.
   virtual absl::StatusOr<StudyRecord> GetStudy(int64_t study_id) = 0;

@@ -265,6 +265,16 @@ absl::StatusOr<std::vector<AuditRecord>> FaultInjectionStore::ListAudit(int limi
   return base_->ListAudit(limit);
 }
 
+absl::StatusOr<int64_t> FaultInjectionStore::BeginEpoch(double now) {
+  if (absl::Status s = Check("BeginEpoch"); !s.ok()) return s;
+  return base_->BeginEpoch(now);
+}
+
+absl::StatusOr<RecoveryCounts> FaultInjectionStore::RecoverAfterRestart(double now) {
+  if (absl::Status s = Check("RecoverAfterRestart"); !s.ok()) return s;
+  return base_->RecoverAfterRestart(now);
+}
+
 absl::StatusOr<int> FaultInjectionStore::CancelQueuedJobs(int64_t submission_id,
                                                           const std::string& reason) {
   if (absl::Status s = Check("CancelQueuedJobs"); !s.ok()) return s;
