@@ -192,6 +192,25 @@ double ProcCpuSeconds(pid_t pid) {
   return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
+// CPU seconds all processes on the host spent busy (user, nice, system, irq, softirq, steal)
+// from /proc/stat: what is left after the server and the client is other load on the machine.
+double HostBusySeconds() {
+  std::ifstream f("/proc/stat");
+  std::string cpu;
+  unsigned long long v[8] = {};
+  f >> cpu;
+  for (auto& x : v) f >> x;
+  const unsigned long long busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+  return static_cast<double>(busy) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+std::string LoadAvg() {
+  std::ifstream f("/proc/loadavg");
+  std::string a, b, c;
+  f >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
 double SelfCpuSeconds() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
@@ -449,8 +468,9 @@ int main(int argc, char** argv) {
       "--allow_anonymous",           "--rate_limit_per_s=0",
       "--baseline_trials=0"};
   std::printf("load_bench: %.0f s (after %.0f s warm-up), %d clients on %d channel(s), %d open "
-              "studies; %u CPUs\n",
-              seconds, kWarmupS, clients, channels, n_open, std::thread::hardware_concurrency());
+              "studies; %u CPUs; load average %s\n",
+              seconds, kWarmupS, clients, channels, n_open, std::thread::hardware_concurrency(),
+              LoadAvg().c_str());
   std::printf("server: %s", server_bin.c_str());
   for (const auto& a : server_args) std::printf(" %s", a.c_str());
   std::printf("\n");
@@ -534,11 +554,13 @@ int main(int argc, char** argv) {
   // CPU times are taken by the first client that sees the measured window start/end.
   std::atomic<bool> measure_started{false}, measure_ended{false};
   double server_cpu0 = 0, server_cpu1 = 0, client_cpu0 = 0, client_cpu1 = 0;
+  double host_cpu0 = 0, host_cpu1 = 0;
   auto mark = [&](std::atomic<bool>& flag, double* s_cpu, double* c_cpu) {
     bool expected = false;
     if (flag.compare_exchange_strong(expected, true)) {
       *s_cpu = ProcCpuSeconds(spid);
       *c_cpu = SelfCpuSeconds();
+      (s_cpu == &server_cpu0 ? host_cpu0 : host_cpu1) = HostBusySeconds();
     }
   };
   {
@@ -599,6 +621,7 @@ int main(int argc, char** argv) {
   const double studies_per_s = stats.studies_completed / seconds;
   const double server_cpu = server_cpu1 - server_cpu0;
   const double client_cpu = client_cpu1 - client_cpu0;
+  const double other_cpu = (host_cpu1 - host_cpu0) - server_cpu - client_cpu;
 
   std::printf("\nphase A: %d clients, %.0f s measured\n", clients, seconds);
   std::printf("  SubmitBatch calls        %ld (%.0f/s)\n", stats.batches, stats.batches / seconds);
@@ -612,6 +635,8 @@ int main(int argc, char** argv) {
               " of %u cores\n",
               server_cpu, server_cpu / seconds, client_cpu, client_cpu / seconds,
               std::thread::hardware_concurrency());
+  std::printf("  CPU of other processes   %.2f s (%.2f cores); load average at end %s\n",
+              std::max(0.0, other_cpu), std::max(0.0, other_cpu) / seconds, LoadAvg().c_str());
   std::printf("  CPU per SubmitBatch      server %.0f us, client %.0f us\n",
               stats.batches ? server_cpu / stats.batches * 1e6 : NAN,
               stats.batches ? client_cpu / stats.batches * 1e6 : NAN);
