@@ -14,9 +14,14 @@
 // evaluations/s, RSS <= 1 GiB at 1,000 open studies). Exits 0 when a goal is missed (it is a
 // benchmark), 1 on any RPC error or when the server cannot be started.
 //
-// Usage: build/bench/load_bench [seconds=20] [clients=256] [open=1000] [server=build/server/bbo-server]
-//   open=0 skips phase B. BBO_LOAD_CHANNELS=N spreads the clients over N gRPC channels (TCP
-//   connections; default 1 per 32 clients).
+// Usage: build/bench/load_bench [seconds=20] [clients=256] [open=1000] [rate=0]
+//                               [server=build/server/bbo-server]
+//   open=0 skips phase B. rate=0: every client submits its next batch as soon as the last one
+//   returns (closed loop: the server's capacity; latency is then clients / throughput by Little's
+//   law). rate=R > 0: the clients together offer R evaluations per second, each pacing its calls
+//   evenly (as optimizers that take time to suggest) -- the latency at a given load.
+//   BBO_LOAD_CHANNELS=N spreads the clients over N gRPC channels (TCP connections; default 1 per
+//   32 clients).
 
 #include <fcntl.h>
 #include <signal.h>
@@ -440,15 +445,16 @@ int main(int argc, char** argv) {
   const double seconds = argc > 1 ? std::atof(argv[1]) : 20;
   const int clients = argc > 2 ? std::atoi(argv[2]) : 256;
   const int n_open = argc > 3 ? std::atoi(argv[3]) : 1000;
-  const std::string server_bin = argc > 4 ? argv[4] : BBO_SERVER_BIN;
+  const double rate = argc > 4 ? std::atof(argv[4]) : 0;
+  const std::string server_bin = argc > 5 ? argv[5] : BBO_SERVER_BIN;
   const int channels = std::getenv("BBO_LOAD_CHANNELS")
                            ? std::max(1, std::atoi(std::getenv("BBO_LOAD_CHANNELS")))
                            : std::max(1, clients / 32);
   if (seconds <= 0 || seconds > 3600 || clients < 1 || clients > 4096 || n_open < 0 ||
-      n_open > 100000) {
+      n_open > 100000 || rate < 0) {
     std::fprintf(stderr,
                  "usage: load_bench [seconds=20 (0-3600)] [clients=256 (1-4096)] "
-                 "[open=1000 (0-100000)] [server=%s]\n",
+                 "[open=1000 (0-100000)] [rate=0 (evaluations/s offered, 0 = closed loop)] [server=%s]\n",
                  BBO_SERVER_BIN);
     return 2;
   }
@@ -467,10 +473,13 @@ int main(int argc, char** argv) {
       "--db=" + db.string(),         "--problem_set=test",
       "--allow_anonymous",           "--rate_limit_per_s=0",
       "--baseline_trials=0"};
-  std::printf("load_bench: %.0f s (after %.0f s warm-up), %d clients on %d channel(s), %d open "
-              "studies; %u CPUs; load average %s\n",
-              seconds, kWarmupS, clients, channels, n_open, std::thread::hardware_concurrency(),
-              LoadAvg().c_str());
+  std::printf("load_bench: %.0f s (after %.0f s warm-up), %d clients on %d channel(s), %s, %d "
+              "open studies; %u CPUs; load average %s\n",
+              seconds, kWarmupS, clients, channels,
+              rate > 0 ? ("offering " + std::to_string(static_cast<long>(rate)) + " evaluations/s")
+                             .c_str()
+                       : "closed loop",
+              n_open, std::thread::hardware_concurrency(), LoadAvg().c_str());
   std::printf("server: %s", server_bin.c_str());
   for (const auto& a : server_args) std::printf(" %s", a.c_str());
   std::printf("\n");
@@ -572,12 +581,25 @@ int main(int argc, char** argv) {
         std::vector<double> lat;
         long batches = 0, evals = 0, completed = 0, crashed = 0;
         bool failed = false;
+        // Paced clients: one batch every `period`, starting at a random offset.
+        Clock::duration period{};
+        Clock::time_point next = Clock::now();
+        if (rate > 0) {
+          period = std::chrono::duration_cast<Clock::duration>(
+              std::chrono::duration<double>(clients * 8.0 / rate)  /* batches of 8, the server default */);
+          next += Clock::duration(static_cast<Clock::rep>(
+              std::uniform_real_distribution<double>(0, 1)(rng) * period.count()));
+        }
         while (!failed && Clock::now() < t_end) {
           OpenStudy st;
           if (!Open(stub, problem, &st, &stats)) break;
           bool done = false;
           while (!done) {
             double ms = 0;
+            if (rate > 0) {
+              std::this_thread::sleep_until(next);
+              next = std::max(next + period, Clock::now());
+            }
             auto t0 = Clock::now();
             if (t0 >= t_measure) mark(measure_started, &server_cpu0, &client_cpu0);
             if (!Submit(stub, &st, rng, &stats, &ms, &done, &crashed)) {
@@ -623,7 +645,11 @@ int main(int argc, char** argv) {
   const double client_cpu = client_cpu1 - client_cpu0;
   const double other_cpu = (host_cpu1 - host_cpu0) - server_cpu - client_cpu;
 
-  std::printf("\nphase A: %d clients, %.0f s measured\n", clients, seconds);
+  std::printf("\nphase A: %d clients, %.0f s measured, %s\n", clients, seconds,
+              rate > 0 ? ("offered " + std::to_string(static_cast<long>(rate)) +
+                          " evaluations/s (paced clients)")
+                             .c_str()
+                       : "closed loop (each client calls again at once)");
   std::printf("  SubmitBatch calls        %ld (%.0f/s)\n", stats.batches, stats.batches / seconds);
   std::printf("  latency ms               p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n", p50, p90, p99,
               pmax);
@@ -734,8 +760,11 @@ int main(int argc, char** argv) {
   auto yes = [](bool b) { return b ? "yes" : "NO"; };
   std::printf("\n| goal (issue) | measured | met |\n|---|---|---|\n");
   std::printf("| SubmitBatch p99 <= 5 ms at 256 clients, trivial problem | %.2f ms at %d "
-              "clients | %s%s |\n",
-              p99, clients, yes(p99 <= 5.0), clients == 256 ? "" : " (other client count)");
+              "clients, %s | %s%s |\n",
+              p99, clients,
+              rate > 0 ? ("offered " + std::to_string(static_cast<long>(rate)) + " evals/s").c_str()
+                       : "closed loop",
+              yes(p99 <= 5.0), clients == 256 ? "" : " (other client count)");
   std::printf("| >= 50,000 evaluations/s ingested | %.0f/s | %s |\n", evals_per_s,
               yes(evals_per_s >= 50000));
   if (n_open > 0 && rss_b.rss_kib > 0) {
