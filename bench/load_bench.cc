@@ -21,7 +21,7 @@
 //   law). rate=R > 0: the clients together offer R evaluations per second, each pacing its calls
 //   evenly (as optimizers that take time to suggest) -- the latency at a given load.
 //   BBO_LOAD_CHANNELS=N spreads the clients over N gRPC channels (TCP connections; default 1 per
-//   32 clients).
+//   32 clients). BBO_LOAD_SERVER_ARGS="--flag=v ..." passes more flags to the server.
 
 #include <fcntl.h>
 #include <signal.h>
@@ -468,11 +468,16 @@ int main(int argc, char** argv) {
   const fs::path db = tmp.path / "load.sqlite";
   const fs::path port_file = tmp.path / "port";
   const fs::path log = tmp.path / "server.log";
-  const std::vector<std::string> server_args = {
+  std::vector<std::string> server_args = {
       "--listen=127.0.0.1:0",        "--port_file=" + port_file.string(),
       "--db=" + db.string(),         "--problem_set=test",
       "--allow_anonymous",           "--rate_limit_per_s=0",
       "--baseline_trials=0"};
+  // Extra server flags, space-separated (e.g. BBO_LOAD_SERVER_ARGS=--eval_threads=1).
+  if (const char* extra = std::getenv("BBO_LOAD_SERVER_ARGS")) {
+    std::istringstream in(extra);
+    for (std::string a; in >> a;) server_args.push_back(a);
+  }
   std::printf("load_bench: %.0f s (after %.0f s warm-up), %d clients on %d channel(s), %s, %d "
               "open studies; %u CPUs; load average %s\n",
               seconds, kWarmupS, clients, channels,
