@@ -590,8 +590,9 @@ int main(int argc, char** argv) {
         Clock::duration period{};
         Clock::time_point next = Clock::now();
         if (rate > 0) {
+          // Batches of 8, the server's default.
           period = std::chrono::duration_cast<Clock::duration>(
-              std::chrono::duration<double>(clients * 8.0 / rate)  /* batches of 8, the server default */);
+              std::chrono::duration<double>(clients * 8.0 / rate));
           next += Clock::duration(static_cast<Clock::rep>(
               std::uniform_real_distribution<double>(0, 1)(rng) * period.count()));
         }
