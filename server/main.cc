@@ -52,6 +52,10 @@ ABSL_FLAG(uint64_t, optimizer_tmp_mb, 512,
 ABSL_FLAG(int, default_trials, 3, "Trials per problem when a submission does not say.");
 ABSL_FLAG(int, baseline_trials, 10, "Random-search baseline trials per problem.");
 ABSL_FLAG(double, lease_ttl_s, 30, "Seconds a job lease lives without a worker heartbeat.");
+ABSL_FLAG(int, max_job_attempts, 3,
+          "Leases a job may lose (its worker died, its lease expired, the worker reported a host "
+          "error) before it is marked failed for organizers to look at; a coordinator restart "
+          "does not count. 1 to 100.");
 ABSL_FLAG(int, eval_threads, 2, "Threads evaluating objectives.");
 ABSL_FLAG(int64_t, seed, 20201, "Competition seed (job seeds derive from it).");
 ABSL_FLAG(std::string, problem_set, "practice",
@@ -192,6 +196,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   opts.queue.lease_ttl_s = absl::GetFlag(FLAGS_lease_ttl_s);
+  opts.queue.max_attempts = absl::GetFlag(FLAGS_max_job_attempts);
+  if (opts.queue.max_attempts < 1 || opts.queue.max_attempts > 100) {
+    std::fprintf(stderr, "bbo-server: --max_job_attempts must be in [1, 100], got %d\n",
+                 opts.queue.max_attempts);
+    return 2;
+  }
   opts.queue.heartbeat_interval_s = std::max(0.2, opts.queue.lease_ttl_s / 6);
   opts.eval_threads = absl::GetFlag(FLAGS_eval_threads);
   if (absl::Status valid = opts.study.budget.Validate(); !valid.ok()) {
