@@ -9,7 +9,7 @@
 //   bbo problems [--server H:P] [--json]               practice problems for remote studies
 //   bbo score RESULTS.csv [--random-search NAME] [--json]   offline Bayesmark scoring
 //   bbo export --db FILE [--out results.csv] [--board B]   a coordinator's results as CSV
-//   bbo admin --db FILE team|worker|organizer add|rotate|revoke NAME; tokens; audit
+//   bbo admin --db FILE team|worker|organizer add|rotate|revoke NAME; tokens; audit; jobs
 //   bbo replay --db FILE (--study ID ... | --all)       re-evaluate recorded studies
 //   bbo tasks design --family F --out FILE [--points N] [--seed S]   generated-task designs
 //   bbo tasks list [--design FILE]                     task families (stored or designable)
@@ -327,16 +327,18 @@ int Main(int argc, char** argv) {
   AdminArgs admin;
   auto* cmd_admin = app.add_subcommand(
       "admin",
-      "Organizers: tokens of teams, workers and organizers, and the audit log, in the "
-      "coordinator's SQLite file. WHAT: `team add|rotate|revoke NAME`, `worker add|rotate|revoke "
-      "NAME`, `organizer add|rotate|revoke LABEL`, `tokens`, `audit`.");
+      "Organizers: tokens of teams, workers and organizers, the audit log and failed jobs, in "
+      "the coordinator's SQLite file (a running coordinator may share it). WHAT: `team "
+      "add|rotate|revoke NAME`, `worker add|rotate|revoke NAME`, `organizer add|rotate|revoke "
+      "LABEL`, `tokens`, `audit`, `jobs` (those that failed without a result), `jobs requeue "
+      "ID|all` (all: every failed job not withdrawn by its team).");
   cmd_admin->add_option("--db", admin.db, "The coordinator's SQLite file")->required();
   cmd_admin->add_option("--secret_file", admin.secret_file,
                         "The token secret (default: <db>.secret, created 0600)");
   cmd_admin->add_option("WHAT", admin.words, "What to do (see above)")->required();
   cmd_admin->add_option("--limit", admin.limit, "audit: the latest N entries")
       ->default_val(admin.limit);
-  cmd_admin->add_flag("--json", admin.json, "JSON output (tokens, audit)");
+  cmd_admin->add_flag("--json", admin.json, "JSON output (tokens, audit, jobs)");
 
   CLI11_PARSE(app, argc, argv);
   if (!token_file.empty()) {

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -303,6 +305,37 @@ absl::StatusOr<LeaderboardReport> Competition::Leaderboard(const std::string& bo
 absl::StatusOr<LeaderboardReport> Competition::Leaderboard(const Identity& who,
                                                            const std::string& board) {
   ASSIGN_OR_RETURN(LeaderboardReport out, Leaderboard(board));
+  // Honest completeness, from the jobs as they are now (not cached with the scores): a row is
+  // complete once every job of its submission has its final study; registered submissions
+  // without a row are listed as pending.
+  ASSIGN_OR_RETURN(std::vector<SubmissionStatus> all, List());
+  std::map<std::string, const SubmissionStatus*> by_name;
+  for (const SubmissionStatus& s : all) {
+    if (!s.submission.is_baseline) by_name[s.submission.name] = &s;
+  }
+  std::set<std::string> on_board;
+  for (auto& row : out.board.rows) {
+    on_board.insert(row.method);
+    auto it = by_name.find(row.method);
+    if (it == by_name.end()) continue;
+    const JobCounts& j = it->second->jobs;
+    row.complete = row.complete && j.done == j.total && j.total > 0;
+  }
+  if (out.json.is_object() && out.json.contains("rows") && out.json["rows"].is_array()) {
+    for (auto& row : out.json["rows"]) {
+      if (!row.is_object() || !row.contains("name") || !row["name"].is_string()) continue;
+      auto it = by_name.find(row["name"].get<std::string>());
+      if (it == by_name.end()) continue;
+      const JobCounts& j = it->second->jobs;
+      if (j.done != j.total) row["complete"] = false;
+    }
+  }
+  // Which submissions are pending is one's own business: a team sees its own.
+  for (const auto& [name, status] : by_name) {
+    if (!on_board.count(name) && access_.SeesSubmissionsOf(who, status->submission.team)) {
+      out.pending.push_back({name, status->jobs});
+    }
+  }
   if (!access_.ShowsPerProblemResults(who)) {
     for (auto& row : out.board.rows) row.problems.clear();
     out.json = nullptr;

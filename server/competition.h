@@ -98,6 +98,13 @@ struct LeaderboardReport {
   // False when the reader may not see problem names or per-problem results (a hidden phase):
   // the rows then carry no per-problem scores and `json` is null.
   bool per_problem = true;
+  // Submissions not on the board yet (no final study on this board), with their jobs: those
+  // the reader may see (AccessPolicy::SeesSubmissionsOf: its own team's, or all for organizers).
+  struct Pending {
+    std::string name;
+    JobCounts jobs;
+  };
+  std::vector<Pending> pending;
 };
 
 struct ReportRequest {

@@ -89,6 +89,22 @@ class CompetitionTest : public ::testing::Test {
     }
   }
 
+  // Plays every queued job to its end with the optimum.
+  void PlayQueuedJobs() {
+    while (true) {
+      auto job = store_->LeaseJob("w", 1e12);
+      ASSERT_TRUE(job.ok());
+      if (!job->has_value()) return;
+      auto study = studies_->OpenForJob((*job)->id, "w");
+      ASSERT_TRUE(study.ok()) << study.status();
+      for (int b = 0; b < 3; ++b) {
+        std::vector<IncomingPoint> pts(4, {testing::GoodPoint(1.0), ""});
+        ASSERT_TRUE(studies_->SubmitBatch(study->study_id, b, pts, 0, 0).ok());
+      }
+      ASSERT_TRUE(store_->FinishJob((*job)->id, "w", "", 3).ok());
+    }
+  }
+
   fs::path root_;
   bool worker_registered_ = false;
   FakeClock clock_;
@@ -243,6 +259,50 @@ void PlayJobs(Store* store, StudyManager* studies, int64_t submission_id, double
     if (!only_problem.empty() && (*job)->problem != only_problem) {
       FAIL() << "unexpected problem " << (*job)->problem;
     }
+  }
+}
+
+// A row is complete only when every job of its submission has its final study; a submission
+// with no final study yet is listed as pending, with its failed jobs, never dropped.
+TEST_F(CompetitionTest, ARowIsCompleteOnlyWithEveryJobDoneAndNoSubmissionDropsOff) {
+  BaselineRunner runner(store_.get(), problems_.get(), studies_.get(), &clock_);
+  ASSERT_TRUE(runner.RunPending().ok());
+  PlaySubmission("whole", 1, 0.0);
+  auto partial = competition_->Register("partial", Archive("optimizer", true), 1);
+  ASSERT_TRUE(partial.ok());
+  ASSERT_EQ(partial->jobs, 2);  // 2 problems x 1 trial
+  // One job plays to its end; the other is lost for good (its only attempt expires).
+  auto job = store_->LeaseJob("w", 1e12);
+  ASSERT_TRUE(job.ok() && job->has_value());
+  auto study = studies_->OpenForJob((*job)->id, "w");
+  ASSERT_TRUE(study.ok()) << study.status();
+  for (int b = 0; b < 3; ++b) {
+    std::vector<IncomingPoint> pts(4, {testing::GoodPoint(1.0), ""});
+    ASSERT_TRUE(studies_->SubmitBatch(study->study_id, b, pts, 0, 0).ok());
+  }
+  ASSERT_TRUE(store_->FinishJob((*job)->id, "w", "", 3).ok());
+  ASSERT_TRUE(store_->LeaseJob("w", 1).ok());
+  ASSERT_TRUE(store_->ExpireLeases(2, 1).ok());
+  auto never = competition_->Register("never", Archive("optimizer.py", false), 1);
+  ASSERT_TRUE(never.ok());
+  ASSERT_EQ(*store_->CancelQueuedJobs(never->submission_id, "withdrawn by team:x"), 2);
+
+  auto board = competition_->Leaderboard(Identity::Organizer(), "main");
+  ASSERT_TRUE(board.ok()) << board.status();
+  std::map<std::string, bool> complete;
+  for (const auto& row : board->board.rows) complete[row.method] = row.complete;
+  EXPECT_TRUE(complete.at("whole"));
+  EXPECT_FALSE(complete.at("partial"));  // one of its jobs has no result
+  ASSERT_EQ(board->pending.size(), 1u);
+  EXPECT_EQ(board->pending[0].name, "never");
+  EXPECT_EQ(board->pending[0].jobs.failed, 2);
+  // An organizer requeues the lost job; once it has its final study the row is complete.
+  ASSERT_EQ(*store_->RequeueFailedJobs(0), 1);  // the withdrawn ones stay withdrawn
+  PlayQueuedJobs();
+  board = competition_->Leaderboard(Identity::Organizer(), "main");
+  ASSERT_TRUE(board.ok());
+  for (const auto& row : board->board.rows) {
+    if (row.method == "partial") EXPECT_TRUE(row.complete);
   }
 }
 

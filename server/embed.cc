@@ -160,6 +160,24 @@ absl::Status ArenaDatabase::RevokeTokens(const std::string& kind, const std::str
   return s;
 }
 
+absl::StatusOr<std::vector<FailedJobInfo>> ArenaDatabase::ListFailedJobs() {
+  ASSIGN_OR_RETURN(std::vector<FailedJob> failed, store_->ListFailedJobs());
+  std::vector<FailedJobInfo> out;
+  for (const FailedJob& f : failed) {
+    out.push_back({f.job.id, f.submission, f.job.problem, BoardDisplayName(f.job.board),
+                   f.last_error, f.job.trial, f.job.attempts});
+  }
+  return out;
+}
+
+absl::StatusOr<int> ArenaDatabase::RequeueFailedJobs(int64_t job_id, const std::string& actor) {
+  absl::StatusOr<int> n = store_->RequeueFailedJobs(job_id);
+  ASSIGN_OR_RETURN(Credentials * creds, Creds());
+  AuditOffline(creds, actor, "jobs requeue", n.status(),
+               job_id == 0 ? std::string("all failed") : absl::StrCat("job ", job_id));
+  return n;
+}
+
 absl::StatusOr<std::vector<TokenInfo>> ArenaDatabase::ListTokens() {
   ASSIGN_OR_RETURN(std::vector<CredentialRecord> all, store_->ListCredentials());
   std::vector<TokenInfo> out;

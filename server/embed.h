@@ -139,6 +139,14 @@ struct TokenInfo {
   double revoked_at = 0;  // 0 = live
 };
 
+// A job that ended without a final study, as `bbo admin jobs` lists it.
+struct FailedJobInfo {
+  int64_t job_id = 0;
+  std::string submission, problem, board, last_error;
+  int trial = 0;
+  int attempts = 0;
+};
+
 // One audit log entry.
 struct AuditEntry {
   double at = 0;
@@ -169,6 +177,11 @@ class ArenaDatabase {
                             const std::string& actor);
   absl::StatusOr<std::vector<TokenInfo>> ListTokens();
   absl::StatusOr<std::vector<AuditEntry>> ListAudit(int limit);
+  // Jobs that ended without a final study, and putting them back in the queue (JobStore::
+  // ListFailedJobs / RequeueFailedJobs; 0 = every failed job not withdrawn by its team). A
+  // running coordinator picks requeued jobs up at its next lease. Audited as `actor`.
+  absl::StatusOr<std::vector<FailedJobInfo>> ListFailedJobs();
+  absl::StatusOr<int> RequeueFailedJobs(int64_t job_id, const std::string& actor);
   void set_secret_path(std::string path) { secret_path_ = std::move(path); }
   ~ArenaDatabase();
   ArenaDatabase(const ArenaDatabase&) = delete;

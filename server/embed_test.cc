@@ -142,8 +142,8 @@ std::string MakeArena() {
            {{Eval(base), Eval(base - 1, base)}, {Eval(base + 2), Eval(kInf)}},
            StudyState::kCompleted);
     } else if (sub.name == "opt" && job.problem == "p" && job.trial == 0 && job.board.empty()) {
-      // Played twice: only the later study counts.
-      Play(*store, job, {{Eval(1), Eval(1)}, {Eval(1), Eval(1)}}, StudyState::kFailed);
+      // Played twice: the first run was abandoned (its worker was lost), the second counts.
+      Play(*store, job, {{Eval(1), Eval(1)}, {Eval(1), Eval(1)}}, StudyState::kAbandoned);
       Play(*store, job, {{Eval(base, 3), Eval(base - 2, 2)}}, StudyState::kCutOff);
     } else if (sub.name == "opt" && job.problem == "q" && job.trial == 1) {
       Play(*store, job, {}, StudyState::kFailed);

@@ -16,6 +16,7 @@
 #include <ctime>
 #include <string>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "client/commands/commands.h"
 #include "nlohmann/json.hpp"
@@ -52,7 +53,9 @@ int Usage() {
                "  bbo admin --db arena.sqlite worker add NAME    (also: rotate, revoke)\n"
                "  bbo admin --db arena.sqlite organizer add LABEL\n"
                "  bbo admin --db arena.sqlite tokens\n"
-               "  bbo admin --db arena.sqlite audit [--limit N]\n");
+               "  bbo admin --db arena.sqlite audit [--limit N]\n"
+               "  bbo admin --db arena.sqlite jobs               (the jobs that failed)\n"
+               "  bbo admin --db arena.sqlite jobs requeue ID    (or: all)\n");
   return 2;
 }
 
@@ -71,7 +74,12 @@ int RunAdmin(const AdminArgs& a) {
                        (a.words[1] != "add" && a.words[1] != "rotate" && a.words[1] != "revoke"))) {
     return Usage();
   }
-  if (!token_action && (a.words.size() != 1 || (what != "tokens" && what != "audit"))) {
+  const bool jobs_action = what == "jobs";
+  if (jobs_action && a.words.size() != 1 && (a.words.size() != 3 || a.words[1] != "requeue")) {
+    return Usage();
+  }
+  if (!token_action && !jobs_action &&
+      (a.words.size() != 1 || (what != "tokens" && what != "audit"))) {
     return Usage();
   }
   auto db = token_action ? ArenaDatabase::OpenOrCreate(a.db) : ArenaDatabase::Open(a.db);
@@ -99,6 +107,45 @@ int RunAdmin(const AdminArgs& a) {
                  what.c_str(), owner.c_str(),
                  what == "worker" ? "bbo-worker --token_file FILE"
                                   : "BBO_TOKEN=... bbo submit, or bbo --token_file FILE");
+    return 0;
+  }
+  if (jobs_action && a.words.size() == 3) {
+    int64_t id = 0;
+    if (a.words[2] != "all" && (!absl::SimpleAtoi(a.words[2], &id) || id <= 0)) {
+      std::fprintf(stderr, "bbo admin: jobs requeue takes a job id or 'all', got '%s'\n",
+                   a.words[2].c_str());
+      return 2;
+    }
+    absl::StatusOr<int> n = (*db)->RequeueFailedJobs(id, Actor());
+    if (!n.ok()) return Fail(n.status());
+    std::printf("%d job(s) back in the queue\n", *n);
+    return 0;
+  }
+  if (jobs_action) {
+    auto failed = (*db)->ListFailedJobs();
+    if (!failed.ok()) return Fail(failed.status());
+    if (a.json) {
+      nlohmann::json out = nlohmann::json::array();
+      for (const FailedJobInfo& f : *failed) {
+        out.push_back({{"job_id", f.job_id},
+                       {"submission", f.submission},
+                       {"problem", f.problem},
+                       {"trial", f.trial},
+                       {"board", f.board},
+                       {"attempts", f.attempts},
+                       {"last_error", f.last_error}});
+      }
+      std::printf("%s\n", out.dump(2).c_str());
+      return 0;
+    }
+    std::printf("%-7s %-28s %-24s %5s %8s  %s\n", "job", "submission", "problem", "trial",
+                "attempts", "last error");
+    for (const FailedJobInfo& f : *failed) {
+      std::printf("%-7lld %-28s %-24s %5d %8d  %s\n", static_cast<long long>(f.job_id),
+                  f.submission.c_str(), f.problem.c_str(), f.trial, f.attempts,
+                  f.last_error.c_str());
+    }
+    if (failed->empty()) std::printf("(no failed jobs)\n");
     return 0;
   }
   if (what == "tokens") {

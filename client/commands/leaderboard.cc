@@ -14,6 +14,16 @@ int RunLeaderboard(const LeaderboardArgs& a) {
   req.set_board(a.board);
   auto resp = Remote(a.server.address, a.server.token, a.server.tls).GetLeaderboard(req);
   if (!resp.ok()) return PrintRemoteError("leaderboard", resp.status());
+  auto pending_json = [&]() {
+    nlohmann::json p = nlohmann::json::array();
+    for (const auto& s : resp->pending()) {
+      p.push_back({{"name", s.name()},
+                   {"jobs_total", s.jobs_total()},
+                   {"jobs_done", s.jobs_done()},
+                   {"jobs_failed", s.jobs_failed()}});
+    }
+    return p;
+  };
   if (a.json) {
     if (resp->report_json().empty()) {
       // A hidden phase without the organizer token: overall scores only.
@@ -29,10 +39,13 @@ int RunLeaderboard(const LeaderboardArgs& a) {
                              {"baseline", row.baseline()},
                              {"complete", row.complete()}});
       }
+      j["pending"] = pending_json();
       std::cout << j.dump(2) << "\n";
       return 0;
     }
-    std::cout << nlohmann::json::parse(resp->report_json()).dump(2) << "\n";
+    nlohmann::json j = nlohmann::json::parse(resp->report_json());
+    if (j.is_object()) j["pending"] = pending_json();
+    std::cout << j.dump(2) << "\n";
     return 0;
   }
   std::printf("Leaderboard of phase %s, %s board (%d batches of %d; 100 = the best value found "
@@ -44,6 +57,18 @@ int RunLeaderboard(const LeaderboardArgs& a) {
     std::printf("%-5d %-32s %10.3f %10.3f%s\n", row.rank(), row.name().c_str(), row.score(),
                 row.median_score(),
                 row.baseline() ? "  (baseline)" : (row.complete() ? "" : "  (partial)"));
+  }
+  if (resp->pending_size() > 0) {
+    std::printf("Not on the board yet (no study with a final result):\n");
+    for (const auto& s : resp->pending()) {
+      std::printf("      %-32s %d/%d jobs done%s\n", s.name().c_str(), s.jobs_done(),
+                  s.jobs_total(),
+                  s.jobs_failed() > 0
+                      ? (", " + std::to_string(s.jobs_failed()) +
+                         " failed without a result (withdrawn or lost; organizers can requeue)")
+                            .c_str()
+                      : "");
+    }
   }
   return 0;
 }

@@ -1,5 +1,6 @@
 // bbo submit and bbo status: registering submissions and following their progress.
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -69,6 +70,23 @@ int RunSubmit(const SubmitArgs& a) {
   return 0;
 }
 
+namespace {
+
+const char* StateName(v1::SubmissionState s) {
+  switch (s) {
+    case v1::SUBMISSION_STATE_RUNNING:
+      return "running";
+    case v1::SUBMISSION_STATE_FINISHED:
+      return "finished";
+    case v1::SUBMISSION_STATE_INCOMPLETE:
+      return "incomplete";
+    default:
+      return "unknown";
+  }
+}
+
+}  // namespace
+
 int RunStatus(const StatusArgs& a) {
   auto resp = Remote(a.server.address, a.server.token, a.server.tls).ListSubmissions();
   if (!resp.ok()) return PrintRemoteError("status", resp.status());
@@ -80,24 +98,31 @@ int RunStatus(const StatusArgs& a) {
                      {"team", sub.team()},
                      {"kind", KindName(sub.kind())},
                      {"finished", sub.state() == v1::SUBMISSION_STATE_FINISHED},
+                     {"state", StateName(sub.state())},
                      {"jobs_total", sub.jobs_total()},
                      {"jobs_queued", sub.jobs_queued()},
                      {"jobs_running", sub.jobs_running()},
                      {"jobs_done", sub.jobs_done()},
+                     {"jobs_failed", sub.jobs_failed()},
                      {"studies_with_errors", sub.studies_with_errors()}});
     }
     std::cout << out.dump(2) << "\n";
     return 0;
   }
-  std::printf("%-4s %-28s %-16s %-10s %-9s %7s %7s %7s %7s\n", "id", "name", "team", "kind",
-              "state", "queued", "running", "done", "errors");
+  std::printf("%-4s %-28s %-16s %-10s %-10s %7s %7s %7s %7s %7s\n", "id", "name", "team", "kind",
+              "state", "queued", "running", "done", "failed", "errors");
   for (const auto& sub : resp->submissions()) {
-    std::printf("%-4lld %-28s %-16s %-10s %-9s %7d %7d %4d/%-3d %6d\n",
+    std::printf("%-4lld %-28s %-16s %-10s %-10s %7d %7d %4d/%-3d %6d %6d\n",
                 static_cast<long long>(sub.submission_id()), sub.name().c_str(),
                 sub.team().empty() ? "-" : sub.team().c_str(), KindName(sub.kind()),
-                sub.state() == v1::SUBMISSION_STATE_FINISHED ? "finished" : "running",
-                sub.jobs_queued(), sub.jobs_running(), sub.jobs_done(), sub.jobs_total(),
-                sub.studies_with_errors());
+                StateName(sub.state()), sub.jobs_queued(), sub.jobs_running(), sub.jobs_done(),
+                sub.jobs_total(), sub.jobs_failed(), sub.studies_with_errors());
+  }
+  if (std::any_of(resp->submissions().begin(), resp->submissions().end(),
+                  [](const auto& s) { return s.state() == v1::SUBMISSION_STATE_INCOMPLETE; })) {
+    std::printf(
+        "incomplete: some jobs ended without a result (withdrawn, or lost to the "
+        "platform); they are not on the board until an organizer requeues them\n");
   }
   return 0;
 }

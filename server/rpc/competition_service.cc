@@ -28,11 +28,14 @@ grpc::Status CompetitionServiceImpl::ListSubmissions(grpc::ServerContext* contex
     o->set_submission_id(s.submission.id);
     o->set_name(s.submission.name);
     o->set_kind(ToProto(s.submission.kind));
-    o->set_state(s.finished() ? v1::SUBMISSION_STATE_FINISHED : v1::SUBMISSION_STATE_RUNNING);
+    o->set_state(!s.finished()       ? v1::SUBMISSION_STATE_RUNNING
+                 : s.jobs.failed > 0 ? v1::SUBMISSION_STATE_INCOMPLETE
+                                     : v1::SUBMISSION_STATE_FINISHED);
     o->set_jobs_total(s.jobs.total);
     o->set_jobs_queued(s.jobs.queued);
     o->set_jobs_running(s.jobs.leased);
-    o->set_jobs_done(s.jobs.done + s.jobs.failed);
+    o->set_jobs_done(s.jobs.done);
+    o->set_jobs_failed(s.jobs.failed);
     o->set_studies_with_errors(s.studies_with_errors);
     o->set_created_at_s(s.submission.created_at);
     o->set_team(s.submission.team);
@@ -77,6 +80,13 @@ grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext* context
   if (report->per_problem) resp->set_report_json(report->json.dump());
   resp->set_phase(competition_->options().phase);
   resp->set_board(BoardDisplayName(BoardFromName(req->board())));
+  for (const LeaderboardReport::Pending& p : report->pending) {
+    v1::PendingSubmission* o = resp->add_pending();
+    o->set_name(p.name);
+    o->set_jobs_total(p.jobs.total);
+    o->set_jobs_done(p.jobs.done);
+    o->set_jobs_failed(p.jobs.failed);
+  }
   return grpc::Status::OK;
 }
 

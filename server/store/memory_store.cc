@@ -241,6 +241,38 @@ absl::Status InMemoryStore::FinishJob(int64_t job_id, const std::string& worker_
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::vector<FailedJob>> InMemoryStore::ListFailedJobs() {
+  absl::MutexLock l(&mu_);
+  std::vector<FailedJob> out;
+  for (const auto& [id, job] : jobs_) {
+    if (job.record.state != JobState::kFailed) continue;
+    auto sub = submissions_.find(job.record.submission_id);
+    out.push_back(
+        {job.record, sub != submissions_.end() ? sub->second.record.name : "", job.last_error});
+  }
+  return out;
+}
+
+absl::StatusOr<int> InMemoryStore::RequeueFailedJobs(int64_t job_id) {
+  absl::MutexLock l(&mu_);
+  if (job_id != 0) {
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("no job with id ", job_id));
+    if (it->second.record.state != JobState::kFailed) {
+      return absl::FailedPreconditionError(absl::StrCat("job ", job_id, " has not failed"));
+    }
+  }
+  int n = 0;
+  for (auto& [id, job] : jobs_) {
+    if (job.record.state != JobState::kFailed) continue;
+    if (job_id != 0 ? id != job_id : job.last_error.rfind("withdrawn", 0) == 0) continue;
+    job.record.state = JobState::kQueued;
+    job.record.attempts = 0;
+    ++n;
+  }
+  return n;
+}
+
 absl::StatusOr<int64_t> InMemoryStore::BeginEpoch(double) {
   absl::MutexLock l(&mu_);
   return ++epoch_;

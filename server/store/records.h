@@ -59,6 +59,13 @@ struct RecoveryCounts {
   int jobs_done = 0;          // leased jobs whose final study had ended
 };
 
+// A job that ended without a final study, for organizers (JobStore::ListFailedJobs).
+struct FailedJob {
+  JobRecord job;
+  std::string submission;  // its name
+  std::string last_error;  // why its last attempt ended ("withdrawn by ...", "lease expired")
+};
+
 struct JobCounts {
   int total = 0, queued = 0, leased = 0, done = 0, failed = 0;
 };

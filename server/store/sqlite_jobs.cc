@@ -1,5 +1,7 @@
 // SqliteStore: the JobStore methods.
 
+#include <tuple>
+
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/store/internal/sqlite_rows.h"
@@ -160,6 +162,42 @@ absl::Status SqliteStore::FinishJob(int64_t job_id, const std::string& worker_id
     RETURN_IF_ERROR(a->Run());
   }
   return tx.Commit();
+}
+
+absl::StatusOr<std::vector<FailedJob>> SqliteStore::ListFailedJobs() {
+  absl::MutexLock l(&mu_);
+  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT j.id, s.name, COALESCE(j.last_error, '') FROM jobs j"
+                                 " JOIN submissions s ON s.id = j.submission_id"
+                                 " WHERE j.state = 'failed' ORDER BY j.id"));
+  std::vector<std::tuple<int64_t, std::string, std::string>> rows;
+  RETURN_IF_ERROR(ForEachRow(
+      *q, [&](const sqlite::Statement& r) { rows.emplace_back(r.Int(0), r.Text(1), r.Text(2)); }));
+  std::vector<FailedJob> out;
+  for (auto& [id, name, error] : rows) {
+    ASSIGN_OR_RETURN(std::optional<JobRecord> j, QueryJob(id));
+    if (j) out.push_back({*j, name, error});
+  }
+  return out;
+}
+
+absl::StatusOr<int> SqliteStore::RequeueFailedJobs(int64_t job_id) {
+  absl::MutexLock l(&mu_);
+  if (job_id != 0) {
+    ASSIGN_OR_RETURN(std::optional<JobRecord> j, QueryJob(job_id));
+    if (!j) return absl::NotFoundError(absl::StrCat("no job with id ", job_id));
+    if (j->state != JobState::kFailed) {
+      return absl::FailedPreconditionError(absl::StrCat("job ", job_id, " has not failed"));
+    }
+  }
+  ASSIGN_OR_RETURN(auto* u,
+                   Stmt(job_id != 0 ? "UPDATE jobs SET state = 'queued', attempts = 0 WHERE"
+                                      " state = 'failed' AND id = ?"
+                                    : "UPDATE jobs SET state = 'queued', attempts = 0 WHERE"
+                                      " state = 'failed' AND COALESCE(last_error, '') NOT LIKE"
+                                      " 'withdrawn%' AND ? = 0"));
+  u->Bind(1, job_id);
+  RETURN_IF_ERROR(u->Run());
+  return db_->Changes();
 }
 
 absl::StatusOr<int64_t> SqliteStore::BeginEpoch(double now) {

@@ -330,6 +330,31 @@ TEST_P(StoreConformanceTest, RecoveryAfterARestartRequeuesWithoutDoubles) {
   EXPECT_EQ(again.studies_abandoned + again.jobs_requeued + again.jobs_done, 0);
 }
 
+// Organizers see the jobs that failed without a result and put them back in the queue; a
+// team's withdrawal is not undone by "all".
+TEST_P(StoreConformanceTest, FailedJobsAreListedAndRequeued) {
+  int64_t lost = *store_->AddSubmission(Sub("lost", 1), "", {"p"}, 1);
+  int64_t withdrawn = *store_->AddSubmission(Sub("withdrawn", 1), "", {"p"}, 1);
+  ASSERT_EQ(*store_->CancelQueuedJobs(withdrawn, "withdrawn by team:red"), 1);
+  JobRecord j = **store_->LeaseJob("w", 10);
+  ASSERT_EQ(j.submission_id, lost);
+  ASSERT_TRUE(store_->ExpireLeases(20, 1).ok());  // its only attempt lost
+  std::vector<FailedJob> failed = *store_->ListFailedJobs();
+  ASSERT_EQ(failed.size(), 2u);
+  EXPECT_EQ(failed[0].job.id, j.id);
+  EXPECT_EQ(failed[0].submission, "lost");
+  EXPECT_EQ(failed[0].last_error, "lease expired");
+  EXPECT_EQ(failed[1].submission, "withdrawn");
+  EXPECT_EQ(store_->RequeueFailedJobs(999).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(*store_->RequeueFailedJobs(0), 1);  // not the withdrawn one
+  EXPECT_EQ(store_->GetJob(j.id)->state, JobState::kQueued);
+  EXPECT_EQ(store_->GetJob(j.id)->attempts, 0);
+  EXPECT_EQ(store_->RequeueFailedJobs(j.id).status().code(), absl::StatusCode::kFailedPrecondition);
+  // By id, a withdrawn job can be requeued too.
+  EXPECT_EQ(*store_->RequeueFailedJobs(failed[1].job.id), 1);
+  EXPECT_TRUE(store_->ListFailedJobs()->empty());
+}
+
 TEST_P(StoreConformanceTest, LeaseExpiryRequeuesAndAbandonsStudy) {
   int64_t sub = *store_->AddSubmission(Sub("a", 1), "", {"p"}, 1);
   ASSERT_TRUE(store_->RegisterWorker("w1", "host", 1, 100).ok());

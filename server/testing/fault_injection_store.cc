@@ -265,6 +265,16 @@ absl::StatusOr<std::vector<AuditRecord>> FaultInjectionStore::ListAudit(int limi
   return base_->ListAudit(limit);
 }
 
+absl::StatusOr<std::vector<FailedJob>> FaultInjectionStore::ListFailedJobs() {
+  if (absl::Status s = Check("ListFailedJobs"); !s.ok()) return s;
+  return base_->ListFailedJobs();
+}
+
+absl::StatusOr<int> FaultInjectionStore::RequeueFailedJobs(int64_t job_id) {
+  if (absl::Status s = Check("RequeueFailedJobs"); !s.ok()) return s;
+  return base_->RequeueFailedJobs(job_id);
+}
+
 absl::StatusOr<int64_t> FaultInjectionStore::BeginEpoch(double now) {
   if (absl::Status s = Check("BeginEpoch"); !s.ok()) return s;
   return base_->BeginEpoch(now);
