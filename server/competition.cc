@@ -230,6 +230,7 @@ absl::StatusOr<RegisteredSubmission> Competition::Register(const std::string& na
   rec.created_at = clock_->NowSeconds();
   ASSIGN_OR_RETURN(int64_t id, store_->AddSubmission(rec, normalized, problems_->names(),
                                                      options_.seed, boards_));
+  if (on_jobs_changed_) on_jobs_changed_();
   RegisteredSubmission out;
   out.submission_id = id;
   out.kind = kind;
@@ -252,7 +253,10 @@ absl::StatusOr<int> Competition::Withdraw(const Identity& who, int64_t submissio
   if (!sub.ok() || sub->is_baseline || !access_.SeesSubmissionsOf(who, sub->team)) {
     return absl::NotFoundError(absl::StrCat("no submission ", submission_id, " of yours"));
   }
-  return store_->CancelQueuedJobs(submission_id, absl::StrCat("withdrawn by ", who.Describe()));
+  absl::StatusOr<int> n =
+      store_->CancelQueuedJobs(submission_id, absl::StrCat("withdrawn by ", who.Describe()));
+  if (n.ok() && on_jobs_changed_) on_jobs_changed_();
+  return n;
 }
 
 absl::StatusOr<std::vector<SubmissionStatus>> Competition::List(const Identity& who) {

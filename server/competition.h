@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -19,10 +20,10 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "nlohmann/json.hpp"
-#include "scoring/leaderboard.h"
-#include "report/report_files.h"
 #include "common/clock.h"
+#include "nlohmann/json.hpp"
+#include "report/report_files.h"
+#include "scoring/leaderboard.h"
 #include "server/access.h"
 #include "server/problem_set.h"
 #include "server/store/store.h"
@@ -143,6 +144,9 @@ class Competition {
   // same NotFound as for an unknown id. Returns how many jobs were cancelled (0 when every job
   // had started or finished).
   absl::StatusOr<int> Withdraw(const Identity& who, int64_t submission_id);
+  // Called after jobs were queued or cancelled (the coordinator wakes its waiting workers).
+  // Set before use; not thread-safe to change.
+  void set_on_jobs_changed(std::function<void()> f) { on_jobs_changed_ = std::move(f); }
   // Every submission (trusted callers).
   absl::StatusOr<std::vector<SubmissionStatus>> List();
   // The submissions `who` may see: a team its own, an organizer all.
@@ -213,6 +217,7 @@ class Competition {
   // Serializes registrations, so per-team limits and the evaluate-once rule hold under
   // concurrent calls.
   absl::Mutex register_mu_;
+  std::function<void()> on_jobs_changed_;
   // Taken before cache_mu_ (never the other way round): one report computation at a time.
   absl::Mutex report_mu_ ABSL_ACQUIRED_BEFORE(cache_mu_);
   // Per-problem scoring memo of the report computations, per board (reports run outside

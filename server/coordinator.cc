@@ -89,6 +89,7 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Create(
   c->competition_ = std::make_unique<Competition>(c->store_.get(), c->problems_.get(),
                                                   c->clock_.get(), options.study.budget.batch_size,
                                                   options.study.budget.n_batches, options.competition);
+  c->competition_->set_on_jobs_changed([queue] { queue->NotifyChanged(); });
   c->baseline_ = std::make_unique<BaselineRunner>(c->store_.get(), c->problems_.get(),
                                                   c->studies_.get(), c->clock_.get());
   RETURN_IF_ERROR(c->CheckProblemSignatures());

@@ -64,6 +64,12 @@ absl::StatusOr<LocalProgress> LocalServer::Progress(int64_t submission_id) {
   return LocalProgress{counts.done + counts.failed, counts.total};
 }
 
+uint64_t LocalServer::QueueVersion() { return coordinator_->queue().version(); }
+
+void LocalServer::WaitForQueueChange(uint64_t seen, absl::Duration timeout) {
+  coordinator_->queue().WaitForChange(seen, timeout);
+}
+
 bool LocalServer::WaitForBaseline(absl::Duration timeout) {
   return coordinator_->WaitForBaseline(timeout);
 }

@@ -92,6 +92,10 @@ class LocalServer {
   absl::StatusOr<LocalSubmission> Register(const std::string& name, const std::string& archive,
                                            int trials);
   absl::StatusOr<LocalProgress> Progress(int64_t submission_id);
+  // The job queue's change counter, and waiting for it to move past `seen` (a job queued,
+  // finished or requeued) or `timeout`: progress without polling.
+  uint64_t QueueVersion();
+  void WaitForQueueChange(uint64_t seen, absl::Duration timeout);
   // Waits until every queued baseline study has run; false when `timeout` passed first.
   bool WaitForBaseline(absl::Duration timeout);
   // The main board (FailedPrecondition while the baseline has not finished on a problem).

@@ -1,9 +1,11 @@
 #include "server/job_queue.h"
 
+#include <algorithm>
 #include <random>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
 #include "common/status_macros.h"
 
 namespace bbo {
@@ -61,11 +63,38 @@ absl::Status JobQueue::Heartbeat(const Identity& who, const std::string& worker_
   return jobs_->RenewLeases(worker_id, now + options_.lease_ttl_s);
 }
 
+void JobQueue::NotifyChanged() {
+  absl::MutexLock l(&change_mu_);
+  ++version_;
+  changed_.SignalAll();
+}
+
+uint64_t JobQueue::version() {
+  absl::MutexLock l(&change_mu_);
+  return version_;
+}
+
+void JobQueue::WaitForChange(uint64_t seen, absl::Duration timeout) {
+  const absl::Time until = absl::Now() + timeout;
+  absl::MutexLock l(&change_mu_);
+  while (version_ == seen) {
+    if (changed_.WaitWithDeadline(&change_mu_, until)) return;  // timed out
+  }
+}
+
 absl::StatusOr<std::optional<LeasedJob>> JobQueue::Lease(const Identity& who,
-                                                         const std::string& worker_id) {
+                                                         const std::string& worker_id,
+                                                         absl::Duration wait) {
   RETURN_IF_ERROR(Heartbeat(who, worker_id));
-  ASSIGN_OR_RETURN(std::optional<JobRecord> job,
-                   jobs_->LeaseJob(worker_id, clock_->NowSeconds() + options_.lease_ttl_s));
+  const absl::Time until = absl::Now() + std::min(wait, kMaxLeaseWait);
+  std::optional<JobRecord> job;
+  while (true) {
+    const uint64_t seen = version();
+    ASSIGN_OR_RETURN(job, jobs_->LeaseJob(worker_id, clock_->NowSeconds() + options_.lease_ttl_s));
+    if (job || absl::Now() >= until) break;
+    // Jobs queued by another process (bbo admin jobs requeue) are seen within a second.
+    WaitForChange(seen, std::min(until - absl::Now(), absl::Seconds(1)));
+  }
   if (!job) return std::optional<LeasedJob>();
   ASSIGN_OR_RETURN(SubmissionRecord sub, submissions_->GetSubmission(job->submission_id));
   LeasedJob out;
@@ -83,6 +112,7 @@ absl::Status JobQueue::Finish(const Identity& who, const std::string& worker_id,
                               const std::string& error, const std::string& request_id) {
   RETURN_IF_ERROR(CheckOwner(who, worker_id));
   absl::Status s = jobs_->FinishJob(job_id, worker_id, error, options_.max_attempts);
+  if (s.ok()) NotifyChanged();  // done, or back in the queue
   if (request_id.empty()) return s;
   absl::MutexLock l(&finished_mu_);
   if (s.ok()) {
@@ -132,6 +162,7 @@ absl::StatusOr<SubmissionFiles> JobQueue::Fetch(int64_t submission_id) {
 absl::StatusOr<int> JobQueue::Sweep() {
   ASSIGN_OR_RETURN(std::vector<int64_t> requeued,
                    jobs_->ExpireLeases(clock_->NowSeconds(), options_.max_attempts));
+  if (!requeued.empty()) NotifyChanged();
   return static_cast<int>(requeued.size());
 }
 

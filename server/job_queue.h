@@ -80,8 +80,19 @@ class JobQueue {
   // Renews the worker's leases. NotFound for an unknown worker or one of another identity
   // (the same answer: ids are not confirmed to strangers).
   absl::Status Heartbeat(const Identity& who, const std::string& worker_id);
-  // The next queued job, or nullopt. NotFound as Heartbeat.
-  absl::StatusOr<std::optional<LeasedJob>> Lease(const Identity& who, const std::string& worker_id);
+  // The next queued job, or nullopt. With `wait` > 0 and nothing queued, waits up to `wait`
+  // (at most kMaxLeaseWait) for a job to be queued (NotifyChanged) before answering nullopt.
+  // NotFound as Heartbeat.
+  absl::StatusOr<std::optional<LeasedJob>> Lease(const Identity& who, const std::string& worker_id,
+                                                 absl::Duration wait = absl::ZeroDuration());
+  static constexpr absl::Duration kMaxLeaseWait = absl::Seconds(30);
+
+  // Something in the queue may have changed (jobs queued, requeued, finished): wakes long-poll
+  // leases and WaitForChange. Called by the queue itself and by whoever adds jobs.
+  void NotifyChanged();
+  // Waits until NotifyChanged is called after `seen` (a version()), or `timeout`.
+  void WaitForChange(uint64_t seen, absl::Duration timeout);
+  uint64_t version();
   // FailedPrecondition when the worker no longer holds the lease. NotFound as Heartbeat.
   // `request_id` ("" = none) makes it idempotent: repeating a finish that took effect (same
   // worker, job and id) answers OK again.
@@ -132,6 +143,10 @@ class JobQueue {
   absl::Mutex finished_mu_;
   std::map<int64_t, std::pair<std::string, std::string>> finished_ ABSL_GUARDED_BY(finished_mu_);
   std::deque<int64_t> finished_order_ ABSL_GUARDED_BY(finished_mu_);
+  // NotifyChanged's counter, and the waiters on it.
+  absl::Mutex change_mu_;
+  absl::CondVar changed_;
+  uint64_t version_ ABSL_GUARDED_BY(change_mu_) = 0;
 };
 
 }  // namespace bbo

@@ -1,6 +1,8 @@
 #include "server/job_queue.h"
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "gtest/gtest.h"
 #include "server/store/sqlite_store.h"
@@ -79,6 +81,36 @@ TEST_F(JobQueueTest, ARetriedFinishIsAnsweredAgain) {
   EXPECT_EQ(queue_->Finish(w->worker_id, (*job)->job_id, "").code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(store_->GetJob((*job)->job_id)->state, JobState::kDone);
+}
+
+// A long-poll lease waits for a job queued meanwhile and takes it; with nothing queued it
+// answers nullopt once its wait is over; a wait of zero answers at once.
+TEST_F(JobQueueTest, ALongPollLeaseTakesAJobQueuedWhileItWaits) {
+  auto w = queue_->RegisterWorker("host", 1);
+  ASSERT_TRUE(w.ok());
+  // Drain the fixture's two jobs.
+  ASSERT_TRUE((*queue_->Lease(w->worker_id)).has_value());
+  ASSERT_TRUE((*queue_->Lease(w->worker_id)).has_value());
+  const Identity trusted = Identity::Worker("(in-process)");
+  EXPECT_FALSE((*queue_->Lease(trusted, w->worker_id, absl::ZeroDuration())).has_value());
+  EXPECT_FALSE((*queue_->Lease(trusted, w->worker_id, absl::Milliseconds(50))).has_value());
+  const uint64_t before = queue_->version();
+  std::thread producer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    SubmissionRecord s;
+    s.name = "late";
+    s.kind = SubmissionKind::kPython;
+    s.digest = "late";
+    s.trials = 1;
+    ASSERT_TRUE(store_->AddSubmission(s, "tar", {"p1"}, 1).ok());
+    queue_->NotifyChanged();
+  });
+  auto job = queue_->Lease(trusted, w->worker_id, absl::Seconds(20));
+  producer.join();
+  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_TRUE(job->has_value());
+  EXPECT_EQ(store_->GetSubmission((*job)->submission_id)->name, "late");
+  EXPECT_GT(queue_->version(), before);
 }
 
 TEST_F(JobQueueTest, FetchReturnsArchive) {

@@ -64,7 +64,12 @@ class CoordinatorClient {
   // The coordinator's epoch (0 = a coordinator that does not say): a change means it restarted
   // and the work leased before is void.
   virtual absl::StatusOr<int64_t> Heartbeat(const std::string& worker_id) = 0;
-  virtual absl::StatusOr<std::optional<JobLease>> Lease(const std::string& worker_id) = 0;
+  // The next job, or nullopt after waiting up to `wait_s` seconds for one (a long poll: a job
+  // queued meanwhile is answered at once).
+  virtual absl::StatusOr<std::optional<JobLease>> Lease(const std::string& worker_id,
+                                                        double wait_s) = 0;
+  // Ends every Lease waiting now (they answer CANCELLED): for a prompt Stop.
+  virtual void CancelWaits() {}
   virtual absl::Status Finish(const std::string& worker_id, int64_t job_id,
                               const std::string& error) = 0;
   // The submission folder as a tar archive.

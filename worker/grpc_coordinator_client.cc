@@ -1,10 +1,12 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "bbo/v1/study_service.grpc.pb.h"
 #include "bbo/v1/worker_service.grpc.pb.h"
@@ -85,13 +87,24 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     return resp.coordinator_epoch();
   }
 
-  absl::StatusOr<std::optional<JobLease>> Lease(const std::string& worker_id) override {
+  absl::StatusOr<std::optional<JobLease>> Lease(const std::string& worker_id,
+                                                double wait_s) override {
     grpc::ClientContext ctx;
-    Prepare(ctx);
+    Prepare(ctx, wait_s);
     v1::LeaseJobRequest req;
     req.set_worker_id(worker_id);
+    req.set_wait_s(wait_s);
     v1::LeaseJobResponse resp;
-    if (auto s = FromGrpc(worker_->LeaseJob(&ctx, req, &resp)); !s.ok()) return s;
+    {
+      absl::MutexLock l(&waits_mu_);
+      waits_.insert(&ctx);
+    }
+    grpc::Status st = worker_->LeaseJob(&ctx, req, &resp);
+    {
+      absl::MutexLock l(&waits_mu_);
+      waits_.erase(&ctx);
+    }
+    if (auto s = FromGrpc(st); !s.ok()) return s;
     if (!resp.has_job()) return std::optional<JobLease>();
     JobLease l;
     l.job_id = resp.job_id();
@@ -236,6 +249,11 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     return Retried([&](grpc::ClientContext& c) { return study_->EndStudy(&c, req, &resp); });
   }
 
+  void CancelWaits() override {
+    absl::MutexLock l(&waits_mu_);
+    for (grpc::ClientContext* ctx : waits_) ctx->TryCancel();
+  }
+
  private:
   // A fresh request id: 128 random bits, hex.
   static std::string NewRequestId() {
@@ -259,14 +277,19 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     }
   }
 
-  void Prepare(grpc::ClientContext& ctx) {
-    ctx.set_deadline(std::chrono::system_clock::now() +
-                     std::chrono::milliseconds(static_cast<int64_t>(timeout_s_ * 1000)));
+  // `extra_s`: added to the deadline (a long poll's wait).
+  void Prepare(grpc::ClientContext& ctx, double extra_s = 0) {
+    ctx.set_deadline(
+        std::chrono::system_clock::now() +
+        std::chrono::milliseconds(static_cast<int64_t>((timeout_s_ + extra_s) * 1000)));
     if (!token_.empty()) ctx.AddMetadata("authorization", "Bearer " + token_);
   }
 
   double timeout_s_;
   double retry_s_;
+  // Lease calls waiting now, for CancelWaits.
+  absl::Mutex waits_mu_;
+  std::set<grpc::ClientContext*> waits_ ABSL_GUARDED_BY(waits_mu_);
   std::string token_;
   std::unique_ptr<v1::WorkerService::Stub> worker_;
   std::unique_ptr<v1::StudyService::Stub> study_;

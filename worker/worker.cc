@@ -100,6 +100,7 @@ absl::Status Worker::Register(const std::string& hostname, int slots) {
 
 void Worker::Stop() {
   stop_ = true;
+  client_->CancelWaits();
   if (heartbeat_ != nullptr && heartbeat_->joinable()) heartbeat_->join();
 }
 
@@ -158,7 +159,15 @@ absl::Status Worker::Run() {
   absl::Time idle_since = env_->Now();
   absl::Duration backoff = absl::Milliseconds(100);
   while (!stop_) {
-    absl::StatusOr<std::optional<JobLease>> job = client_->Lease(worker_id());
+    // Waits on the coordinator for a job, no longer than the idle time left.
+    double wait_s = options_.idle_poll_s;
+    if (options_.exit_when_idle_s > 0) {
+      wait_s = std::min(wait_s, std::max(0.0, options_.exit_when_idle_s -
+                                                  absl::ToDoubleSeconds(env_->Now() - idle_since)));
+    }
+    const absl::Time asked = env_->Now();
+    absl::StatusOr<std::optional<JobLease>> job = client_->Lease(worker_id(), wait_s);
+    if (stop_) break;
     if (job.ok()) backoff = absl::Milliseconds(100);
     if (!job.ok()) {
       if (job.status().code() == absl::StatusCode::kNotFound) {
@@ -190,7 +199,10 @@ absl::Status Worker::Run() {
           env_->Now() - idle_since > absl::Seconds(options_.exit_when_idle_s)) {
         return absl::OkStatus();
       }
-      env_->SleepFor(absl::Seconds(options_.idle_poll_s));
+      // The coordinator waited already; one that does not long-poll answers at once, and is
+      // then asked again only after the rest of the wait (at most 0.5 s).
+      const absl::Duration left = absl::Seconds(wait_s) - (env_->Now() - asked);
+      if (left > absl::ZeroDuration()) env_->SleepFor(std::min(left, absl::Milliseconds(500)));
       continue;
     }
     absl::Status s = RunJob(**job);

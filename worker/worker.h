@@ -32,8 +32,9 @@ struct WorkerOptions {
   std::string python_dir;
   // The interpreter for Python submissions (inside the sandbox).
   std::string python = "/usr/bin/python3";
-  // Sleep between lease attempts when the queue is empty, seconds.
-  double idle_poll_s = 0.5;
+  // How long one lease call waits on the coordinator for a job when the queue is empty (a long
+  // poll: a job queued meanwhile is answered at once), seconds.
+  double idle_poll_s = 10;
   // Stop after the queue has been empty this long (0 = never; `bbo local` and the demo use it).
   double exit_when_idle_s = 0;
   // Grace added to the coordinator's budgets before the worker kills a silent optimizer, s.

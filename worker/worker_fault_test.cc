@@ -164,7 +164,7 @@ class RecordingCoordinator : public CoordinatorClient {
     return WorkerIdentity{"w-fault", 30, 5};
   }
   absl::StatusOr<int64_t> Heartbeat(const std::string&) override { return int64_t{0}; }
-  absl::StatusOr<std::optional<JobLease>> Lease(const std::string&) override {
+  absl::StatusOr<std::optional<JobLease>> Lease(const std::string&, double) override {
     absl::MutexLock l(&mu_);
     if (jobs_left_ == 0) return std::optional<JobLease>();
     --jobs_left_;

@@ -52,7 +52,7 @@ class ScriptedCoordinator : public CoordinatorClient {
     return WorkerIdentity{"w-test", 30, 5};
   }
   absl::StatusOr<int64_t> Heartbeat(const std::string&) override { return int64_t{0}; }
-  absl::StatusOr<std::optional<JobLease>> Lease(const std::string&) override {
+  absl::StatusOr<std::optional<JobLease>> Lease(const std::string&, double) override {
     lease_calls++;
     if (!lease_error.ok()) return lease_error;
     return std::optional<JobLease>();

@@ -169,6 +169,7 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
   absl::Time start = absl::Now();
   int last_done = -1;
   while (true) {
+    const uint64_t seen = server->QueueVersion();
     absl::StatusOr<LocalProgress> counts = server->Progress(reg.id);
     if (!counts.ok()) break;
     int done = counts->finished;
@@ -180,7 +181,8 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
     if (done >= counts->total) break;
     // Workers exit when the queue stays empty; if they all did while jobs remain, give up.
     if (exited.load() == static_cast<int>(workers.size())) break;
-    absl::SleepFor(absl::Milliseconds(200));
+    // Woken by the next finished job (a second at most, to notice exited workers).
+    server->WaitForQueueChange(seen, absl::Seconds(1));
   }
   for (auto& w : workers) w->Stop();
   for (auto& t : threads) t.join();

@@ -29,7 +29,10 @@ grpc::Status WorkerServiceImpl::LeaseJob(grpc::ServerContext* context,
                                          const v1::LeaseJobRequest* req,
                                          v1::LeaseJobResponse* resp) {
   BBO_RPC_WHO(who, context, "LeaseJob");
-  absl::StatusOr<std::optional<LeasedJob>> job = queue_->Lease(who, req->worker_id());
+  // NaN and negative waits answer at once.
+  const double wait_s = req->wait_s() > 0 ? req->wait_s() : 0;
+  absl::StatusOr<std::optional<LeasedJob>> job =
+      queue_->Lease(who, req->worker_id(), absl::Seconds(std::min(wait_s, 30.0)));
   if (!job.ok()) return ToGrpcStatus(auth_->Audited(who, "LeaseJob", job.status()));
   resp->set_has_job(job->has_value());
   resp->set_coordinator_epoch(queue_->epoch());
