@@ -10,12 +10,14 @@
 #include <map>
 #include <set>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/archive.h"
 #include "common/digest.h"
 #include "common/status_macros.h"
 #include "report/report.h"
+#include "spdlog/spdlog.h"
 
 namespace bbo {
 namespace {
@@ -243,8 +245,20 @@ absl::StatusOr<RegisteredSubmission> Competition::Register(const Identity& who,
                                                            const std::string& name,
                                                            const std::string& archive, int trials,
                                                            const std::string& requested_team) {
-  ASSIGN_OR_RETURN(std::string team, access_.SubmittingTeam(who, requested_team));
-  return Register(name, archive, trials, team);
+  absl::StatusOr<std::string> team = access_.SubmittingTeam(who, requested_team);
+  absl::StatusOr<RegisteredSubmission> out =
+      team.ok() ? Register(name, archive, trials, *team)
+                : absl::StatusOr<RegisteredSubmission>(team.status());
+  if (out.ok()) {
+    spdlog::info("event=submission_accepted submission={} name={} team={} jobs={}",
+                 out->submission_id, name, *team, out->jobs);
+  } else {
+    spdlog::info("event=submission_refused by={} code={} reason=\"{}\"", who.Describe(),
+                 absl::StatusCodeToString(out.status().code()),
+                 absl::CHexEscape(out.status().message().substr(0, 200)));
+  }
+  if (metrics_ != nullptr) metrics_->CountSubmission(out.ok() ? "accepted" : "refused");
+  return out;
 }
 
 absl::StatusOr<int> Competition::Withdraw(const Identity& who, int64_t submission_id) {

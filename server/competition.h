@@ -25,6 +25,7 @@
 #include "report/report_files.h"
 #include "scoring/leaderboard.h"
 #include "server/access.h"
+#include "server/metrics.h"
 #include "server/problem_set.h"
 #include "server/store/store.h"
 
@@ -147,6 +148,8 @@ class Competition {
   // Called after jobs were queued or cancelled (the coordinator wakes its waiting workers).
   // Set before use; not thread-safe to change.
   void set_on_jobs_changed(std::function<void()> f) { on_jobs_changed_ = std::move(f); }
+  // Where accepted and refused submissions are counted (not owned; null = nowhere).
+  void set_metrics(Metrics* metrics) { metrics_ = metrics; }
   // Every submission (trusted callers).
   absl::StatusOr<std::vector<SubmissionStatus>> List();
   // The submissions `who` may see: a team its own, an organizer all.
@@ -218,6 +221,7 @@ class Competition {
   // concurrent calls.
   absl::Mutex register_mu_;
   std::function<void()> on_jobs_changed_;
+  Metrics* metrics_ = nullptr;
   // Taken before cache_mu_ (never the other way round): one report computation at a time.
   absl::Mutex report_mu_ ABSL_ACQUIRED_BEFORE(cache_mu_);
   // Per-problem scoring memo of the report computations, per board (reports run outside

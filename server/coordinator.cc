@@ -68,6 +68,9 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Create(
     const double now = c->clock_->NowSeconds();
     ASSIGN_OR_RETURN(c->options_.queue.epoch, c->store_->BeginEpoch(now));
     ASSIGN_OR_RETURN(RecoveryCounts recovered, c->store_->RecoverAfterRestart(now));
+    for (int i = 0; i < recovered.studies_abandoned; ++i) {
+      c->metrics_.CountStudyEnd("abandoned", "coordinator restarted");
+    }
     if (recovered.studies_abandoned + recovered.jobs_requeued + recovered.jobs_done > 0) {
       spdlog::info("event=recovered epoch={} studies_abandoned={} jobs_requeued={} jobs_done={}",
                    c->options_.queue.epoch, recovered.studies_abandoned, recovered.jobs_requeued,
@@ -90,6 +93,9 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Create(
                                                   c->clock_.get(), options.study.budget.batch_size,
                                                   options.study.budget.n_batches, options.competition);
   c->competition_->set_on_jobs_changed([queue] { queue->NotifyChanged(); });
+  c->competition_->set_metrics(&c->metrics_);
+  c->studies_->set_metrics(&c->metrics_);
+  c->queue_->set_metrics(&c->metrics_);
   c->baseline_ = std::make_unique<BaselineRunner>(c->store_.get(), c->problems_.get(),
                                                   c->studies_.get(), c->clock_.get());
   RETURN_IF_ERROR(c->CheckProblemSignatures());
@@ -120,6 +126,26 @@ absl::Status Coordinator::CheckProblemSignatures() {
       what, ". Their old and new results are not comparable: use a new database, or start with "
             "--allow_changed_problems to mix them anyway."));
 }
+
+MetricsGauges Coordinator::Gauges() {
+  MetricsGauges g;
+  if (absl::StatusOr<std::vector<SubmissionRecord>> subs = store_->ListSubmissions(); subs.ok()) {
+    for (const SubmissionRecord& s : *subs) {
+      absl::StatusOr<JobCounts> c = store_->CountJobs(s.id);
+      if (!c.ok()) continue;
+      g.jobs_queued += c->queued;
+      g.jobs_leased += c->leased;
+      g.jobs_done += c->done;
+      g.jobs_failed += c->failed;
+    }
+  }
+  g.running_studies = studies_->LiveStudies();
+  g.workers = queue_->RegisteredWorkers();
+  g.epoch = queue_->epoch();
+  return g;
+}
+
+absl::Status Coordinator::Health() { return store_->ListBoards().status(); }
 
 Coordinator::~Coordinator() {
   Stop();

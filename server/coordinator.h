@@ -14,12 +14,13 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
-#include "server/baseline_runner.h"
 #include "common/clock.h"
-#include "server/identity.h"
+#include "server/baseline_runner.h"
 #include "server/competition.h"
 #include "server/evaluator.h"
+#include "server/identity.h"
 #include "server/job_queue.h"
+#include "server/metrics.h"
 #include "server/problem_set.h"
 #include "server/store/store.h"
 #include "server/study_manager.h"
@@ -72,6 +73,10 @@ class Coordinator {
   StudyManager& studies() { return *studies_; }
   JobQueue& queue() { return *queue_; }
   Competition& competition() { return *competition_; }
+  Metrics& metrics() { return metrics_; }
+  // The gauges of /metrics, read now; and whether the store answers (for /healthz).
+  MetricsGauges Gauges();
+  absl::Status Health();
   Credentials& credentials() { return *credentials_; }
   Store& store() { return *store_; }
   Clock& clock() { return *clock_; }
@@ -91,6 +96,7 @@ class Coordinator {
   // An exclusive lock on "<db_path>.lock" while this coordinator runs (-1 = none): a second
   // coordinator on the same database would take its running studies for a crashed one's.
   int db_lock_fd_ = -1;
+  Metrics metrics_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<ProblemSet> problems_;
   std::unique_ptr<Evaluator> evaluator_;

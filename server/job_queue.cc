@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
+#include "spdlog/spdlog.h"
 
 namespace bbo {
 
@@ -63,6 +64,17 @@ absl::Status JobQueue::Heartbeat(const Identity& who, const std::string& worker_
   return jobs_->RenewLeases(worker_id, now + options_.lease_ttl_s);
 }
 
+void JobQueue::LogIfSubmissionEnded(int64_t job_id) {
+  absl::StatusOr<JobRecord> job = jobs_->GetJob(job_id);
+  if (!job.ok()) return;
+  absl::StatusOr<JobCounts> c = jobs_->CountJobs(job->submission_id);
+  if (!c.ok() || c->queued > 0 || c->leased > 0) return;
+  const char* event = c->failed > 0 ? "incomplete" : "finished";
+  spdlog::info("event=submission_{} submission={} jobs_done={} jobs_failed={}", event,
+               job->submission_id, c->done, c->failed);
+  if (metrics_ != nullptr) metrics_->CountSubmission(event);
+}
+
 void JobQueue::NotifyChanged() {
   absl::MutexLock l(&change_mu_);
   ++version_;
@@ -112,7 +124,10 @@ absl::Status JobQueue::Finish(const Identity& who, const std::string& worker_id,
                               const std::string& error, const std::string& request_id) {
   RETURN_IF_ERROR(CheckOwner(who, worker_id));
   absl::Status s = jobs_->FinishJob(job_id, worker_id, error, options_.max_attempts);
-  if (s.ok()) NotifyChanged();  // done, or back in the queue
+  if (s.ok()) {
+    NotifyChanged();  // done, or back in the queue
+    LogIfSubmissionEnded(job_id);
+  }
   if (request_id.empty()) return s;
   absl::MutexLock l(&finished_mu_);
   if (s.ok()) {
@@ -163,6 +178,11 @@ absl::StatusOr<int> JobQueue::Sweep() {
   ASSIGN_OR_RETURN(std::vector<int64_t> requeued,
                    jobs_->ExpireLeases(clock_->NowSeconds(), options_.max_attempts));
   if (!requeued.empty()) NotifyChanged();
+  if (metrics_ != nullptr) {
+    for (size_t i = 0; i < requeued.size(); ++i) {
+      metrics_->CountStudyEnd("abandoned", "worker lease expired");
+    }
+  }
   return static_cast<int>(requeued.size());
 }
 

@@ -18,6 +18,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
 #include "server/access.h"
+#include "server/metrics.h"
 #include "server/store/job_store.h"
 #include "server/store/store.h"
 #include "server/store/submission_store.h"
@@ -121,13 +122,25 @@ class JobQueue {
   absl::StatusOr<int> Sweep();
 
   const JobQueueOptions& options() const { return options_; }
+  // Where lost leases and finished submissions are counted (not owned; null = nowhere). Set
+  // before use.
+  void set_metrics(Metrics* metrics) { metrics_ = metrics; }
+  // Workers registered with this queue since it started.
+  int64_t RegisteredWorkers() const {
+    absl::MutexLock l(&owners_mu_);
+    return static_cast<int64_t>(owners_.size());
+  }
   int64_t epoch() const { return options_.epoch; }
 
  private:
   // The identity of trusted in-process calls.
   static Identity Trusted() { return Identity::Worker("(in-process)"); }
   absl::Status CheckOwner(const Identity& who, const std::string& worker_id) const;
+  // Logs (and counts) the end of the submission of `job_id` when none of its jobs is left
+  // queued or running.
+  void LogIfSubmissionEnded(int64_t job_id);
 
+  Metrics* metrics_ = nullptr;
   JobStore* jobs_;
   WorkerStore* workers_;
   SubmissionStore* submissions_;

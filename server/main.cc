@@ -11,12 +11,13 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
-#include "common/binary_main.h"
 #include "absl/strings/str_split.h"
-#include "server/coordinator.h"
+#include "common/binary_main.h"
 #include "problems/practice_suite.h"
 #include "problems/registry.h"
 #include "problems/test_problems.h"
+#include "server/coordinator.h"
+#include "server/ops/ops_http.h"
 #include "server/rpc/grpc_server.h"
 #include "spdlog/spdlog.h"
 
@@ -117,6 +118,12 @@ ABSL_FLAG(std::string, token_secret_file, "",
           "The secret that keys the stored token hashes (default: <db>.secret, created 0600). "
           "`bbo admin --secret_file` must name the same file.");
 ABSL_FLAG(std::string, port_file, "", "If set, write the bound port here once serving.");
+ABSL_FLAG(std::string, metrics_listen, "",
+          "host:port for plain-HTTP GET /metrics (Prometheus text: queue depth, leases, running "
+          "studies, workers, RPC latency histograms, study ends by reason) and GET /healthz; "
+          "port 0 = any free port (written to --metrics_port_file). Empty = off. No "
+          "authentication: listen on loopback or a private network.");
+ABSL_FLAG(std::string, metrics_port_file, "", "If set, write the metrics port here.");
 
 int main(int argc, char** argv) {
   const sigset_t signals = bbo::InitBinary(
@@ -266,6 +273,21 @@ int main(int argc, char** argv) {
     spdlog::error("cannot serve: {}", server.status().ToString());
     return 1;
   }
+  std::unique_ptr<bbo::OpsHttpServer> ops;
+  if (!absl::GetFlag(FLAGS_metrics_listen).empty()) {
+    auto started =
+        bbo::OpsHttpServer::Start(coordinator->get(), absl::GetFlag(FLAGS_metrics_listen));
+    if (!started.ok()) {
+      spdlog::error("cannot serve metrics: {}", std::string(started.status().message()));
+      return 1;
+    }
+    ops = *std::move(started);
+    spdlog::info("event=metrics_serving address={} port={}", absl::GetFlag(FLAGS_metrics_listen),
+                 ops->port());
+    if (!absl::GetFlag(FLAGS_metrics_port_file).empty()) {
+      std::ofstream(absl::GetFlag(FLAGS_metrics_port_file)) << ops->port() << "\n";
+    }
+  }
   (*coordinator)->Start();
   spdlog::info("event=serving target={} tls={} db={} problems={} batch_size={} n_batches={}",
                (*server)->target(),
@@ -284,6 +306,7 @@ int main(int argc, char** argv) {
   int sig = 0;
   sigwait(&signals, &sig);
   spdlog::info("event=shutdown signal={}", sig);
+  ops.reset();
   (*server)->Shutdown();
   (*coordinator)->Stop();
   return 0;

@@ -296,6 +296,7 @@ void StudyManager::Release(const std::shared_ptr<Live>& live) {
 absl::Status StudyManager::Finish(Live& live, StudyState state, const std::string& reason,
                                   std::optional<StudyErrorRecord> error) {
   live.record.state = state;
+  if (metrics_ != nullptr) metrics_->CountStudyEnd(StudyStateName(state), reason);
   live.pending_end = PendingEnd{state, reason, clock_->NowSeconds(), std::move(error), false};
   return PersistEnd(live);
 }

@@ -47,6 +47,7 @@
 #include "server/access.h"
 #include "server/anonymize.h"
 #include "server/evaluator.h"
+#include "server/metrics.h"
 #include "server/problem_set.h"
 #include "server/store/job_store.h"
 #include "server/store/store.h"
@@ -190,6 +191,8 @@ class StudyManager {
 
   // Number of studies held in memory (running, or ending: their end not yet in the store).
   int LiveStudies();
+  // Where study ends are counted (not owned; null = nowhere). Set before use.
+  void set_metrics(Metrics* metrics) { metrics_ = metrics; }
   // Number of studies whose end is not yet in the store.
   int PendingEnds();
 
@@ -267,6 +270,7 @@ class StudyManager {
   Clock* clock_;
   const StudyOptions options_;
 
+  Metrics* metrics_ = nullptr;
   absl::Mutex mu_;
   std::map<int64_t, std::shared_ptr<Live>> live_ ABSL_GUARDED_BY(mu_);
 

@@ -708,6 +708,52 @@ TEST_F(E2eTest, ASecondServerOnATakenPortRefusesToStart) {
   EXPECT_TRUE(stub_->ListSubmissions(&ctx, req, &resp).ok());
 }
 
+// The operations endpoint: /metrics in Prometheus text with what happened (one submission
+// accepted and finished, its batches' latencies, one worker), /healthz ok.
+TEST_F(E2eTest, MetricsAndHealthEndpointsReportWhatHappened) {
+  const fs::path port_file = root_ / "metrics.port";
+  StartServer({"--metrics_listen=127.0.0.1:0", "--metrics_port_file=" + port_file.string()});
+  StartWorker();
+  int64_t id = Submit("steady", 1);
+  ASSERT_TRUE(WaitFinished(id, 60)) << Logs();
+  const std::string port = ReadFile(port_file);
+  ASSERT_FALSE(port.empty()) << Logs();
+  auto get = [&](const std::string& path) {
+    const std::string cmd = "/usr/bin/python3 -c \"import urllib.request,sys; r = "
+                            "urllib.request.urlopen('http://127.0.0.1:" +
+                            port.substr(0, port.find('\n')) + path +
+                            "', timeout=10); sys.stdout.write(str(r.status) + '\\n' + "
+                            "r.read().decode())\"";
+    std::string out;
+    if (FILE* f = popen(cmd.c_str(), "r")) {
+      char buf[4096];
+      size_t n;
+      while ((n = fread(buf, 1, sizeof(buf), f)) > 0) out.append(buf, n);
+      pclose(f);
+    }
+    return out;
+  };
+  EXPECT_EQ(get("/healthz"), "200\nok\n");
+  std::string metrics;
+  // The submission's end is counted when its last job finishes: allow the worker's call.
+  for (int i = 0; i < 50; ++i) {
+    metrics = get("/metrics");
+    if (metrics.find("bbo_submissions_total{event=\"finished\"} 1") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_THAT(metrics, HasSubstr("bbo_submissions_total{event=\"accepted\"} 1\n"));
+  EXPECT_THAT(metrics, HasSubstr("bbo_submissions_total{event=\"finished\"} 1\n"));
+  EXPECT_THAT(metrics, HasSubstr("bbo_workers 1\n"));
+  EXPECT_THAT(metrics, HasSubstr("bbo_jobs_queued 0\n"));
+  EXPECT_THAT(metrics, HasSubstr("bbo_coordinator_epoch 1\n"));
+  EXPECT_THAT(metrics, HasSubstr("bbo_study_ends_total{state=\"completed\",reason=\"done\"}"));
+  // 5 batches of the study (and the baseline's own, which are not RPCs).
+  EXPECT_THAT(metrics, HasSubstr("bbo_rpc_duration_seconds_count{method=\"SubmitBatch\"} 5\n"));
+  EXPECT_THAT(metrics, HasSubstr("bbo_rpc_duration_seconds_count{method=\"LeaseJob\"}"));
+  EXPECT_THAT(Logs(), HasSubstr("event=submission_accepted submission=" + std::to_string(id)));
+  EXPECT_THAT(Logs(), HasSubstr("event=submission_finished submission=" + std::to_string(id)));
+}
+
 TEST_F(E2eTest, ServerShutsDownCleanlyOnSigterm) {
   StartServer();
   EXPECT_EQ(server_->Terminate(), 0) << Logs();

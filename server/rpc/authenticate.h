@@ -10,9 +10,11 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/time/clock.h"
 #include "grpcpp/server_context.h"
 #include "server/access.h"
 #include "server/identity.h"
+#include "server/metrics.h"
 #include "server/rpc/rate_limiter.h"
 
 namespace bbo::rpc {
@@ -22,8 +24,30 @@ class Authenticator {
   // `credentials` (not owned) may be null: every token is then refused.
   // `limiter` (not owned; null = none) bounds each team's and each anonymous address's calls
   // (workers and organizers are not limited).
-  explicit Authenticator(const Credentials* credentials, RateLimiter* limiter = nullptr)
-      : credentials_(credentials), limiter_(limiter) {}
+  // `metrics` (not owned; null = none) receives every call's latency (Timed).
+  explicit Authenticator(const Credentials* credentials, RateLimiter* limiter = nullptr,
+                         Metrics* metrics = nullptr)
+      : credentials_(credentials), limiter_(limiter), metrics_(metrics) {}
+
+  // Records the time from its making to its end as one call of `method` (RAII).
+  class Timer {
+   public:
+    Timer(Metrics* metrics, const char* method)
+        : metrics_(metrics), method_(method), start_(absl::Now()) {}
+    ~Timer() {
+      if (metrics_ != nullptr) {
+        metrics_->ObserveRpc(method_, absl::ToDoubleSeconds(absl::Now() - start_));
+      }
+    }
+    Timer(const Timer&) = delete;
+    Timer& operator=(const Timer&) = delete;
+
+   private:
+    Metrics* metrics_;
+    const char* method_;
+    absl::Time start_;
+  };
+  Metrics* metrics() const { return metrics_; }
 
   // The caller's identity; Unauthenticated for a bad token (audited as `method`);
   // ResourceExhausted when the caller is over its rate limit.
@@ -39,6 +63,7 @@ class Authenticator {
 
   const Credentials* credentials_;
   RateLimiter* limiter_;
+  Metrics* metrics_;
 };
 
 }  // namespace bbo::rpc

@@ -30,7 +30,8 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coord
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   auto s = std::unique_ptr<GrpcServer>(new GrpcServer());
   s->limiter_ = std::make_unique<RateLimiter>(options.rate_limit_per_s, options.rate_limit_burst);
-  s->auth_ = std::make_unique<Authenticator>(&coordinator->credentials(), s->limiter_.get());
+  s->auth_ = std::make_unique<Authenticator>(&coordinator->credentials(), s->limiter_.get(),
+                                             &coordinator->metrics());
   s->study_ = std::make_unique<StudyServiceImpl>(&coordinator->studies(), s->auth_.get());
   s->worker_ = std::make_unique<WorkerServiceImpl>(&coordinator->queue(), s->auth_.get());
   s->competition_ =

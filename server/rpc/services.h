@@ -14,9 +14,10 @@
 namespace bbo::rpc {
 
 // Authenticates the call into `who`; on a bad token, the status to return.
-#define BBO_RPC_WHO(who, context, method)                                         \
-  absl::StatusOr<Identity> who##_or = auth_->Authenticate(context, method);       \
-  if (!who##_or.ok()) return ToGrpcStatus(who##_or.status());                     \
+#define BBO_RPC_WHO(who, context, method)                                   \
+  Authenticator::Timer who##_timer(auth_->metrics(), method);               \
+  absl::StatusOr<Identity> who##_or = auth_->Authenticate(context, method); \
+  if (!who##_or.ok()) return ToGrpcStatus(who##_or.status());               \
   const Identity& who = *who##_or
 
 class StudyServiceImpl final : public v1::StudyService::Service {
