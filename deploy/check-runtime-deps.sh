@@ -47,24 +47,10 @@ tzdata usr-is-merged util-linux util-linux-extra zlib1g
 "
 
 base=" $(tr -s ' \n' '  ' <<<"$BASE_PACKAGES") "
-
-# package_of PATH: the package that owns PATH, trying the path as ldd printed it, its target,
-# and its /usr twin (Debian 12 is merged-/usr: a file is owned under one of /lib and /usr/lib).
-package_of() {
-  local p=$1 cand out
-  for cand in "$p" "$(readlink -f "$p")" "/usr$p" "${p#/usr}"; do
-    if out=$(dpkg -S "$cand" 2>/dev/null); then
-      # "libfoo1:amd64: /path" (or "a, b: /path"): the first owner, without its architecture.
-      out=$(printf '%s\n' "$out" | grep -v '^diversion' | head -n1)
-      out=${out%%: /*}; out=${out%%,*}; out=${out%%:*}
-      [ -n "$out" ] && { echo "$out"; return 0; }
-    fi
-  done
-  return 1
-}
-
-declare -A need=()      # package -> the libraries (and binaries) that need it
 status=0
+
+# ldd of every binary: "LIB PATH" pairs. A library that does not resolve is an error.
+pairs=()
 for bin in "$@"; do
   [ -f "$bin" ] || { echo "check-runtime-deps: no file $bin" >&2; exit 2; }
   if ! lddout=$(ldd "$bin" 2>&1); then
@@ -75,12 +61,34 @@ for bin in "$@"; do
     if [ "$path" = "not" ]; then
       echo "check-runtime-deps: $bin: $lib not found on this host" >&2; status=1; continue
     fi
-    if ! pkg=$(package_of "$path"); then
-      echo "check-runtime-deps: $bin: $path belongs to no Debian package" >&2; status=1; continue
-    fi
-    case "$base" in *" $pkg "*) continue ;; esac
-    case " ${need[$pkg]:-} " in *" $lib "*) ;; *) need[$pkg]="${need[$pkg]:-} $lib" ;; esac
+    pairs+=("$lib $path")
   done <<<"$lddout"
+done
+
+# Owners of every path, in one dpkg -S call (each call reads dpkg's whole file database). A path
+# is tried as ldd printed it, as its target (alternatives such as libblas.so.3) and as its /usr
+# twin: Debian 12 is merged-/usr, and a package owns a file under either /lib or /usr/lib.
+declare -A owner=()     # path -> package
+candidates() { printf '%s\n' "$1" "$(readlink -f "$1")" "/usr$1" "${1#/usr}"; }
+mapfile -t all < <(for pr in "${pairs[@]}"; do candidates "${pr#* }"; done | sort -u)
+while IFS= read -r line; do
+  case "$line" in diversion*|"") continue ;; esac
+  pkgs=${line%%: /*}; path=/${line#*: /}
+  pkg=${pkgs%%,*}; pkg=${pkg%%:*}           # the first owner, without its architecture
+  [ -n "${owner[$path]:-}" ] || owner[$path]=$pkg
+done < <(dpkg -S "${all[@]}" 2>/dev/null || true)
+
+declare -A need=()      # package -> the libraries that need it
+for pr in "${pairs[@]}"; do
+  lib=${pr%% *}; path=${pr#* }; pkg=
+  while IFS= read -r cand; do
+    if [ -n "${owner[$cand]:-}" ]; then pkg=${owner[$cand]}; break; fi
+  done < <(candidates "$path")
+  if [ -z "$pkg" ]; then
+    echo "check-runtime-deps: $path ($lib) belongs to no Debian package" >&2; status=1; continue
+  fi
+  case "$base" in *" $pkg "*) continue ;; esac
+  case " ${need[$pkg]:-} " in *" $lib "*) ;; *) need[$pkg]="${need[$pkg]:-} $lib" ;; esac
 done
 
 # The runtime stage is everything after the last FROM; join continued lines, split commands on
