@@ -11,6 +11,10 @@ for b in "${bins[@]}"; do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# A snapshot of the binaries: every run below sees the same files, even while a build relinks.
+mkdir "$tmp/bin"
+cp "${bins[@]}" "$tmp/bin/"
+bins=("$tmp/bin/bbo-server" "$tmp/bin/bbo-worker" "$tmp/bin/bbo")
 
 deploy/check-runtime-deps.sh "${bins[@]}" >"$tmp/packages" 2>"$tmp/err" \
   || { cat "$tmp/err"; echo "FAIL: check-runtime-deps.sh fails on deploy/Dockerfile"; exit 1; }
