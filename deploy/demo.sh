@@ -35,8 +35,8 @@ mkdir -p "$OUT/tokens"
 chmod 700 "$OUT/tokens"
 umask 077
 for who in "team py" "team cpp" "team cma" "worker demo-workers" "organizer demo"; do
-  set -- $who
-  "$BIN/client/bbo" admin --db "$OUT/arena.sqlite" "$1" add "$2" >"$OUT/tokens/$2" 2>/dev/null
+  read -r kind name <<<"$who"
+  "$BIN/client/bbo" admin --db "$OUT/arena.sqlite" "$kind" add "$name" >"$OUT/tokens/$name" 2>/dev/null
 done
 umask 022
 
@@ -49,6 +49,7 @@ for _ in $(seq 1 100); do [ -f "$OUT/port" ] && break; sleep 0.1; done
 
 for i in 1 2; do
   echo "== starting bbo-worker $i"
+  # shellcheck disable=SC2086  # WORKER_FLAGS holds several flags: split on purpose
   "$BIN/worker/bbo-worker" --coordinator="$SERVER" --work_dir="$OUT/worker$i" \
     --token_file="$OUT/tokens/demo-workers" \
     ${WORKER_FLAGS:-} >"$OUT/worker$i.log" 2>&1 &
@@ -73,9 +74,9 @@ subs = json.load(sys.stdin)
 done = sum(s["jobs_done"] for s in subs)
 total = sum(s["jobs_total"] for s in subs)
 print(done, total, " ".join("%s:%d/%d" % (s["name"], s["jobs_done"], s["jobs_total"]) for s in subs))')
-  read -r done total detail <<<"$summary"
-  echo "  [$(( $(date +%s) - start )) s] $done/$total studies  $detail"
-  [ "$done" -ge "$total" ] && break
+  read -r ndone total detail <<<"$summary"
+  echo "  [$(( $(date +%s) - start )) s] $ndone/$total studies  $detail"
+  [ "$ndone" -ge "$total" ] && break
   if [ $(( $(date +%s) - start )) -gt 1800 ]; then echo "demo timed out"; exit 1; fi
   sleep 5
 done

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages bbo-arena builds and runs with. Idempotent: installs only what
 # is missing; does nothing (but check) when everything is present. Needs root to install.
+# --no-lint leaves out the tools deploy/lint.sh uses (the image's build stage passes it).
 set -euo pipefail
 
 PACKAGES=(
@@ -11,6 +12,13 @@ PACKAGES=(
   bubblewrap libseccomp-dev libsodium-dev libopencv-ml-dev libxgboost-dev zlib1g-dev openssl
   python3 python3-numpy python3-scipy python3-sklearn python3-pandas python3-optuna python3-torch
 )
+# deploy/lint.sh: YAML, shell and compose checks. kubectl is not packaged under that name in
+# Debian 12 (kubernetes-client 1.20 is), so it is not installed here; lint.sh skips the
+# Kubernetes checks, saying so, when kubectl is absent.
+LINT_PACKAGES=(yamllint shellcheck docker-compose)
+if [ "${1:-}" != "--no-lint" ]; then
+  PACKAGES+=("${LINT_PACKAGES[@]}")
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

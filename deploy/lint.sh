@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Checks the deployment files: YAML style, the compose file, the Kubernetes manifests, the shell
+# scripts, the image's runtime packages against the built binaries, and tests/deploy. Runs in CI
+# after deploy/test.sh (so the binaries exist). Exits non-zero when any check fails; a check
+# whose tool is missing is skipped with the reason (kubectl: not a Debian 12 package name).
+# BUILD_DIR (default build/) is where the binaries are looked for.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+BUILD_DIR=${BUILD_DIR:-build}
+
+passed=0 failed=0 skipped=0
+run() {   # run NAME CMD...: one check
+  local name=$1; shift
+  echo "== lint: $name"
+  if "$@"; then passed=$((passed + 1)); else echo "!! lint: $name FAILED"; failed=$((failed + 1)); fi
+}
+skip() { echo "== lint: $1 SKIPPED: $2"; skipped=$((skipped + 1)); }
+
+need_tool() {   # need_tool CMD PACKAGE: install the Debian package when missing and root
+  command -v "$1" >/dev/null && return 0
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    echo "lint: $1 missing; apt-get install -y $2"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$2" >/dev/null \
+      || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive \
+             apt-get install -y -q --no-install-recommends "$2" >/dev/null; }
+  fi
+  command -v "$1" >/dev/null
+}
+
+shopt -s nullglob
+k8s_files=(deploy/k8s/*.yaml)
+sh_files=(deploy/*.sh tests/deploy/*.sh)
+shopt -u nullglob
+
+if need_tool yamllint yamllint; then
+  run "yamllint docker-compose.yml deploy/k8s/*.yaml" \
+    yamllint --strict -c .yamllint docker-compose.yml "${k8s_files[@]}"
+else
+  run "yamllint (not installable)" false
+fi
+
+if need_tool docker-compose docker-compose; then
+  # The secrets' files need not exist for `config`; no Docker engine is needed either.
+  run "docker-compose -f docker-compose.yml config -q" docker-compose -f docker-compose.yml config -q
+else
+  run "docker-compose (not installable)" false
+fi
+
+if command -v kubectl >/dev/null; then
+  run "kubectl kustomize deploy/k8s" sh -c 'kubectl kustomize deploy/k8s >/dev/null'
+else
+  skip "kubectl kustomize deploy/k8s" "no kubectl here (Debian 12 has no package named kubectl;
+  its kubernetes-client package, 1.20, ships one: apt-get install kubernetes-client)"
+fi
+# A schema check needs kubeconform or kubeval: neither is packaged in Debian 12 nor on npm, and
+# `kubectl apply --dry-run=client` asks an API server for the schema even with --validate=false.
+if command -v kubeconform >/dev/null; then
+  run "kubeconform deploy/k8s" sh -c 'kubectl kustomize deploy/k8s | kubeconform -strict -summary -'
+else
+  skip "Kubernetes schema check" "kubeconform/kubeval are not installable from Debian 12 or npm"
+fi
+
+if need_tool shellcheck shellcheck; then
+  run "shellcheck ${sh_files[*]}" shellcheck "${sh_files[@]}"
+else
+  run "shellcheck (not installable)" false
+fi
+
+bins=("$BUILD_DIR/server/bbo-server" "$BUILD_DIR/worker/bbo-worker" "$BUILD_DIR/client/bbo")
+if [ -x "${bins[0]}" ] && [ -x "${bins[1]}" ] && [ -x "${bins[2]}" ]; then
+  run "deploy/check-runtime-deps.sh (runtime stage of deploy/Dockerfile vs ldd)" \
+    deploy/check-runtime-deps.sh "${bins[@]}"
+else
+  skip "deploy/check-runtime-deps.sh" "binaries not built in $BUILD_DIR/ (deploy/build.sh)"
+fi
+
+for t in tests/deploy/test_*.py tests/deploy/test_*.sh; do
+  [ -e "$t" ] || continue
+  case "$t" in
+    *.py) run "$t" env BUILD_DIR="$BUILD_DIR" python3 "$t" ;;
+    *.sh) run "$t" env BUILD_DIR="$BUILD_DIR" bash "$t" ;;
+  esac
+done
+
+echo "lint: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
