@@ -9,7 +9,7 @@ PACKAGES=(
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   libabsl-dev libsqlite3-dev sqlite3 libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev
   libeigen3-dev libboost-math-dev libarchive-dev libgtest-dev libgmock-dev googletest libbenchmark-dev
-  bubblewrap libseccomp-dev libsodium-dev libopencv-ml-dev libxgboost-dev zlib1g-dev openssl
+  bubblewrap libseccomp-dev libsodium-dev libcpp-httplib-dev libopencv-ml-dev libxgboost-dev zlib1g-dev openssl
   python3 python3-numpy python3-scipy python3-sklearn python3-pandas python3-optuna python3-torch
 )
 # deploy/lint.sh: YAML, shell and compose checks. kubectl is not packaged under that name in
