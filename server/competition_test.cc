@@ -89,19 +89,23 @@ class CompetitionTest : public ::testing::Test {
     }
   }
 
+  // Plays a leased job to its end with the optimum.
+  void PlayLeased(const JobRecord& job) {
+    auto study = studies_->OpenForJob(job.id, "w");
+    ASSERT_TRUE(study.ok()) << study.status();
+    for (int b = 0; b < 3; ++b) {
+      std::vector<IncomingPoint> pts(4, {testing::GoodPoint(1.0), ""});
+      ASSERT_TRUE(studies_->SubmitBatch(study->study_id, b, pts, 0, 0).ok());
+    }
+    ASSERT_TRUE(store_->FinishJob(job.id, "w", "", 3).ok());
+  }
   // Plays every queued job to its end with the optimum.
   void PlayQueuedJobs() {
     while (true) {
       auto job = store_->LeaseJob("w", 1e12);
       ASSERT_TRUE(job.ok());
       if (!job->has_value()) return;
-      auto study = studies_->OpenForJob((*job)->id, "w");
-      ASSERT_TRUE(study.ok()) << study.status();
-      for (int b = 0; b < 3; ++b) {
-        std::vector<IncomingPoint> pts(4, {testing::GoodPoint(1.0), ""});
-        ASSERT_TRUE(studies_->SubmitBatch(study->study_id, b, pts, 0, 0).ok());
-      }
-      ASSERT_TRUE(store_->FinishJob((*job)->id, "w", "", 3).ok());
+      PlayLeased(**job);
     }
   }
 
@@ -274,13 +278,7 @@ TEST_F(CompetitionTest, ARowIsCompleteOnlyWithEveryJobDoneAndNoSubmissionDropsOf
   // One job plays to its end; the other is lost for good (its only attempt expires).
   auto job = store_->LeaseJob("w", 1e12);
   ASSERT_TRUE(job.ok() && job->has_value());
-  auto study = studies_->OpenForJob((*job)->id, "w");
-  ASSERT_TRUE(study.ok()) << study.status();
-  for (int b = 0; b < 3; ++b) {
-    std::vector<IncomingPoint> pts(4, {testing::GoodPoint(1.0), ""});
-    ASSERT_TRUE(studies_->SubmitBatch(study->study_id, b, pts, 0, 0).ok());
-  }
-  ASSERT_TRUE(store_->FinishJob((*job)->id, "w", "", 3).ok());
+  PlayLeased(**job);
   ASSERT_TRUE(store_->LeaseJob("w", 1).ok());
   ASSERT_TRUE(store_->ExpireLeases(2, 1).ok());
   auto never = competition_->Register("never", Archive("optimizer.py", false), 1);

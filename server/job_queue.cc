@@ -81,6 +81,11 @@ void JobQueue::NotifyChanged() {
   changed_.SignalAll();
 }
 
+void JobQueue::StopWaits() {
+  stopping_ = true;
+  NotifyChanged();
+}
+
 uint64_t JobQueue::version() {
   absl::MutexLock l(&change_mu_);
   return version_;
@@ -103,7 +108,7 @@ absl::StatusOr<std::optional<LeasedJob>> JobQueue::Lease(const Identity& who,
   while (true) {
     const uint64_t seen = version();
     ASSIGN_OR_RETURN(job, jobs_->LeaseJob(worker_id, clock_->NowSeconds() + options_.lease_ttl_s));
-    if (job || absl::Now() >= until) break;
+    if (job || stopping_ || absl::Now() >= until) break;
     // Jobs queued by another process (bbo admin jobs requeue) are seen within a second.
     WaitForChange(seen, std::min(until - absl::Now(), absl::Seconds(1)));
   }

@@ -7,6 +7,7 @@
 // the queue, its running study abandoned, up to `max_attempts` leases. Workers are never told
 // which problem a job is on. Thread-safe (all state is in the Store).
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -91,6 +92,9 @@ class JobQueue {
   // Something in the queue may have changed (jobs queued, requeued, finished): wakes long-poll
   // leases and WaitForChange. Called by the queue itself and by whoever adds jobs.
   void NotifyChanged();
+  // The server is shutting down: every waiting lease answers now (nullopt) and later ones do
+  // not wait.
+  void StopWaits();
   // Waits until NotifyChanged is called after `seen` (a version()), or `timeout`.
   void WaitForChange(uint64_t seen, absl::Duration timeout);
   uint64_t version();
@@ -160,6 +164,7 @@ class JobQueue {
   absl::Mutex change_mu_;
   absl::CondVar changed_;
   uint64_t version_ ABSL_GUARDED_BY(change_mu_) = 0;
+  std::atomic<bool> stopping_{false};
 };
 
 }  // namespace bbo

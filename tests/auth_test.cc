@@ -121,16 +121,7 @@ class AuthTest : public ::testing::Test {
   }
 
   std::string Admin(const std::string& args) {
-    const std::string cmd =
-        std::string(BBO_CLI_BIN) + " admin --db " + db_ + " " + args + " 2>/dev/null";
-    std::string out;
-    if (FILE* f = popen(cmd.c_str(), "r")) {
-      char buf[256];
-      while (fgets(buf, sizeof(buf), f) != nullptr) out += buf;
-      pclose(f);
-    }
-    while (!out.empty() && out.back() == '\n') out.pop_back();
-    return out;
+    return bbo::testing::BboAdmin(BBO_CLI_BIN, db_, args);
   }
 
   // A context that sends `token` ("" = none).

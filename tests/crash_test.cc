@@ -39,10 +39,7 @@ constexpr int kKills = 10;
 constexpr int kTrials = 8;
 constexpr int kBatches = 6;
 
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+std::string ReadFile(const fs::path& p) { return bbo::testing::ReadWholeFile(p.string()); }
 
 // Each row of `sql` as its columns joined by '|'.
 std::vector<std::string> Query(const std::string& db, const std::string& sql) {
@@ -106,16 +103,7 @@ class Competition {
   }
 
   std::string Admin(const std::string& args) {
-    const std::string cmd =
-        std::string(BBO_CLI_BIN) + " admin --db " + db_ + " " + args + " 2>/dev/null";
-    std::string out;
-    if (FILE* f = popen(cmd.c_str(), "r")) {
-      char buf[256];
-      while (fgets(buf, sizeof(buf), f) != nullptr) out += buf;
-      pclose(f);
-    }
-    while (!out.empty() && out.back() == '\n') out.pop_back();
-    return out;
+    return bbo::testing::BboAdmin(BBO_CLI_BIN, db_, args);
   }
 
   void StartServer() {

@@ -39,12 +39,7 @@ using ::testing::Not;
 
 using Proc = bbo::testing::SpawnedProcess;
 
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string ReadFile(const fs::path& p) { return bbo::testing::ReadWholeFile(p.string()); }
 
 // Runs one SQL query on the test's SQLite file and returns the first column of every row.
 std::vector<std::string> Query(const std::string& db, const std::string& sql) {
@@ -81,16 +76,7 @@ class E2eTest : public ::testing::Test {
 
   // `bbo admin --db <db> ARGS`: its stdout (a token, for `... add NAME`), trimmed.
   std::string Admin(const std::string& args) {
-    const std::string cmd = std::string(BBO_CLI_BIN) + " admin --db " + db_ + " " + args +
-                            " 2>/dev/null";
-    std::string out;
-    if (FILE* f = popen(cmd.c_str(), "r")) {
-      char buf[256];
-      while (fgets(buf, sizeof(buf), f) != nullptr) out += buf;
-      pclose(f);
-    }
-    while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-    return out;
+    return bbo::testing::BboAdmin(BBO_CLI_BIN, db_, args);
   }
 
   // The team token of the fixture's submissions (made by StartServer).

@@ -46,10 +46,7 @@ std::string Q(const std::string& db, const std::string& sql) {
   return out;
 }
 
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+std::string ReadFile(const fs::path& p) { return bbo::testing::ReadWholeFile(p.string()); }
 
 int Sh(const std::string& cmd) { return std::system(cmd.c_str()); }
 
@@ -142,16 +139,7 @@ class HostsTest : public ::testing::Test {
   }
 
   std::string Admin(const std::string& args) {
-    const std::string cmd =
-        std::string(BBO_CLI_BIN) + " admin --db " + db_ + " " + args + " 2>/dev/null";
-    std::string out;
-    if (FILE* f = popen(cmd.c_str(), "r")) {
-      char buf[256];
-      while (fgets(buf, sizeof(buf), f) != nullptr) out += buf;
-      pclose(f);
-    }
-    while (!out.empty() && out.back() == '\n') out.pop_back();
-    return out;
+    return bbo::testing::BboAdmin(BBO_CLI_BIN, db_, args);
   }
 
   // `argv` run inside namespace `ns`.

@@ -3,7 +3,8 @@
 
 // SpawnedProcess: a real binary (bbo-server, bbo-worker) started for a whole-system test, in
 // its own process group, with stdout and stderr appended to a log file; killed with its group
-// on destruction. Shared by e2e_test.cc and tls_test.cc. Not thread-safe.
+// on destruction; and small helpers of the whole-system tests (files, commands, bbo admin).
+// Shared by the tests in tests/. Not thread-safe.
 
 #include <fcntl.h>
 #include <signal.h>
@@ -12,6 +13,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <thread>
@@ -87,6 +91,30 @@ class SpawnedProcess {
  private:
   pid_t pid_ = -1;
 };
+
+// A whole file ("" when it cannot be read).
+inline std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// The standard output of shell command `cmd`, trailing newlines and spaces dropped.
+inline std::string CommandOutput(const std::string& cmd) {
+  std::string out;
+  if (FILE* f = popen(cmd.c_str(), "r")) {
+    char buf[256];
+    while (fgets(buf, sizeof(buf), f) != nullptr) out += buf;
+    pclose(f);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+// `bbo admin --db DB ARGS` with the CLI at `cli`: its stdout (a token, for `... add NAME`).
+inline std::string BboAdmin(const std::string& cli, const std::string& db,
+                            const std::string& args) {
+  return CommandOutput(cli + " admin --db " + db + " " + args + " 2>/dev/null");
+}
 
 }  // namespace bbo::testing
 

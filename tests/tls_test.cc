@@ -36,12 +36,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using Clock = std::chrono::steady_clock;
 
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string ReadFile(const fs::path& p) { return bbo::testing::ReadWholeFile(p.string()); }
 
 using Proc = bbo::testing::SpawnedProcess;
 

@@ -29,6 +29,7 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coord
   const std::string& address = options.address;
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   auto s = std::unique_ptr<GrpcServer>(new GrpcServer());
+  s->queue_ = &coordinator->queue();
   s->limiter_ = std::make_unique<RateLimiter>(options.rate_limit_per_s, options.rate_limit_burst);
   s->auth_ = std::make_unique<Authenticator>(&coordinator->credentials(), s->limiter_.get(),
                                              &coordinator->metrics());
@@ -75,6 +76,7 @@ GrpcServer::~GrpcServer() { Shutdown(); }
 void GrpcServer::Shutdown(absl::Duration grace) {
   if (shut_down_ || server_ == nullptr) return;
   shut_down_ = true;
+  if (queue_ != nullptr) queue_->StopWaits();  // in-flight long polls answer at once
   server_->Shutdown(absl::ToChronoTime(absl::Now() + grace));
 }
 

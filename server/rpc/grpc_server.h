@@ -35,6 +35,7 @@ class GrpcServer {
 
  private:
   GrpcServer() = default;
+  JobQueue* queue_ = nullptr;  // its long-poll leases are ended at Shutdown
   std::unique_ptr<RateLimiter> limiter_;
   std::unique_ptr<Authenticator> auth_;
   std::unique_ptr<StudyServiceImpl> study_;
