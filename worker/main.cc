@@ -193,14 +193,9 @@ int main(int argc, char** argv) {
   gethostname(host, sizeof(host) - 1);
   const int slots = std::max(1, absl::GetFlag(FLAGS_slots));
   absl::Status reg;
-  // The coordinator may still be starting (or restarting): keep trying for a minute.
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (true) {
+  for (int attempt = 0; attempt < 50; ++attempt) {  // the server may still be starting
     reg = worker.Register(host, slots);
-    if (reg.ok() || reg.code() != absl::StatusCode::kUnavailable ||
-        std::chrono::steady_clock::now() > give_up) {
-      break;
-    }
+    if (reg.ok() || reg.code() != absl::StatusCode::kUnavailable) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   if (!reg.ok()) {
