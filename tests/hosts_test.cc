@@ -181,8 +181,13 @@ TEST_F(HostsTest, WorkersOnTwoHostsShareTheQueueAndOneHostsLossLosesNothing) {
                {BBO_SERVER_BIN, "--listen=0.0.0.0:" + std::to_string(kPort), "--db=" + db_,
                 "--problem_set=test", "--baseline_trials=1", "--batch_size=4", "--n_batches=6",
                 "--lease_ttl_s=3", "--tls_cert_file=" + (root_ / "certs" / "server.pem").string(),
-                "--tls_key_file=" + (root_ / "certs" / "server.key").string()},
+                "--tls_key_file=" + (root_ / "certs" / "server.key").string(),
+                "--port_file=" + (root_ / "port").string()},
                "server.log");
+  for (int i = 0; i < 300 && !fs::exists(root_ / "port"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(fs::exists(root_ / "port")) << Logs();
   workers_.push_back(Worker(a_, "10.77.1.1", 0));
   workers_.push_back(Worker(a_, "10.77.1.1", 1));
   workers_.push_back(Worker(b_, "10.77.2.1", 2));

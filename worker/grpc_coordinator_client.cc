@@ -49,9 +49,10 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     args.SetMaxReceiveMessageSize(256 << 20);
     args.SetMaxSendMessageSize(256 << 20);
     // Reconnect soon after the coordinator comes back (gRPC's default backoff grows to 120 s).
-    // Not GRPC_ARG_MIN_RECONNECT_BACKOFF_MS: gRPC also takes it as the time one connection
-    // attempt (TCP and TLS handshake) may take, and a loaded host needs more than 0.1 s.
+    // GRPC_ARG_MIN_RECONNECT_BACKOFF_MS is also the time one connection attempt (TCP and TLS
+    // handshake) may take: 1 s, not 0.1 s, which a loaded host can exceed.
     args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 1000);
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
     std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
     if (tls.enabled()) {
