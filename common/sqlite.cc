@@ -136,6 +136,7 @@ absl::StatusOr<std::unique_ptr<Statement>> Database::Prepare(std::string_view sq
 
 int64_t Database::LastInsertId() const { return sqlite3_last_insert_rowid(db_); }
 int Database::Changes() const { return sqlite3_changes(db_); }
+bool Database::InTransaction() const { return sqlite3_get_autocommit(db_) == 0; }
 
 Transaction::~Transaction() {
   // Only reached on a path that already returns an error (the transaction was not committed).

@@ -67,6 +67,9 @@ class Database {
   absl::StatusOr<std::unique_ptr<Statement>> Prepare(std::string_view sql);
   int64_t LastInsertId() const;
   int Changes() const;
+  // Whether a transaction is open (SQLite ends one on its own after some errors, e.g. a full
+  // disk: a caller that writes several parts in one transaction checks this after an error).
+  bool InTransaction() const;
   sqlite3* raw() { return db_; }
 
  private:

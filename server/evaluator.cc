@@ -1,16 +1,21 @@
 #include "server/evaluator.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <exception>
-#include <latch>
 #include <limits>
+#include <memory>
 
 #include "absl/time/clock.h"
 
 namespace bbo {
 
-Evaluator::Evaluator(int threads) {
+Evaluator::Evaluator(int threads, absl::Duration inline_threshold)
+    : inline_threshold_(inline_threshold) {
   if (threads < 1) threads = 1;
+  // With one thread the caller evaluates everything itself: no pool.
+  if (threads == 1) return;
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
 }
 
@@ -62,28 +67,62 @@ EvaluatedPoint Evaluator::EvaluateOne(const Problem& problem, const Point& point
   return out;
 }
 
+// The part of a batch evaluated in parallel. Shared by the caller and the pool's tasks: a task
+// may start after the caller has returned, finds no index left and touches nothing else.
+struct Evaluator::Fanout {
+  const Problem* problem;
+  const std::vector<Point>* points;
+  std::vector<EvaluatedPoint>* out;
+  std::atomic<size_t> next;
+  size_t end;
+  std::mutex mu;
+  std::condition_variable done_cv;
+  size_t remaining;  // points claimed but not finished, or not claimed; guarded by mu
+
+  // Evaluates unclaimed points until none is left.
+  void Work() {
+    for (size_t i; (i = next.fetch_add(1)) < end;) {
+      // Claimed: the caller waits for this point, so `points` and `out` are alive.
+      (*out)[i] = EvaluateOne(*problem, (*points)[i]);
+      std::lock_guard<std::mutex> l(mu);
+      if (--remaining == 0) done_cv.notify_all();
+    }
+  }
+};
+
+void Evaluator::EvaluateInParallel(const Problem& problem, const std::vector<Point>& points,
+                                   size_t first, std::vector<EvaluatedPoint>* out) {
+  auto f = std::make_shared<Fanout>();
+  f->problem = &problem;
+  f->points = &points;
+  f->out = out;
+  f->next = first;
+  f->end = points.size();
+  f->remaining = points.size() - first;
+  // The caller works too: one task fewer than points left.
+  const size_t tasks = std::min(threads_.size(), f->remaining - 1);
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    for (size_t t = 0; t < tasks; ++t) tasks_.push_back([f] { f->Work(); });
+  }
+  for (size_t t = 0; t < tasks; ++t) cv_.notify_one();
+  f->Work();
+  std::unique_lock<std::mutex> l(f->mu);
+  f->done_cv.wait(l, [&] { return f->remaining == 0; });
+}
+
 std::vector<EvaluatedPoint> Evaluator::EvaluateBatch(const Problem& problem,
                                                      const std::vector<Point>& points) {
   std::vector<EvaluatedPoint> out(points.size());
-  if (points.empty()) return out;
-  // Cheap objectives are faster inline than through the pool; the pool is for expensive ones,
-  // where the batch's points run in parallel.
-  if (threads_.size() <= 1 || points.size() == 1) {
-    for (size_t i = 0; i < points.size(); ++i) out[i] = EvaluateOne(problem, points[i]);
-    return out;
-  }
-  std::latch done(static_cast<std::ptrdiff_t>(points.size()));
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    for (size_t i = 0; i < points.size(); ++i) {
-      tasks_.push_back([&, i] {
-        out[i] = EvaluateOne(problem, points[i]);
-        done.count_down();
-      });
+  const double threshold_s = absl::ToDoubleSeconds(inline_threshold_);
+  for (size_t i = 0; i < points.size(); ++i) {
+    out[i] = EvaluateOne(problem, points[i]);
+    // An expensive objective: the rest of the batch in parallel (with a pool to share it).
+    if (out[i].eval_time_s >= threshold_s && !threads_.empty() && i + 1 < points.size()) {
+      EvaluateInParallel(problem, points, i + 1, &out);
+      break;
     }
   }
-  cv_.notify_all();
-  done.wait();
   return out;
 }
 

@@ -6,7 +6,11 @@
 // sqlite_submissions.cc, sqlite_jobs.cc, sqlite_workers.cc, sqlite_studies.cc,
 // sqlite_scoring.cc (sqlite_store.cc: opening, the statement cache). Thread-safe: one connection
 // guarded by a mutex; SQLite work is short (no RPC or child process runs under the lock).
+// The study writes of many concurrent callers (RecordBatch, CreateStudy, EndStudy) commit in
+// groups: they share one transaction, one savepoint each (so a failing write fails alone), and
+// each caller returns once the transaction holding its write has committed.
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,6 +19,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "absl/synchronization/mutex.h"
 #include "common/sqlite.h"
 #include "server/store/store.h"
@@ -119,6 +124,28 @@ class SqliteStore : public Store {
   template <typename Key>
   absl::StatusOr<std::optional<SubmissionRecord>> QuerySubmission(const char* sql, const Key& key)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Group commit (sqlite_studies.cc). A caller waiting in the queue.
+  struct QueuedWrite;
+  // Runs `write` (statements only: no BEGIN/COMMIT) in a transaction shared with the writes of
+  // concurrent callers, inside a savepoint of its own; returns once that transaction has
+  // committed. The outcome for the caller is exactly that of `write` in a transaction alone.
+  absl::Status GroupCommit(absl::FunctionRef<absl::Status()> write) ABSL_LOCKS_EXCLUDED(mu_);
+  // `write` in a transaction of its own.
+  absl::Status CommitAloneLocked(absl::FunctionRef<absl::Status()> write)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Writes `group` in one transaction and sets each member's status.
+  void CommitGroupLocked(const std::vector<QueuedWrite*>& group)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // CreateStudy's part of a transaction: the new study's id.
+  absl::StatusOr<int64_t> InsertStudyLocked(const StudyRecord& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Writes one batch's rows (RecordBatch's part of a transaction).
+  absl::Status InsertBatchLocked(const BatchRecord& b) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Callers of GroupCommit in arrival order; the first one writes for the others (leveldb's
+  // writers_ queue). Taken before mu_, never while holding it.
+  absl::Mutex queue_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  std::deque<QueuedWrite*> queue_ ABSL_GUARDED_BY(queue_mu_);
 
   absl::Mutex mu_;
   std::unique_ptr<sqlite::Database> db_ ABSL_GUARDED_BY(mu_);

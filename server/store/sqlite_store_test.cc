@@ -3,8 +3,10 @@
 
 #include "server/store/sqlite_store.h"
 
+#include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -190,6 +192,127 @@ INSERT INTO batches (study_id, batch, source, turn_time_s, host_suggest_time_s,
   }
   // The batch recorded before the migration has no figure; the new ones have theirs or NULL.
   EXPECT_THAT(rows, ::testing::ElementsAre("0:NULL", "1:0.375", "2:NULL"));
+}
+
+// One batch of `n` points whose value is `value` (params_json padded to `json_bytes`).
+BatchRecord Batch(int64_t study, int batch, double value, int n = 8, size_t json_bytes = 16) {
+  BatchRecord b;
+  b.study_id = study;
+  b.batch = batch;
+  for (int i = 0; i < n; ++i) {
+    EvaluationRecord e;
+    e.params_json = "{\"x\":\"" + std::string(json_bytes, 'x') + "\"}";
+    e.value = value;
+    b.evaluations.push_back(e);
+  }
+  b.best_value = value;
+  return b;
+}
+
+// Holds the store's connection for a while (a slow query), so that RecordBatch callers arriving
+// meanwhile queue up and are committed in groups when it ends.
+std::thread HoldConnection(SqliteStore* store) {
+  std::thread t([store] {
+    ASSERT_TRUE(store
+                    ->ExecForTesting("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1"
+                                     " FROM c WHERE x < 2000000) SELECT COUNT(*) FROM c")
+                    .ok());
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return t;
+}
+
+TEST(SqliteStoreTest, ConcurrentBatchesAreAllStoredAndAnInvalidOneFailsAlone) {
+  const std::string path = TempDb("group");
+  auto store = SqliteStore::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  constexpr int kStudies = 12, kBatches = 20;
+  std::vector<int64_t> studies;
+  for (int i = 0; i <= kStudies; ++i) {
+    StudyRecord s;
+    s.problem = "p";
+    studies.push_back(*(*store)->CreateStudy(s));
+  }
+  const int64_t dup_study = studies.back();
+  ASSERT_TRUE((*store)->RecordBatch(Batch(dup_study, 0, 1.0)).ok());
+
+  std::thread holder = HoldConnection(store->get());
+  std::vector<std::thread> threads;
+  std::vector<absl::Status> first_error(kStudies);
+  for (int i = 0; i < kStudies; ++i) {
+    threads.emplace_back([&, i] {
+      for (int b = 0; b < kBatches; ++b) {
+        absl::Status s = (*store)->RecordBatch(Batch(studies[i], b, i * 100 + b));
+        if (!s.ok() && first_error[i].ok()) first_error[i] = s;
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // Queued behind the others: a batch recorded already, and one of a study that does not exist.
+  absl::Status dup, unknown;
+  std::thread bad1([&] { dup = (*store)->RecordBatch(Batch(dup_study, 0, 99.0)); });
+  std::thread bad2([&] { unknown = (*store)->RecordBatch(Batch(dup_study + 1000, 0, 7.0)); });
+  holder.join();
+  bad1.join();
+  bad2.join();
+  for (auto& t : threads) t.join();
+
+  EXPECT_EQ(dup.code(), absl::StatusCode::kAlreadyExists) << dup;
+  EXPECT_THAT(dup.message(), HasSubstr("UNIQUE"));
+  EXPECT_EQ(unknown.code(), absl::StatusCode::kAlreadyExists) << unknown;
+  EXPECT_THAT(unknown.message(), HasSubstr("FOREIGN KEY"));
+  for (int i = 0; i < kStudies; ++i) {
+    EXPECT_TRUE(first_error[i].ok()) << "study " << i << ": " << first_error[i];
+    auto values = (*store)->StudyValues(studies[i]);
+    ASSERT_TRUE(values.ok());
+    ASSERT_EQ(values->size(), static_cast<size_t>(kBatches)) << "study " << i;
+    for (int b = 0; b < kBatches; ++b) {
+      EXPECT_EQ((*values)[b], std::vector<double>(8, i * 100 + b));
+    }
+    EXPECT_EQ((*store)->GetStudy(studies[i])->state, StudyState::kRunning);
+  }
+  // The refused batch left nothing behind; the first one stands.
+  EXPECT_EQ(*(*store)->StudyValues(dup_study), std::vector<std::vector<double>>{
+                                                   std::vector<double>(8, 1.0)});
+  EXPECT_EQ((*store)->StudyValues(dup_study + 1000)->size(), 0u);
+  store->reset();
+  std::filesystem::remove(path);
+}
+
+TEST(SqliteStoreTest, ConcurrentBatchesOnAFullDiskAllFailAndStoreNothing) {
+  const std::string path = TempDb("group_full");
+  auto store = SqliteStore::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  constexpr int kStudies = 8;
+  std::vector<int64_t> studies;
+  for (int i = 0; i < kStudies; ++i) {
+    StudyRecord s;
+    s.problem = "p";
+    studies.push_back(*(*store)->CreateStudy(s));
+  }
+  // No page may be added: every batch (its points padded past a page) needs new ones.
+  ASSERT_TRUE((*store)->ExecForTesting("PRAGMA max_page_count = 1").ok());
+  std::thread holder = HoldConnection(store->get());
+  std::vector<absl::Status> status(kStudies);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kStudies; ++i) {
+    threads.emplace_back(
+        [&, i] { status[i] = (*store)->RecordBatch(Batch(studies[i], 0, i, 8, 5000)); });
+  }
+  holder.join();
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < kStudies; ++i) {
+    EXPECT_EQ(status[i].code(), absl::StatusCode::kResourceExhausted) << status[i];
+    EXPECT_EQ((*store)->StudyValues(studies[i])->size(), 0u);
+  }
+  // Space again: the same batches are taken.
+  ASSERT_TRUE((*store)->ExecForTesting("PRAGMA max_page_count = 1000000").ok());
+  for (int i = 0; i < kStudies; ++i) {
+    EXPECT_TRUE((*store)->RecordBatch(Batch(studies[i], 0, i, 8, 5000)).ok());
+    EXPECT_EQ((*store)->StudyValues(studies[i])->size(), 1u);
+  }
+  store->reset();
+  std::filesystem::remove(path);
 }
 
 }  // namespace
