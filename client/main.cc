@@ -5,6 +5,8 @@
 //   bbo submit SUBMISSION [--name NAME] [--team T] [--server H:P]   register a submission
 //   bbo status [--server H:P] [--json]                 submissions and their progress
 //   bbo withdraw SUBMISSION_ID [--server H:P]          cancel a submission's queued jobs
+//   bbo choose SUBMISSION_ID [--server H:P]            the submission that goes on to the next phase
+//   bbo phases [--server H:P] [--json]                 the competition's phases and windows
 //   bbo leaderboard [--server H:P] [--board main|warm-start] [--json]   the leaderboard
 //   bbo problems [--server H:P] [--json]               practice problems for remote studies
 //   bbo score RESULTS.csv [--random-search NAME] [--json]   offline Bayesmark scoring
@@ -148,6 +150,8 @@ int Main(int argc, char** argv) {
   cmd_submit->add_option("--team", submit.team,
                          "Organizers only: the team to submit for (a team token submits for its "
                          "own team)");
+  cmd_submit->add_option("--phase", submit.phase,
+                         "The phase to submit to (default: the one open for submissions now)");
   cmd_submit->add_option("--server", server.address, "bbo-server address")
       ->default_val(server.address);
   AddTlsOptions(cmd_submit, &tls);
@@ -158,6 +162,26 @@ int Main(int argc, char** argv) {
       ->default_val(server.address);
   AddTlsOptions(cmd_status, &tls);
   cmd_status->add_flag("--json", status.json, "JSON output");
+  cmd_status->add_option("--phase", status.phase, "Only this phase's submissions");
+
+  ChooseArgs choose;
+  auto* cmd_choose = app.add_subcommand(
+      "choose",
+      "Choose which of your team's submissions goes on to the next phase when its phase ends "
+      "(without a choice, your latest successful one goes); you can change it until then.");
+  cmd_choose->add_option("SUBMISSION_ID", choose.submission_id, "As `bbo status` shows it")
+      ->required();
+  cmd_choose->add_option("--server", server.address, "bbo-server address")
+      ->default_val(server.address);
+  AddTlsOptions(cmd_choose, &tls);
+
+  PhasesArgs phases;
+  auto* cmd_phases = app.add_subcommand(
+      "phases", "The competition's phases: windows (UTC), time left, rules, board visibility.");
+  cmd_phases->add_option("--server", server.address, "bbo-server address")
+      ->default_val(server.address);
+  AddTlsOptions(cmd_phases, &tls);
+  cmd_phases->add_flag("--json", phases.json, "JSON output");
 
   WithdrawArgs withdraw;
   auto* cmd_withdraw = app.add_subcommand(
@@ -174,6 +198,7 @@ int Main(int argc, char** argv) {
       ->default_val(server.address);
   AddTlsOptions(cmd_board, &tls);
   cmd_board->add_flag("--json", board.json, "JSON output (full report)");
+  cmd_board->add_option("--phase", board.phase, "The phase (default: the current one)");
   cmd_board->add_option("--board", board.board,
                         "main, or warm-start (a final phase's run with real parameter names)")
       ->default_val(board.board);
@@ -331,7 +356,9 @@ int Main(int argc, char** argv) {
       "the coordinator's SQLite file (a running coordinator may share it). WHAT: `team "
       "add|rotate|revoke NAME`, `worker add|rotate|revoke NAME`, `organizer add|rotate|revoke "
       "LABEL`, `tokens`, `audit`, `jobs` (those that failed without a result), `jobs requeue "
-      "ID|all` (all: every failed job not withdrawn by its team).");
+      "ID|all` (all: every failed job not withdrawn by its team), `publish PHASE` (show a "
+      "board hidden until published to everyone), `unpublish PHASE --reason TEXT` (hide it "
+      "again; recorded with the reason).");
   cmd_admin->add_option("--db", admin.db, "The coordinator's SQLite file")->required();
   cmd_admin->add_option("--secret_file", admin.secret_file,
                         "The token secret (default: <db>.secret, created 0600)");
@@ -339,6 +366,7 @@ int Main(int argc, char** argv) {
   cmd_admin->add_option("--limit", admin.limit, "audit: the latest N entries")
       ->default_val(admin.limit);
   cmd_admin->add_flag("--json", admin.json, "JSON output (tokens, audit, jobs)");
+  cmd_admin->add_option("--reason", admin.reason, "unpublish: why (recorded and shown)");
 
   CLI11_PARSE(app, argc, argv);
   if (!token_file.empty()) {
@@ -351,7 +379,8 @@ int Main(int argc, char** argv) {
   }
 
   if (cmd_local->parsed()) return RunLocalCommand(local);
-  const bool remote = cmd_submit->parsed() || cmd_status->parsed() || cmd_withdraw->parsed() || cmd_board->parsed() ||
+  const bool remote = cmd_submit->parsed() || cmd_status->parsed() || cmd_withdraw->parsed() ||
+                      cmd_board->parsed() || cmd_choose->parsed() || cmd_phases->parsed() ||
                       (cmd_problems->parsed() && !cmd_problems_list->parsed()) ||
                       (cmd_report->parsed() && rep.results.empty() && rep.db.empty());
   if (remote && !LoadTls(tls, &server)) return 1;
@@ -366,6 +395,14 @@ int Main(int argc, char** argv) {
   if (cmd_withdraw->parsed()) {
     withdraw.server = server;
     return RunWithdraw(withdraw);
+  }
+  if (cmd_choose->parsed()) {
+    choose.server = server;
+    return RunChoose(choose);
+  }
+  if (cmd_phases->parsed()) {
+    phases.server = server;
+    return RunPhases(phases);
   }
   if (cmd_board->parsed()) {
     board.server = server;

@@ -83,11 +83,33 @@ absl::StatusOr<v1::RegisterSubmissionResponse> Remote::RegisterSubmission(
       [&](auto* ctx, auto* response) { return stub->RegisterSubmission(ctx, request, response); });
 }
 
-absl::StatusOr<v1::ListSubmissionsResponse> Remote::ListSubmissions() const {
+absl::StatusOr<v1::ListSubmissionsResponse> Remote::ListSubmissions(
+    const std::string& phase) const {
   auto stub = v1::CompetitionService::NewStub(Channel(server_, tls_, CompetitionArgs()));
+  v1::ListSubmissionsRequest request;
+  request.set_phase(phase);
   return Invoke<v1::ListSubmissionsResponse>(
       token_, tls_.enabled(), 30, [&](auto* ctx, auto* response) {
-        return stub->ListSubmissions(ctx, v1::ListSubmissionsRequest(), response);
+        return stub->ListSubmissions(ctx, request, response);
+      });
+}
+
+absl::StatusOr<v1::GetCompetitionResponse> Remote::GetCompetition() const {
+  auto stub = v1::CompetitionService::NewStub(Channel(server_, tls_, CompetitionArgs()));
+  return Invoke<v1::GetCompetitionResponse>(
+      token_, tls_.enabled(), 30, [&](auto* ctx, auto* response) {
+        return stub->GetCompetition(ctx, v1::GetCompetitionRequest(), response);
+      });
+}
+
+absl::StatusOr<v1::ChooseSubmissionResponse> Remote::ChooseSubmission(
+    int64_t submission_id) const {
+  auto stub = v1::CompetitionService::NewStub(Channel(server_, tls_, CompetitionArgs()));
+  v1::ChooseSubmissionRequest request;
+  request.set_submission_id(submission_id);
+  return Invoke<v1::ChooseSubmissionResponse>(
+      token_, tls_.enabled(), 30, [&](auto* ctx, auto* response) {
+        return stub->ChooseSubmission(ctx, request, response);
       });
 }
 

@@ -27,7 +27,9 @@ class Remote {
   // CompetitionService; deadlines 120 s, 30 s and 120 s.
   absl::StatusOr<v1::RegisterSubmissionResponse> RegisterSubmission(
       const v1::RegisterSubmissionRequest& request) const;
-  absl::StatusOr<v1::ListSubmissionsResponse> ListSubmissions() const;
+  absl::StatusOr<v1::ListSubmissionsResponse> ListSubmissions(const std::string& phase = "") const;
+  absl::StatusOr<v1::GetCompetitionResponse> GetCompetition() const;
+  absl::StatusOr<v1::ChooseSubmissionResponse> ChooseSubmission(int64_t submission_id) const;
   absl::StatusOr<v1::WithdrawSubmissionResponse> WithdrawSubmission(int64_t submission_id) const;
   absl::StatusOr<v1::GetLeaderboardResponse> GetLeaderboard(
       const v1::GetLeaderboardRequest& request) const;

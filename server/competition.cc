@@ -17,6 +17,7 @@
 #include "common/digest.h"
 #include "common/status_macros.h"
 #include "report/report.h"
+#include "server/competition_file.h"
 #include "spdlog/spdlog.h"
 
 namespace bbo {
@@ -84,17 +85,102 @@ Competition::Competition(Store* store, const ProblemSet* problems, Clock* clock,
       n_batches_(n_batches),
       options_(std::move(options)),
       access_(options_.hidden_phase, options_.allow_anonymous) {
-  boards_.push_back(kMainBoard);
-  if (options_.warm_start_board) boards_.push_back(kWarmStartBoard);
+  calendar_ = clock;
+  boards_.push_back(MainBoardKey(options_.phase_key));
+  if (options_.warm_start_board) boards_.push_back(WarmStartBoardKey(options_.phase_key));
   absl::MutexLock l(&cache_mu_);
   for (const std::string& b : boards_) board_states_[b] = std::make_unique<BoardState>();
 }
 
 std::string BoardDisplayName(const std::string& board) {
-  return board == kMainBoard ? "main" : board;
+  return IsWarmStartBoard(board) ? "warm-start" : "main";
 }
 
 std::string BoardFromName(const std::string& name) { return name == "main" ? kMainBoard : name; }
+
+std::string Competition::BoardKey(const std::string& name) const {
+  if (name.empty() || name == "main") return MainBoardKey(options_.phase_key);
+  if (name == "warm-start") return WarmStartBoardKey(options_.phase_key);
+  return name;  // unknown: FindBoard says which boards exist
+}
+
+absl::Status Competition::CheckOpen() {
+  if (!options_.accepts_submissions) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "phase \"", options_.phase, "\" takes no submissions: each team's chosen submission of "
+        "the previous phase is entered automatically when that phase ends"));
+  }
+  const absl::Time now = calendar_->Now();
+  if (options_.window_start && now < *options_.window_start) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "phase \"", options_.phase, "\" opens at ", FormatUtc(*options_.window_start), " (in ",
+        FormatTimeLeft(*options_.window_start - now), "); submissions are accepted from ",
+        FormatUtc(*options_.window_start),
+        options_.window_end ? absl::StrCat(" until ", FormatUtc(*options_.window_end)) : ""));
+  }
+  if (options_.window_end && now >= *options_.window_end) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "phase \"", options_.phase, "\" closed at ", FormatUtc(*options_.window_end),
+        "; submissions were accepted ",
+        options_.window_start ? absl::StrCat("from ", FormatUtc(*options_.window_start), " ")
+                              : "",
+        "until ", FormatUtc(*options_.window_end)));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PublicationState> Competition::Publication() {
+  PublicationState out;
+  if (!options_.board_hidden_until_published) {
+    out.published = true;
+    return out;
+  }
+  ASSIGN_OR_RETURN(std::vector<PhaseEvent> events, store_->PhaseEvents(options_.phase_key));
+  for (const PhaseEvent& e : events) {
+    if (e.kind != "published" && e.kind != "unpublished") continue;
+    out.published = e.kind == "published";
+    out.at = e.at;
+    out.who = e.who;
+    out.detail = e.detail;
+  }
+  return out;
+}
+
+absl::StatusOr<bool> Competition::ShowsScores(const Identity& who) {
+  if (who.is_organizer()) return true;
+  ASSIGN_OR_RETURN(PublicationState p, Publication());
+  return p.published;
+}
+
+absl::Status Competition::Publish(const Identity& who, bool undo, const std::string& reason) {
+  if (!who.is_organizer()) {
+    return absl::PermissionDeniedError("publishing a board needs an organizer token");
+  }
+  if (!options_.board_hidden_until_published) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "phase \"", options_.phase, "\" has a public board; there is nothing to publish"));
+  }
+  if (undo && reason.empty()) {
+    return absl::InvalidArgumentError(
+        "reason: withdrawing a published board needs a reason (it is recorded and shown)");
+  }
+  ASSIGN_OR_RETURN(PublicationState now, Publication());
+  if (now.published != undo) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the board of phase \"", options_.phase, "\" is already ",
+        now.published ? "published" : "hidden"));
+  }
+  PhaseEvent e;
+  e.phase = options_.phase_key;
+  e.kind = undo ? "unpublished" : "published";
+  e.at = clock_->NowSeconds();
+  e.who = who.Describe();
+  e.detail = reason;
+  RETURN_IF_ERROR(store_->RecordPhaseEvent(e).status());
+  spdlog::info("event=board_{} phase={} by={} reason=\"{}\"", e.kind, options_.phase, e.who,
+               absl::CHexEscape(reason));
+  return absl::OkStatus();
+}
 
 absl::StatusOr<Competition::BoardState*> Competition::FindBoard(const std::string& board) {
   auto it = board_states_.find(board);
@@ -125,7 +211,8 @@ int64_t Competition::scoring_cache_misses() {
 }
 
 absl::Status Competition::EnsureBaseline() {
-  ASSIGN_OR_RETURN(auto existing, store_->FindSubmission(options_.baseline_name));
+  ASSIGN_OR_RETURN(auto existing,
+                   store_->FindSubmission(options_.baseline_name, options_.phase_key));
   if (existing) return absl::OkStatus();
   SubmissionRecord rec;
   rec.name = options_.baseline_name;
@@ -134,12 +221,16 @@ absl::Status Competition::EnsureBaseline() {
   rec.trials = options_.baseline_trials;
   rec.is_baseline = true;
   rec.created_at = clock_->NowSeconds();
-  return store_->AddSubmission(rec, "", problems_->names(), options_.seed).status();
+  rec.phase = options_.phase_key;
+  return store_->AddSubmission(rec, "", problems_->names(), options_.seed,
+                               {MainBoardKey(options_.phase_key)})
+      .status();
 }
 
 absl::StatusOr<RegisteredSubmission> Competition::Register(const std::string& name,
                                                            const std::string& archive,
                                                            int trials, const std::string& team) {
+  RETURN_IF_ERROR(CheckOpen());
   if (!ValidName(name)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "name: \"", name, "\" is not a valid submission name (1-64 letters, digits, '-', '_', "
@@ -189,13 +280,15 @@ absl::StatusOr<RegisteredSubmission> Competition::Register(const std::string& na
   rec.digest = Fnv1a64Hex(normalized);
   rec.trials = trials;
   rec.team = team;
+  rec.phase = options_.phase_key;
   absl::MutexLock l(&register_mu_);
   // Withdrawn submissions and those the platform lost (see CountChargedSubmissions) are free.
   constexpr absl::string_view kFree =
       "; withdrawn submissions and those lost to the platform do not count";
   if (options_.max_submissions_per_team > 0) {
     ASSIGN_OR_RETURN(
-        int used, store_->CountChargedSubmissions(team, -std::numeric_limits<double>::infinity()));
+        int used, store_->CountChargedSubmissions(team, -std::numeric_limits<double>::infinity(),
+                                                  options_.phase_key));
     if (used >= options_.max_submissions_per_team) {
       return absl::ResourceExhaustedError(
           absl::StrCat("team \"", team, "\" has used its ", options_.max_submissions_per_team,
@@ -206,7 +299,8 @@ absl::StatusOr<RegisteredSubmission> Competition::Register(const std::string& na
     // The UTC day of now: [day_start, day_start + 1 day).
     const double now = clock_->NowSeconds();
     const double day_start = std::floor(now / 86400.0) * 86400.0;
-    ASSIGN_OR_RETURN(int today, store_->CountChargedSubmissions(team, day_start));
+    ASSIGN_OR_RETURN(int today,
+                     store_->CountChargedSubmissions(team, day_start, options_.phase_key));
     if (today >= options_.max_submissions_per_team_per_day) {
       const int minutes = static_cast<int>(std::ceil((day_start + 86400.0 - now) / 60.0));
       return absl::ResourceExhaustedError(absl::StrCat(
@@ -219,6 +313,7 @@ absl::StatusOr<RegisteredSubmission> Competition::Register(const std::string& na
   if (options_.evaluate_once) {
     ASSIGN_OR_RETURN(std::vector<SubmissionRecord> same,
                      store_->FindSubmissionsByDigest(rec.digest));
+    std::erase_if(same, [&](const SubmissionRecord& s) { return s.phase != options_.phase_key; });
     if (!same.empty()) {
       // Never name another team's submission.
       const bool own = same.front().team == team && !team.empty();
@@ -287,6 +382,7 @@ absl::StatusOr<std::vector<SubmissionStatus>> Competition::List() {
   ASSIGN_OR_RETURN(std::vector<SubmissionRecord> subs, store_->ListSubmissions());
   std::vector<SubmissionStatus> out;
   for (auto& s : subs) {
+    if (s.phase != options_.phase_key) continue;
     SubmissionStatus st;
     ASSIGN_OR_RETURN(st.jobs, store_->CountJobs(s.id));
     ASSIGN_OR_RETURN(st.studies_with_errors, store_->CountStudiesWithErrors(s.id));
@@ -299,7 +395,7 @@ absl::StatusOr<std::vector<SubmissionStatus>> Competition::List() {
 absl::StatusOr<LeaderboardReport> Competition::Leaderboard(const std::string& board_name) {
   // One computation at a time; readers of an unchanged board get the cached copy.
   absl::MutexLock l(&cache_mu_);
-  const std::string board_key = BoardFromName(board_name);
+  const std::string board_key = BoardKey(board_name);
   ASSIGN_OR_RETURN(BoardState * state, FindBoard(board_key));
   RETURN_IF_ERROR(RefreshInput(board_key, *state).status());
   if (state->cached != nullptr && state->cached_seq == state->seq) return *state->cached;
@@ -322,6 +418,12 @@ absl::StatusOr<LeaderboardReport> Competition::Leaderboard(const std::string& bo
 
 absl::StatusOr<LeaderboardReport> Competition::Leaderboard(const Identity& who,
                                                            const std::string& board) {
+  ASSIGN_OR_RETURN(bool scores, ShowsScores(who));
+  if (!scores) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "the board of phase \"", options_.phase, "\" is hidden until the organizers publish "
+        "it; `bbo status` shows the state of your own submissions"));
+  }
   ASSIGN_OR_RETURN(LeaderboardReport out, Leaderboard(board));
   // Honest completeness, from the jobs as they are now (not cached with the scores): a row is
   // complete once every job of its submission has its final study; registered submissions
@@ -372,7 +474,7 @@ absl::StatusOr<std::shared_ptr<const nlohmann::json>> Competition::Report(
     return absl::InvalidArgumentError("bootstrap_replicates: must be in [1, 10^6]");
   }
   if (request.top_k < 1) return absl::InvalidArgumentError("top_k: must be >= 1");
-  const std::string board_key = BoardFromName(request.board);
+  const std::string board_key = BoardKey(request.board);
   const auto key = std::make_tuple(request.bootstrap_replicates, request.seed, request.top_k);
   absl::MutexLock report_lock(&report_mu_);
   // Under cache_mu_ only long enough to bring the board up to date and take a snapshot of it.
@@ -391,8 +493,9 @@ absl::StatusOr<std::shared_ptr<const nlohmann::json>> Competition::Report(
     input = state->input;
   }
   scoring::ReportOptions o;
-  o.phase = board_key == kMainBoard ? options_.phase
-                                    : absl::StrCat(options_.phase, " (", board_key, " board)");
+  o.phase = !IsWarmStartBoard(board_key)
+                ? options_.phase
+                : absl::StrCat(options_.phase, " (", BoardDisplayName(board_key), " board)");
   o.source = "bbo-server";
   o.baseline_row_name = options_.baseline_name;
   o.bootstrap.replicates = request.bootstrap_replicates;
@@ -424,6 +527,11 @@ absl::StatusOr<std::shared_ptr<const nlohmann::json>> Competition::Report(
 absl::StatusOr<std::vector<scoring::ReportFile>> Competition::ReportFiles(
     const Identity& who, const ReportRequest& request, const std::string& format) {
   RETURN_IF_ERROR(access_.RequireOrganizerIfHidden(who, "the scoring reports"));
+  ASSIGN_OR_RETURN(bool scores, ShowsScores(who));
+  if (!scores) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "the board of phase \"", options_.phase, "\" is hidden until the organizers publish it"));
+  }
   ASSIGN_OR_RETURN(std::shared_ptr<const nlohmann::json> report, Report(request));
   return scoring::RenderReportFiles(*report, format);
 }

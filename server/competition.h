@@ -20,6 +20,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "common/clock.h"
 #include "nlohmann/json.hpp"
 #include "report/report_files.h"
@@ -69,6 +70,27 @@ struct CompetitionOptions {
   // A hidden phase: per-problem results and the scoring reports are for organizers only
   // (server/access.h).
   bool hidden_phase = false;
+  // The phase's key in the store: "" for the one phase of a coordinator started from flags, the
+  // phase's name for a phase of a competition file. Submissions (their names, quotas, the
+  // evaluate-once rule) and boards (MainBoardKey / WarmStartBoardKey) are per key.
+  std::string phase_key;
+  // Teams may submit into this phase directly (false: it is fed by migration only).
+  bool accepts_submissions = true;
+  // Submissions are accepted in [window_start, window_end), UTC, by the calendar clock
+  // (set_calendar); unset = open on that side.
+  std::optional<absl::Time> window_start;
+  std::optional<absl::Time> window_end;
+  // The board is hidden until published: participants see neither scores nor ranks, only their
+  // own submissions' states, until an organizer publishes it (Publish).
+  bool board_hidden_until_published = false;
+};
+
+// Whether a phase's board is published, and since when (the latest publish or withdrawal).
+struct PublicationState {
+  bool published = false;
+  double at = 0;
+  std::string who;
+  std::string detail;
 };
 
 struct RegisteredSubmission {
@@ -78,9 +100,10 @@ struct RegisteredSubmission {
   int trials = 0;
 };
 
-// A board's public name: "main" for kMainBoard, else the board itself.
+// A board's public name: "warm-start" for a warm-start board (of any phase), else "main".
 std::string BoardDisplayName(const std::string& board);
-// The board of a public name: kMainBoard for "main" (and ""), else the name itself.
+// The board of a public name in the phase of a coordinator started from flags: kMainBoard for
+// "main" (and ""), else the name itself (Competition::BoardKey for a phase of a competition).
 std::string BoardFromName(const std::string& name);
 
 struct SubmissionStatus {
@@ -150,6 +173,22 @@ class Competition {
   void set_on_jobs_changed(std::function<void()> f) { on_jobs_changed_ = std::move(f); }
   // Where accepted and refused submissions are counted (not owned; null = nowhere).
   void set_metrics(Metrics* metrics) { metrics_ = metrics; }
+  // The clock the phase's window is read on (not owned; default: the constructor's clock). A
+  // seam: tests move the calendar without moving the clock studies are timed on.
+  void set_calendar(Clock* calendar) { calendar_ = calendar; }
+  // OK when submissions are accepted now; FailedPrecondition with the window (or the reason)
+  // otherwise.
+  absl::Status CheckOpen();
+  // The board's publication (hidden-until-published phases); always published otherwise.
+  absl::StatusOr<PublicationState> Publication();
+  // Publishes the board (or, with `undo`, withdraws a publication: `reason` required). Organizers
+  // only; recorded as a phase event with who and why. FailedPrecondition when the phase's board
+  // is not hidden until published, or already is in the asked state.
+  absl::Status Publish(const Identity& who, bool undo, const std::string& reason);
+  // Whether `who` may see scores and ranks now (organizers always; others once published).
+  absl::StatusOr<bool> ShowsScores(const Identity& who);
+  // The store key of a board name ("" or "main", "warm-start") in this phase.
+  std::string BoardKey(const std::string& name) const;
   // Every submission (trusted callers).
   absl::StatusOr<std::vector<SubmissionStatus>> List();
   // The submissions `who` may see: a team its own, an organizer all.
@@ -184,9 +223,11 @@ class Competition {
   int64_t scoring_cache_misses();
 
   const CompetitionOptions& options() const { return options_; }
+  const ProblemSet& problems() const { return *problems_; }
 
  private:
   Store* store_;
+  Clock* calendar_ = nullptr;
   const ProblemSet* problems_;
   Clock* clock_;
   const int batch_size_;

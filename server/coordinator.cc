@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -17,9 +19,70 @@
 
 namespace bbo {
 
+namespace {
+
+// A phase's study and competition options: the coordinator's, with the phase's own settings.
+void ApplyPhase(const CompetitionSpec& spec, const PhaseSpec& p, const CoordinatorOptions& base,
+                StudyOptions* study, CompetitionOptions* comp) {
+  *study = base.study;
+  study->budget = p.budget;
+  study->startup_budget_s = p.startup_budget_s;
+  study->optimizer_limits = p.limits;
+  study->anonymize = p.anonymize;
+  study->anonymize_seed = static_cast<uint64_t>(spec.seed);
+  study->hidden_phase = p.hidden;
+  *comp = base.competition;
+  comp->phase = p.name;
+  comp->phase_key = p.name;
+  comp->seed = spec.seed;
+  comp->default_trials = p.default_trials;
+  comp->max_trials = p.max_trials;
+  comp->baseline_trials = p.baseline_trials;
+  comp->use_known_optimum = p.use_known_optimum;
+  comp->max_submissions_per_team = p.max_submissions_per_team;
+  comp->max_submissions_per_team_per_day = p.max_submissions_per_team_per_day;
+  comp->evaluate_once = p.evaluate_once;
+  comp->warm_start_board = p.warm_start_board;
+  comp->hidden_phase = p.hidden;
+  comp->accepts_submissions = p.accepts_submissions;
+  comp->window_start = p.start;
+  comp->window_end = p.end;
+  comp->board_hidden_until_published = p.board_hidden_until_published;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Create(
     CoordinatorOptions options, std::vector<std::unique_ptr<Problem>> problems,
     std::unique_ptr<Clock> clock, std::unique_ptr<Store> store) {
+  if (problems.empty()) problems = MakePracticeSuite();
+  std::vector<std::vector<std::unique_ptr<Problem>>> phases;
+  phases.push_back(std::move(problems));
+  return Build(std::move(options), std::nullopt, std::move(phases), std::move(clock), nullptr,
+               std::move(store));
+}
+
+absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::CreateCompetition(
+    CoordinatorOptions options, CompetitionSpec spec,
+    std::vector<std::vector<std::unique_ptr<Problem>>> problems, std::unique_ptr<Clock> clock,
+    std::unique_ptr<Clock> calendar, std::unique_ptr<Store> store) {
+  if (spec.phases.empty() || problems.size() != spec.phases.size()) {
+    return absl::InvalidArgumentError("a competition needs its phases and one problem list each");
+  }
+  for (size_t i = 0; i < problems.size(); ++i) {
+    if (problems[i].empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("phase \"", spec.phases[i].name, "\" has no problems"));
+    }
+  }
+  return Build(std::move(options), std::move(spec), std::move(problems), std::move(clock),
+               std::move(calendar), std::move(store));
+}
+
+absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Build(
+    CoordinatorOptions options, std::optional<CompetitionSpec> spec,
+    std::vector<std::vector<std::unique_ptr<Problem>>> problems, std::unique_ptr<Clock> clock,
+    std::unique_ptr<Clock> calendar, std::unique_ptr<Store> store) {
   auto c = std::unique_ptr<Coordinator>(new Coordinator());
   // The phase's access rules live in the domain objects that apply them (server/access.h).
   options.study.hidden_phase = options.hidden_phase;
@@ -77,41 +140,113 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Create(
                    recovered.jobs_done);
     }
   }
-  if (problems.empty()) problems = MakePracticeSuite();
-  c->problems_ = std::make_unique<ProblemSet>(std::move(problems));
+  c->spec_ = std::move(spec);
+  c->calendar_ = std::move(calendar);
+  Clock* calendar_clock = c->calendar_ ? c->calendar_.get() : c->clock_.get();
+  // Per phase: its problems, study options and competition options.
+  std::vector<StudyPhase> study_phases;
+  std::vector<CompetitionOptions> competition_options;
+  for (size_t i = 0; i < problems.size(); ++i) {
+    c->problems_.push_back(std::make_unique<ProblemSet>(std::move(problems[i])));
+    StudyPhase sp;
+    sp.problems = c->problems_.back().get();
+    CompetitionOptions co;
+    if (c->spec_) {
+      ApplyPhase(*c->spec_, c->spec_->phases[i], options, &sp.options, &co);
+      sp.options.allow_anonymous = options.allow_anonymous;
+      co.allow_anonymous = options.allow_anonymous;
+    } else {
+      sp.options = options.study;
+      co = options.competition;
+    }
+    sp.key = co.phase_key;
+    study_phases.push_back(std::move(sp));
+    competition_options.push_back(std::move(co));
+  }
   c->evaluator_ = std::make_unique<Evaluator>(options.eval_threads);
-  c->studies_ = std::make_unique<StudyManager>(c->store_.get(), c->problems_.get(),
-                                               c->evaluator_.get(), c->clock_.get(),
-                                               options.study);
+  c->studies_ = std::make_unique<StudyManager>(c->store_.get(), c->store_.get(),
+                                               std::move(study_phases), c->evaluator_.get(),
+                                               c->clock_.get());
   c->queue_ = std::make_unique<JobQueue>(c->store_.get(), c->clock_.get(), c->options_.queue);
   JobQueue* queue = c->queue_.get();
   c->studies_->set_worker_check(
       [queue](const Identity& who, const std::string& worker_id) {
         return queue->Owns(who, worker_id);
       });
-  c->competition_ = std::make_unique<Competition>(c->store_.get(), c->problems_.get(),
-                                                  c->clock_.get(), options.study.budget.batch_size,
-                                                  options.study.budget.n_batches, options.competition);
-  c->competition_->set_on_jobs_changed([queue] { queue->NotifyChanged(); });
-  c->competition_->set_metrics(&c->metrics_);
+  c->phases_ = std::make_unique<Phases>(c->store_.get(), calendar_clock,
+                                        c->spec_ ? c->spec_->seed : options.competition.seed);
+  c->phases_->set_on_jobs_changed([queue] { queue->NotifyChanged(); });
+  if (c->spec_) c->phases_->set_name(c->spec_->name);
+  for (size_t i = 0; i < c->problems_.size(); ++i) {
+    const StudyBudget& budget = c->spec_ ? c->spec_->phases[i].budget : options.study.budget;
+    auto comp = std::make_unique<Competition>(c->store_.get(), c->problems_[i].get(),
+                                              c->clock_.get(), budget.batch_size,
+                                              budget.n_batches, competition_options[i]);
+    comp->set_calendar(calendar_clock);
+    comp->set_on_jobs_changed([queue] { queue->NotifyChanged(); });
+    comp->set_metrics(&c->metrics_);
+    c->phases_->Add(comp.get(), c->spec_ ? &c->spec_->phases[i] : nullptr);
+    c->competitions_.push_back(std::move(comp));
+  }
   c->studies_->set_metrics(&c->metrics_);
   c->queue_->set_metrics(&c->metrics_);
-  c->baseline_ = std::make_unique<BaselineRunner>(c->store_.get(), c->problems_.get(),
+  c->baseline_ = std::make_unique<BaselineRunner>(c->store_.get(), c->problems_.front().get(),
                                                   c->studies_.get(), c->clock_.get());
   RETURN_IF_ERROR(c->CheckProblemSignatures());
-  RETURN_IF_ERROR(c->competition_->EnsureBaseline());
+  RETURN_IF_ERROR(c->CheckPhaseFingerprints());
+  for (auto& comp : c->competitions_) RETURN_IF_ERROR(comp->EnsureBaseline());
   return c;
+}
+
+absl::Status Coordinator::CheckPhaseFingerprints() {
+  if (!spec_) return absl::OkStatus();
+  const absl::Time now = phases_->calendar()->Now();
+  for (const PhaseSpec& p : spec_->phases) {
+    ASSIGN_OR_RETURN(std::optional<PhaseRecord> stored, store_->GetPhase(p.name));
+    const std::string fingerprint = p.Fingerprint();
+    if (stored && stored->fingerprint == fingerprint) continue;
+    if (stored) {
+      bool started = !p.start || now >= *p.start;
+      ASSIGN_OR_RETURN(std::vector<SubmissionRecord> subs, store_->ListSubmissions());
+      for (const SubmissionRecord& s : subs) {
+        started = started || (s.phase == p.name && !s.is_baseline);
+      }
+      if (started) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "phase \"", p.name, "\" has started (", p.WindowText(),
+            ") and its problems or budgets differ from those it started with; a running "
+            "phase cannot change them. Recorded: ", stored->fingerprint, " Now: ", fingerprint,
+            ". Restore the competition file's phase, or add a new phase instead"));
+      }
+      spdlog::info("event=phase_changed phase={} (not started yet)", p.name);
+    }
+    PhaseRecord rec;
+    rec.name = p.name;
+    rec.fingerprint = fingerprint;
+    rec.spec = fingerprint;
+    rec.recorded_at = clock_->NowSeconds();
+    RETURN_IF_ERROR(store_->PutPhase(rec));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Coordinator::CheckProblemSignatures() {
   ASSIGN_OR_RETURN(auto stored, store_->ProblemSignatures());
+  // A name may be served by several phases (with other instance seeds): a recorded signature
+  // is fine when any phase's problem of that name has it.
+  std::map<std::string, std::set<std::string>> current;
+  for (const auto& set : problems_) {
+    for (const std::string& name : set->names()) {
+      current[name].insert(studies_->SignatureOf(*set->Get(name)));
+    }
+  }
   std::vector<std::string> changed;
   for (const auto& [name, signature] : stored) {
-    absl::StatusOr<const Problem*> problem = problems_->Get(name);
-    if (!problem.ok()) continue;  // not in this phase
-    const std::string now = studies_->SignatureOf(*problem);
-    if (now != signature) {
-      changed.push_back(absl::StrCat(name, " (recorded ", signature, ", now ", now, ")"));
+    auto it = current.find(name);
+    if (it == current.end()) continue;  // not in these phases
+    if (!it->second.count(signature)) {
+      changed.push_back(absl::StrCat(name, " (recorded ", signature, ", now ",
+                                     absl::StrJoin(it->second, " or "), ")"));
     }
   }
   if (changed.empty()) return absl::OkStatus();
@@ -173,6 +308,11 @@ void Coordinator::SweepLoop() {
       spdlog::warn("lease sweep failed: {}", requeued.status().ToString());
     } else if (*requeued > 0) {
       spdlog::info("event=leases_expired requeued={}", *requeued);
+    }
+    // Submissions move on to the next phase when their phase ends.
+    if (absl::StatusOr<int> moved = phases_->MigrateDue(); !moved.ok()) {
+      spdlog::warn("migration between phases failed (retried next sweep): {}",
+                   moved.status().ToString());
     }
     // Failed writes of study ends stay pending and are retried by the next sweep.
     if (absl::Status swept = studies_->Sweep(); !swept.ok()) {

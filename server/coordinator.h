@@ -3,11 +3,14 @@
 
 // Coordinator: owns and wires the domain objects of bbo-server (store, problems, evaluator,
 // study manager, job queue, competition, baseline runner) and runs the background work (lease
-// expiry, overdue practice studies, baseline studies). The gRPC layer (server/grpc) only
-// translates to and from these objects. Thread-safe.
+// expiry, overdue practice studies, baseline studies, migrations between phases). A coordinator
+// serves one competition: one phase when started from flags, or the phases of a competition
+// file, over one store. The gRPC layer (server/rpc) only translates to and from these objects.
+// Thread-safe.
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,10 +20,12 @@
 #include "common/clock.h"
 #include "server/baseline_runner.h"
 #include "server/competition.h"
+#include "server/competition_file.h"
 #include "server/evaluator.h"
 #include "server/identity.h"
 #include "server/job_queue.h"
 #include "server/metrics.h"
+#include "server/phases.h"
 #include "server/problem_set.h"
 #include "server/store/store.h"
 #include "server/study_manager.h"
@@ -61,6 +66,17 @@ class Coordinator {
   static absl::StatusOr<std::unique_ptr<Coordinator>> Create(
       CoordinatorOptions options, std::vector<std::unique_ptr<Problem>> problems = {},
       std::unique_ptr<Clock> clock = nullptr, std::unique_ptr<Store> store = nullptr);
+  // A competition of several phases (server/competition_file.h) in one coordinator and one
+  // store: `problems[i]` are the problems of spec.phases[i]. Each phase's own settings replace
+  // the options' study, competition and hidden_phase fields; the store, queue, identities,
+  // evaluator and allow_anonymous are shared. `calendar` (null = `clock`) decides the phases'
+  // windows and migrations: a seam that lets tests move dates without moving study clocks.
+  // FailedPrecondition when a phase that has started would change its problems or budgets.
+  static absl::StatusOr<std::unique_ptr<Coordinator>> CreateCompetition(
+      CoordinatorOptions options, CompetitionSpec spec,
+      std::vector<std::vector<std::unique_ptr<Problem>>> problems,
+      std::unique_ptr<Clock> clock = nullptr, std::unique_ptr<Clock> calendar = nullptr,
+      std::unique_ptr<Store> store = nullptr);
   ~Coordinator();
 
   // Starts the background threads. Idempotent.
@@ -72,7 +88,10 @@ class Coordinator {
 
   StudyManager& studies() { return *studies_; }
   JobQueue& queue() { return *queue_; }
-  Competition& competition() { return *competition_; }
+  // The first phase's (the only one of a coordinator started from flags).
+  Competition& competition() { return *competitions_.front(); }
+  // Every phase, on the calendar.
+  Phases& phases() { return *phases_; }
   Metrics& metrics() { return metrics_; }
   // The gauges of /metrics, read now; and whether the store answers (for /healthz).
   MetricsGauges Gauges();
@@ -80,12 +99,20 @@ class Coordinator {
   Credentials& credentials() { return *credentials_; }
   Store& store() { return *store_; }
   Clock& clock() { return *clock_; }
-  const ProblemSet& problems() const { return *problems_; }
+  const ProblemSet& problems() const { return *problems_.front(); }
   BaselineRunner& baseline() { return *baseline_; }
   const CoordinatorOptions& options() const { return options_; }
 
  private:
   Coordinator() = default;
+  // Opens the store, recovers, and builds everything for `phases` (the phases' problems are
+  // moved into problems_ first).
+  static absl::StatusOr<std::unique_ptr<Coordinator>> Build(
+      CoordinatorOptions options, std::optional<CompetitionSpec> spec,
+      std::vector<std::vector<std::unique_ptr<Problem>>> problems, std::unique_ptr<Clock> clock,
+      std::unique_ptr<Clock> calendar, std::unique_ptr<Store> store);
+  // Records each phase's problems and budgets; refuses a change to a phase that has started.
+  absl::Status CheckPhaseFingerprints();
   // FailedPrecondition when a problem's signature differs from its recorded studies'.
   absl::Status CheckProblemSignatures();
   void SweepLoop();
@@ -98,11 +125,15 @@ class Coordinator {
   int db_lock_fd_ = -1;
   Metrics metrics_;
   std::unique_ptr<Store> store_;
-  std::unique_ptr<ProblemSet> problems_;
+  std::optional<CompetitionSpec> spec_;
+  std::unique_ptr<Clock> calendar_;  // null: clock_
+  // One per phase, in the competition's order.
+  std::vector<std::unique_ptr<ProblemSet>> problems_;
   std::unique_ptr<Evaluator> evaluator_;
   std::unique_ptr<StudyManager> studies_;
   std::unique_ptr<JobQueue> queue_;
-  std::unique_ptr<Competition> competition_;
+  std::vector<std::unique_ptr<Competition>> competitions_;
+  std::unique_ptr<Phases> phases_;
   std::unique_ptr<Credentials> credentials_;
   std::unique_ptr<BaselineRunner> baseline_;
 

@@ -184,6 +184,43 @@ absl::StatusOr<int> ArenaDatabase::RequeueFailedJobs(int64_t job_id, const std::
   return n;
 }
 
+absl::Status ArenaDatabase::PublishBoard(const std::string& phase, bool undo,
+                                         const std::string& reason, const std::string& actor) {
+  absl::Status st = [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(std::optional<PhaseRecord> known, store_->GetPhase(phase));
+    if (!known) {
+      return absl::NotFoundError(absl::StrCat(
+          "no phase \"", phase, "\" in this database (phases come from the coordinator's "
+          "--competition_file, recorded when it starts)"));
+    }
+    if (undo && reason.empty()) {
+      return absl::InvalidArgumentError(
+          "unpublish needs --reason: hiding a published board is recorded and shown with why");
+    }
+    ASSIGN_OR_RETURN(std::vector<PhaseEvent> events, store_->PhaseEvents(phase));
+    bool published = false;
+    for (const PhaseEvent& e : events) {
+      if (e.kind == "published") published = true;
+      if (e.kind == "unpublished") published = false;
+    }
+    if (published != undo) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the board of phase \"", phase, "\" is already ", published ? "published" : "hidden"));
+    }
+    PhaseEvent e;
+    e.phase = phase;
+    e.kind = undo ? "unpublished" : "published";
+    e.at = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
+    e.who = actor;
+    e.detail = reason;
+    return store_->RecordPhaseEvent(e).status();
+  }();
+  ASSIGN_OR_RETURN(Credentials * creds, Creds());
+  AuditOffline(creds, actor, undo ? "unpublish" : "publish", st,
+               absl::StrCat("phase ", phase, reason.empty() ? "" : ": " + reason));
+  return st;
+}
+
 absl::StatusOr<std::vector<TokenInfo>> ArenaDatabase::ListTokens() {
   ASSIGN_OR_RETURN(std::vector<CredentialRecord> all, store_->ListCredentials());
   std::vector<TokenInfo> out;

@@ -186,6 +186,13 @@ class ArenaDatabase {
   // running coordinator picks requeued jobs up at its next lease. Audited as `actor`.
   absl::StatusOr<std::vector<FailedJobInfo>> ListFailedJobs();
   absl::StatusOr<int> RequeueFailedJobs(int64_t job_id, const std::string& actor);
+  // Publishes the board of `phase` (a phase of a competition file whose board is hidden until
+  // published), or with `undo` hides it again (`reason` required). Recorded as a phase event
+  // and in the audit log as `actor`; a running coordinator shows it at its next call.
+  // NotFound for a phase this database never served; FailedPrecondition when the board already
+  // is in that state.
+  absl::Status PublishBoard(const std::string& phase, bool undo, const std::string& reason,
+                            const std::string& actor);
   void set_secret_path(std::string path) { secret_path_ = std::move(path); }
   ~ArenaDatabase();
   ArenaDatabase(const ArenaDatabase&) = delete;

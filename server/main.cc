@@ -117,6 +117,15 @@ ABSL_FLAG(bool, allow_anonymous, false,
 ABSL_FLAG(std::string, token_secret_file, "",
           "The secret that keys the stored token hashes (default: <db>.secret, created 0600). "
           "`bbo admin --secret_file` must name the same file.");
+ABSL_FLAG(std::string, competition_file, "",
+          "A competition of several phases in one coordinator and one --db: the JSON file "
+          "describing the phases, their problems, budgets, visibility, quotas and windows "
+          "(docs/organizers.md). The per-phase flags (--suite, --batch_size, --hidden, ...) are "
+          "then taken from the file, not from the command line.");
+ABSL_FLAG(std::string, testing_calendar_file, "",
+          "Tests only: read the calendar (phase windows, migrations) from this file, which "
+          "holds a time as seconds since the epoch or RFC 3339; the real clock while it is "
+          "missing. Study budgets keep the real clock.");
 ABSL_FLAG(std::string, port_file, "", "If set, write the bound port here once serving.");
 ABSL_FLAG(std::string, metrics_listen, "",
           "host:port for plain-HTTP GET /metrics (Prometheus text: queue depth, leases, running "
@@ -124,6 +133,36 @@ ABSL_FLAG(std::string, metrics_listen, "",
           "port 0 = any free port (written to --metrics_port_file). Empty = off. No "
           "authentication: listen on loopback or a private network.");
 ABSL_FLAG(std::string, metrics_port_file, "", "If set, write the metrics port here.");
+
+namespace {
+
+// The calendar of --testing_calendar_file: the time written in the file, read at every call
+// (tests move the dates of a running coordinator by rewriting it).
+class FileCalendar : public bbo::Clock {
+ public:
+  explicit FileCalendar(std::string path) : path_(std::move(path)) {}
+  absl::Time Now() override {
+    std::ifstream in(path_);
+    std::string text;
+    if (!(in >> text)) return absl::Now();
+    absl::Time t;
+    std::string err;
+    if (absl::ParseTime(absl::RFC3339_full, text, &t, &err)) return t;
+    char* end = nullptr;
+    const double s = std::strtod(text.c_str(), &end);
+    if (end != text.c_str()) return absl::UnixEpoch() + absl::Seconds(s);
+    return absl::Now();
+  }
+
+ private:
+  std::string path_;
+};
+
+int Serve(absl::StatusOr<std::unique_ptr<bbo::Coordinator>> coordinator,
+          const bbo::rpc::GrpcServerOptions& listen, const bbo::CoordinatorOptions& opts,
+          const sigset_t& signals);
+
+}  // namespace
 
 int main(int argc, char** argv) {
   const sigset_t signals = bbo::InitBinary(
@@ -220,6 +259,33 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  if (!absl::GetFlag(FLAGS_competition_file).empty()) {
+    absl::StatusOr<bbo::CompetitionSpec> spec =
+        bbo::LoadCompetitionFile(absl::GetFlag(FLAGS_competition_file));
+    if (!spec.ok()) {
+      std::fprintf(stderr, "bbo-server: --competition_file %s\n",
+                   std::string(spec.status().message()).c_str());
+      return 2;
+    }
+    std::vector<std::vector<std::unique_ptr<bbo::Problem>>> phase_problems;
+    for (const bbo::PhaseSpec& p : spec->phases) {
+      auto made = bbo::MakePhaseProblems(p.problems);
+      if (!made.ok()) {
+        std::fprintf(stderr, "bbo-server: --competition_file: phase \"%s\": %s\n",
+                     p.name.c_str(), std::string(made.status().message()).c_str());
+        return 2;
+      }
+      phase_problems.push_back(*std::move(made));
+    }
+    std::unique_ptr<bbo::Clock> calendar;
+    if (!absl::GetFlag(FLAGS_testing_calendar_file).empty()) {
+      calendar = std::make_unique<FileCalendar>(absl::GetFlag(FLAGS_testing_calendar_file));
+    }
+    auto coordinator = bbo::Coordinator::CreateCompetition(
+        opts, *std::move(spec), std::move(phase_problems), nullptr, std::move(calendar));
+    return Serve(std::move(coordinator), listen, opts, signals);
+  }
+
   std::vector<std::unique_ptr<bbo::Problem>> problems;
   const std::vector<std::string> subset =
       absl::StrSplit(absl::GetFlag(FLAGS_problems), ',', absl::SkipEmpty());
@@ -263,7 +329,14 @@ int main(int argc, char** argv) {
       problems.push_back(*std::move(p));
     }
   }
-  auto coordinator = bbo::Coordinator::Create(opts, std::move(problems));
+  return Serve(bbo::Coordinator::Create(opts, std::move(problems)), listen, opts, signals);
+}
+
+namespace {
+
+int Serve(absl::StatusOr<std::unique_ptr<bbo::Coordinator>> coordinator,
+          const bbo::rpc::GrpcServerOptions& listen, const bbo::CoordinatorOptions& opts,
+          const sigset_t& signals) {
   if (!coordinator.ok()) {
     spdlog::error("cannot start: {}", coordinator.status().ToString());
     return 1;
@@ -289,11 +362,14 @@ int main(int argc, char** argv) {
     }
   }
   (*coordinator)->Start();
-  spdlog::info("event=serving target={} tls={} db={} problems={} batch_size={} n_batches={}",
+  spdlog::info("event=serving target={} tls={} db={} phases={} problems={} batch_size={} "
+               "n_batches={}",
                (*server)->target(),
                !listen.tls() ? "off" : listen.tls_client_ca_file.empty() ? "on" : "mutual",
-               opts.db_path, (*coordinator)->problems().names().size(),
-               opts.study.budget.batch_size, opts.study.budget.n_batches);
+               opts.db_path, (*coordinator)->phases().size(),
+               (*coordinator)->problems().names().size(),
+               (*coordinator)->studies().options().budget.batch_size,
+               (*coordinator)->studies().options().budget.n_batches);
   if (!absl::GetFlag(FLAGS_port_file).empty()) {
     std::string tmp = absl::GetFlag(FLAGS_port_file) + ".tmp";
     if (FILE* f = std::fopen(tmp.c_str(), "w")) {
@@ -311,3 +387,5 @@ int main(int argc, char** argv) {
   (*coordinator)->Stop();
   return 0;
 }
+
+}  // namespace

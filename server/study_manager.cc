@@ -25,16 +25,30 @@ std::string Bounded(absl::string_view text) { return TruncateUtf8(text, kMaxWork
 
 StudyManager::StudyManager(StudyStore* studies, JobStore* jobs, const ProblemSet* problems,
                            Evaluator* evaluator, Clock* clock, StudyOptions options)
+    : StudyManager(studies, jobs, {StudyPhase{"", problems, std::move(options)}}, evaluator,
+                   clock) {}
+
+StudyManager::StudyManager(StudyStore* studies, JobStore* jobs, std::vector<StudyPhase> phases,
+                           Evaluator* evaluator, Clock* clock)
     : studies_(studies),
       jobs_(jobs),
-      problems_(problems),
       evaluator_(evaluator),
       clock_(clock),
-      options_(options) {}
+      phases_(phases.begin(), phases.end()) {}
+
+absl::StatusOr<const StudyPhase*> StudyManager::Phase(const std::string& key) const {
+  std::string known;
+  for (const StudyPhase& p : phases_) {
+    if (p.key == key) return &p;
+    absl::StrAppend(&known, known.empty() ? "" : ", ", "\"", p.key, "\"");
+  }
+  return absl::NotFoundError(
+      absl::StrCat("no phase \"", key, "\" on this coordinator (its phases: ", known, ")"));
+}
 
 absl::StatusOr<OpenedStudy> StudyManager::OpenForJob(const Identity& who, int64_t job_id,
                                                      const std::string& worker_id) {
-  RETURN_IF_ERROR(AccessPolicy(options_.hidden_phase, options_.allow_anonymous).RequireWorker(who));
+  RETURN_IF_ERROR(AccessPolicy(options().hidden_phase, options().allow_anonymous).RequireWorker(who));
   if (!worker_check_ || !worker_check_(who, worker_id)) {
     return absl::FailedPreconditionError(
         absl::StrCat("job ", job_id, " is not leased by worker ", worker_id.substr(0, 64)));
@@ -75,8 +89,7 @@ absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
     return absl::InvalidArgumentError(absl::StrCat("suggestions: ", suggestions.size(),
                                                    " points in one request is over the "
                                                    "limit of ",
-                                                   kMaxBatchSize, " (a batch of this study has ",
-                                                   options_.budget.batch_size, ")"));
+                                                   kMaxBatchSize));
   }
   absl::StatusOr<BatchOutcome> out = SubmitBatch(study_id, batch, suggestions, host_suggest_time_s,
                                                  host_observe_time_s, host_cpu_s);
@@ -142,7 +155,8 @@ absl::StatusOr<OpenedStudy> StudyManager::OpenForJob(int64_t job_id,
     return absl::FailedPreconditionError(
         absl::StrCat("job ", job_id, " is not leased by worker ", worker_id));
   }
-  ASSIGN_OR_RETURN(const Problem* problem, problems_->Get(job.problem));
+  ASSIGN_OR_RETURN(const StudyPhase* phase, Phase(PhaseKeyOfBoard(job.board)));
+  ASSIGN_OR_RETURN(const Problem* problem, phase->problems->Get(job.problem));
   // A worker that restarts a job abandons the previous attempt's study. A study busy with a
   // call is ended in memory here and written by Sweep once the call is over.
   std::vector<std::shared_ptr<Live>> reopened;
@@ -172,47 +186,59 @@ absl::StatusOr<OpenedStudy> StudyManager::OpenForJob(int64_t job_id,
   rec.problem = job.problem;
   rec.trial = job.trial;
   rec.board = job.board;
-  return Open(rec, problem, static_cast<uint64_t>(job.seed), worker_id);
+  return Open(*phase, rec, problem, static_cast<uint64_t>(job.seed), worker_id);
 }
 
 absl::StatusOr<OpenedStudy> StudyManager::OpenPractice(const std::string& problem_name) {
-  return OpenPracticeFor(problem_name, "");
+  return OpenPracticeFor(phases_.front(), problem_name, "");
 }
 
-absl::StatusOr<OpenedStudy> StudyManager::OpenPracticeFor(const std::string& problem_name,
+absl::StatusOr<OpenedStudy> StudyManager::OpenPracticeFor(const StudyPhase& phase,
+                                                          const std::string& problem_name,
                                                           std::string owner) {
-  ASSIGN_OR_RETURN(const Problem* problem, problems_->Get(problem_name));
+  ASSIGN_OR_RETURN(const Problem* problem, phase.problems->Get(problem_name));
   StudyRecord rec;
   rec.problem = problem_name;
+  rec.board = MainBoardKey(phase.key);
   std::random_device rd;
-  return Open(rec, problem, (static_cast<uint64_t>(rd()) << 32) ^ rd(), "", std::move(owner));
+  return Open(phase, rec, problem, (static_cast<uint64_t>(rd()) << 32) ^ rd(), "",
+              std::move(owner));
 }
 
 absl::StatusOr<OpenedStudy> StudyManager::OpenPractice(const Identity& who,
                                                        const std::string& problem) {
-  const AccessPolicy access(options_.hidden_phase, options_.allow_anonymous);
-  RETURN_IF_ERROR(access.RequireParticipant(who, "practice studies"));
-  RETURN_IF_ERROR(access.RequireOrganizerIfHidden(who, "practice studies"));
-  return OpenPracticeFor(problem, who.Describe());
+  return OpenPractice(who, problem, phases_.front().key);
 }
 
-absl::StatusOr<OpenedStudy> StudyManager::Open(StudyRecord rec, const Problem* problem,
-                                               uint64_t seed, std::string owner_worker,
-                                               std::string owner) {
-  rec.budget = options_.budget;
+absl::StatusOr<OpenedStudy> StudyManager::OpenPractice(const Identity& who,
+                                                       const std::string& problem,
+                                                       const std::string& phase_key) {
+  ASSIGN_OR_RETURN(const StudyPhase* phase, Phase(phase_key));
+  const AccessPolicy access(phase->options.hidden_phase, phase->options.allow_anonymous);
+  RETURN_IF_ERROR(access.RequireParticipant(who, "practice studies"));
+  RETURN_IF_ERROR(access.RequireOrganizerIfHidden(who, "practice studies"));
+  return OpenPracticeFor(*phase, problem, who.Describe());
+}
+
+absl::StatusOr<OpenedStudy> StudyManager::Open(const StudyPhase& phase, StudyRecord rec,
+                                               const Problem* problem, uint64_t seed,
+                                               std::string owner_worker, std::string owner) {
+  const StudyOptions& opts = phase.options;
+  rec.budget = opts.budget;
   rec.started_at = clock_->NowSeconds();
   rec.state = StudyState::kRunning;
   rec.problem_signature = SignatureOf(problem);
   std::shared_ptr<const Anonymization> anonymization;
   // The warm-start board reruns the phase's jobs with the real names (Turner et al. (2021) §4.7).
-  if (options_.anonymize && rec.board != kWarmStartBoard) {
+  if (opts.anonymize && !IsWarmStartBoard(rec.board)) {
     ASSIGN_OR_RETURN(Anonymization a,
-                     Anonymize(problem->space(), problem->name(), options_.anonymize_seed));
+                     Anonymize(problem->space(), problem->name(), opts.anonymize_seed));
     anonymization = std::make_shared<const Anonymization>(std::move(a));
   }
   ASSIGN_OR_RETURN(rec.id, studies_->CreateStudy(rec));
   auto live = std::make_shared<Live>();
   live->record = rec;
+  live->phase = &phase;
   live->problem = problem;
   live->anonymization = anonymization;
   live->owner_worker = std::move(owner_worker);
@@ -231,7 +257,7 @@ absl::StatusOr<OpenedStudy> StudyManager::Open(StudyRecord rec, const Problem* p
                                  : problem->space().api_config();
   out.budget = rec.budget;
   out.remaining_s = rec.budget.study_budget_s;
-  out.limits = options_.optimizer_limits;
+  out.limits = opts.optimizer_limits;
   return out;
 }
 
@@ -560,12 +586,13 @@ absl::Status StudyManager::Sweep() {
       // A hosted optimizer still starting has its start-up budget, not its turn budget.
       const bool starting =
           live->record.job_id.has_value() && live->next_batch == 0 && !live->ready;
-      bool over = starting ? turn_s > std::max(options_.startup_budget_s,
+      const StudyOptions& opts = live->phase->options;
+      bool over = starting ? turn_s > std::max(opts.startup_budget_s,
                                                live->record.budget.suggest_budget_s) +
-                                          options_.sweep_grace_s
-                           : turn_s > live->record.budget.suggest_budget_s + options_.sweep_grace_s ||
+                                          opts.sweep_grace_s
+                           : turn_s > live->record.budget.suggest_budget_s + opts.sweep_grace_s ||
                                  live->used_s + turn_s >
-                                     live->record.budget.study_budget_s + options_.sweep_grace_s;
+                                     live->record.budget.study_budget_s + opts.sweep_grace_s;
       // Normally the worker reports an overdue optimizer first (its kill grace is shorter than
       // ours); this catches remote clients and workers that vanished.
       if (over) {
@@ -577,13 +604,14 @@ absl::Status StudyManager::Sweep() {
   absl::Status first;
   for (auto& live : overdue) {
     double turn_s = absl::ToDoubleSeconds(now - live->turn_started);
+    const StudyOptions& opts = live->phase->options;
     if (live->record.job_id.has_value() && live->next_batch == 0 && !live->ready &&
-        turn_s > options_.startup_budget_s) {
+        turn_s > opts.startup_budget_s) {
       // Start-up is not charged: the study ends with no optimizer time used.
       first.Update(CutOff(*live, 0,
                           absl::StrFormat("the optimizer did not start within its start-up "
                                           "budget of %.0f s",
-                                          options_.startup_budget_s)));
+                                          opts.startup_budget_s)));
       Release(live);
       continue;
     }
@@ -601,8 +629,9 @@ absl::Status StudyManager::Sweep() {
 
 std::vector<ProblemInfo> StudyManager::ListProblems() const {
   std::vector<ProblemInfo> out;
-  for (const std::string& name : problems_->names()) {
-    const Problem* p = *problems_->Get(name);
+  const ProblemSet* problems = phases_.front().problems;
+  for (const std::string& name : problems->names()) {
+    const Problem* p = *problems->Get(name);
     out.push_back({name, p->description(), p->space().api_config().dump()});
   }
   return out;
@@ -616,10 +645,11 @@ absl::Status StudyManager::OptimizerReady(int64_t study_id) {
         absl::StrCat("study ", study_id, " is a practice study: its clock started when it opened"));
   } else if (!live->ready) {
     const double startup_s = absl::ToDoubleSeconds(clock_->Now() - live->turn_started);
-    if (startup_s > options_.startup_budget_s) {
+    const StudyOptions& opts = live->phase->options;
+    if (startup_s > opts.startup_budget_s) {
       const std::string why = absl::StrFormat(
           "the optimizer took %.1f s to start, over its start-up budget of %.0f s", startup_s,
-          options_.startup_budget_s);
+          opts.startup_budget_s);
       out = CutOff(*live, 0, why);
       if (out.ok()) out = absl::DeadlineExceededError(why);
     } else {
@@ -632,9 +662,20 @@ absl::Status StudyManager::OptimizerReady(int64_t study_id) {
 }
 
 absl::StatusOr<std::vector<ProblemInfo>> StudyManager::ListProblems(const Identity& who) const {
+  return ListProblems(who, phases_.front().key);
+}
+
+absl::StatusOr<std::vector<ProblemInfo>> StudyManager::ListProblems(
+    const Identity& who, const std::string& phase_key) const {
+  ASSIGN_OR_RETURN(const StudyPhase* phase, Phase(phase_key));
   RETURN_IF_ERROR(
-      AccessPolicy(options_.hidden_phase).RequireOrganizerIfHidden(who, "the problems"));
-  return ListProblems();
+      AccessPolicy(phase->options.hidden_phase).RequireOrganizerIfHidden(who, "the problems"));
+  std::vector<ProblemInfo> out;
+  for (const std::string& name : phase->problems->names()) {
+    const Problem* p = *phase->problems->Get(name);
+    out.push_back({name, p->description(), p->space().api_config().dump()});
+  }
+  return out;
 }
 
 int StudyManager::LiveStudies() {

@@ -98,11 +98,24 @@ struct IncomingPoint {
   std::string decode_error;  // non-empty: the point is invalid for this reason
 };
 
+// The problems and study options of one phase (a coordinator serves one or more).
+struct StudyPhase {
+  std::string key;  // the phase's store key (records.h: "" = the one phase started from flags)
+  const ProblemSet* problems = nullptr;
+  StudyOptions options;
+};
+
 class StudyManager {
  public:
   // Dependencies are not owned and must outlive the manager. `jobs` is read only (GetJob).
+  // One phase, whose key is "".
   StudyManager(StudyStore* studies, JobStore* jobs, const ProblemSet* problems,
                Evaluator* evaluator, Clock* clock, StudyOptions options);
+  // Several phases (a competition file): a job's study runs under the phase of its board; the
+  // first phase is the default of practice studies and ListProblems. `phases` must not be
+  // empty; their problem sets are not owned.
+  StudyManager(StudyStore* studies, JobStore* jobs, std::vector<StudyPhase> phases,
+               Evaluator* evaluator, Clock* clock);
   StudyManager(Store* store, const ProblemSet* problems, Evaluator* evaluator, Clock* clock,
                StudyOptions options)
       : StudyManager(store, store, problems, evaluator, clock, options) {}
@@ -123,6 +136,9 @@ class StudyManager {
   // Practice studies are for teams and organizers (AccessPolicy::RequireParticipant) and belong
   // to their opener.
   absl::StatusOr<OpenedStudy> OpenPractice(const Identity& who, const std::string& problem);
+  // The same on the problems of phase `phase_key`. NotFound for an unknown phase.
+  absl::StatusOr<OpenedStudy> OpenPractice(const Identity& who, const std::string& problem,
+                                           const std::string& phase_key);
 
   // The study calls of a remote caller: the same as the trusted ones below, after checking that
   // the study is `who`'s (the worker identity that opened it for its job, or the team that
@@ -188,6 +204,8 @@ class StudyManager {
   std::vector<ProblemInfo> ListProblems() const;
   // The same for a remote caller; PermissionDenied when `who` may not see them.
   absl::StatusOr<std::vector<ProblemInfo>> ListProblems(const Identity& who) const;
+  absl::StatusOr<std::vector<ProblemInfo>> ListProblems(const Identity& who,
+                                                        const std::string& phase_key) const;
 
   // Number of studies held in memory (running, or ending: their end not yet in the store).
   int LiveStudies();
@@ -196,7 +214,8 @@ class StudyManager {
   // Number of studies whose end is not yet in the store.
   int PendingEnds();
 
-  const StudyOptions& options() const { return options_; }
+  // The default phase's options.
+  const StudyOptions& options() const { return phases_.front().options; }
 
   // ProblemSignature() of a problem of the set, computed once and remembered; recorded with
   // every study.
@@ -213,6 +232,7 @@ class StudyManager {
   };
   struct Live {
     StudyRecord record;
+    const StudyPhase* phase = nullptr;
     const Problem* problem = nullptr;
     std::mt19937_64 rng;
     int next_batch = 0;
@@ -237,9 +257,13 @@ class StudyManager {
   absl::Mutex signatures_mu_;
   std::map<const Problem*, std::string> signatures_ ABSL_GUARDED_BY(signatures_mu_);
 
-  absl::StatusOr<OpenedStudy> OpenPracticeFor(const std::string& problem, std::string owner);
-  absl::StatusOr<OpenedStudy> Open(StudyRecord record, const Problem* problem, uint64_t seed,
+  absl::StatusOr<OpenedStudy> OpenPracticeFor(const StudyPhase& phase, const std::string& problem,
+                                              std::string owner);
+  absl::StatusOr<OpenedStudy> Open(const StudyPhase& phase, StudyRecord record,
+                                   const Problem* problem, uint64_t seed,
                                    std::string owner_worker = "", std::string owner = "");
+  // The phase of `key`; NotFound naming the phases otherwise.
+  absl::StatusOr<const StudyPhase*> Phase(const std::string& key) const;
   // Claims a study for one call; checks state and batch index. Marks it busy.
   absl::StatusOr<std::shared_ptr<Live>> Claim(int64_t study_id, int batch);
   void Release(const std::shared_ptr<Live>& live);
@@ -265,10 +289,10 @@ class StudyManager {
 
   StudyStore* studies_;
   JobStore* jobs_;
-  const ProblemSet* problems_;
   Evaluator* evaluator_;
   Clock* clock_;
-  const StudyOptions options_;
+  // Fixed after construction (a deque: Live::phase points into it).
+  std::deque<StudyPhase> phases_;
 
   Metrics* metrics_ = nullptr;
   absl::Mutex mu_;

@@ -298,6 +298,19 @@ TEST_F(AuthTest, EveryCallerWithoutTheRightTokenIsRefusedAndChangesNothing) {
     answer = resp.DebugString();
     return st;
   };
+  calls["GetCompetition"] = [&](grpc::ClientContext& ctx) {
+    bbo::v1::GetCompetitionResponse resp;
+    grpc::Status st =
+        competition_->GetCompetition(&ctx, bbo::v1::GetCompetitionRequest(), &resp);
+    answer = resp.DebugString();
+    return st;
+  };
+  calls["ChooseSubmission(alpha's)"] = [&](grpc::ClientContext& ctx) {
+    bbo::v1::ChooseSubmissionRequest req;
+    req.set_submission_id(registered.submission_id());
+    bbo::v1::ChooseSubmissionResponse resp;
+    return competition_->ChooseSubmission(&ctx, req, &resp);
+  };
   calls["ListProblems"] = [&](grpc::ClientContext& ctx) {
     bbo::v1::ListProblemsResponse resp;
     return study_->ListProblems(&ctx, bbo::v1::ListProblemsRequest(), &resp);
@@ -330,8 +343,10 @@ TEST_F(AuthTest, EveryCallerWithoutTheRightTokenIsRefusedAndChangesNothing) {
       {"EndStudy", Code::NOT_FOUND},
       {"RegisterSubmission(as alpha)", Code::PERMISSION_DENIED},
       {"WithdrawSubmission(alpha's)", Code::NOT_FOUND},
+      {"ChooseSubmission(alpha's)", Code::NOT_FOUND},
       // Allowed, on its own behalf: checked to show nothing of alpha's.
       {"ListSubmissions", Code::OK},
+      {"GetCompetition", Code::OK},
       {"GetLeaderboard", Code::OK},
       {"GetReport", Code::OK},
       {"ListProblems", Code::OK},
@@ -350,6 +365,8 @@ TEST_F(AuthTest, EveryCallerWithoutTheRightTokenIsRefusedAndChangesNothing) {
       {"EndStudy", Code::NOT_FOUND},
       {"RegisterSubmission(as alpha)", Code::PERMISSION_DENIED},
       {"WithdrawSubmission(alpha's)", Code::PERMISSION_DENIED},
+      {"ChooseSubmission(alpha's)", Code::PERMISSION_DENIED},
+      {"GetCompetition", Code::OK},
       {"ListSubmissions", Code::PERMISSION_DENIED},
       {"OpenStudy(practice)", Code::PERMISSION_DENIED},
       {"GetLeaderboard", Code::OK},
@@ -365,6 +382,7 @@ TEST_F(AuthTest, EveryCallerWithoutTheRightTokenIsRefusedAndChangesNothing) {
         {"EndStudy", Code::NOT_FOUND},
         {"GetLeaderboard", Code::OK},
         {"GetReport", Code::OK},
+        {"GetCompetition", Code::OK},
         {"ListProblems", Code::OK}},
        Code::UNAUTHENTICATED},
       {"malformed token", malformed, {}, Code::UNAUTHENTICATED},

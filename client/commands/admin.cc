@@ -55,7 +55,9 @@ int Usage() {
                "  bbo admin --db arena.sqlite tokens\n"
                "  bbo admin --db arena.sqlite audit [--limit N]\n"
                "  bbo admin --db arena.sqlite jobs               (the jobs that failed)\n"
-               "  bbo admin --db arena.sqlite jobs requeue ID    (or: all)\n");
+               "  bbo admin --db arena.sqlite jobs requeue ID    (or: all)\n"
+               "  bbo admin --db arena.sqlite publish PHASE\n"
+               "  bbo admin --db arena.sqlite unpublish PHASE --reason TEXT\n");
   return 2;
 }
 
@@ -74,11 +76,13 @@ int RunAdmin(const AdminArgs& a) {
                        (a.words[1] != "add" && a.words[1] != "rotate" && a.words[1] != "revoke"))) {
     return Usage();
   }
+  const bool publish_action = what == "publish" || what == "unpublish";
+  if (publish_action && a.words.size() != 2) return Usage();
   const bool jobs_action = what == "jobs";
   if (jobs_action && a.words.size() != 1 && (a.words.size() != 3 || a.words[1] != "requeue")) {
     return Usage();
   }
-  if (!token_action && !jobs_action &&
+  if (!token_action && !jobs_action && !publish_action &&
       (a.words.size() != 1 || (what != "tokens" && what != "audit"))) {
     return Usage();
   }
@@ -107,6 +111,15 @@ int RunAdmin(const AdminArgs& a) {
                  what.c_str(), owner.c_str(),
                  what == "worker" ? "bbo-worker --token_file FILE"
                                   : "BBO_TOKEN=... bbo submit, or bbo --token_file FILE");
+    return 0;
+  }
+  if (publish_action) {
+    absl::Status s = (*db)->PublishBoard(a.words[1], what == "unpublish", a.reason, Actor());
+    if (!s.ok()) return Fail(s);
+    std::printf("%s the board of phase %s%s\n", what == "publish" ? "published" : "hid again",
+                a.words[1].c_str(),
+                what == "publish" ? ": every participant sees its scores and ranks now"
+                                  : " (recorded with the reason)");
     return 0;
   }
   if (jobs_action && a.words.size() == 3) {

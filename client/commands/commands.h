@@ -50,6 +50,8 @@ struct SubmitArgs {
   // 0 = the server's default.
   int trials = 0;
   std::string team;
+  // "" = the phase open for submissions now.
+  std::string phase;
 };
 int RunSubmit(const SubmitArgs& args);
 
@@ -57,6 +59,8 @@ int RunSubmit(const SubmitArgs& args);
 struct StatusArgs {
   ServerArgs server;
   bool json = false;
+  // "" = every phase.
+  std::string phase;
 };
 int RunStatus(const StatusArgs& args);
 
@@ -67,12 +71,28 @@ struct WithdrawArgs {
 };
 int RunWithdraw(const WithdrawArgs& args);
 
+// bbo choose: the submission that goes on to the next phase.
+struct ChooseArgs {
+  ServerArgs server;
+  int64_t submission_id = 0;
+};
+int RunChoose(const ChooseArgs& args);
+
+// bbo phases: the competition's phases, windows and rules.
+struct PhasesArgs {
+  ServerArgs server;
+  bool json = false;
+};
+int RunPhases(const PhasesArgs& args);
+
 // bbo leaderboard.
 struct LeaderboardArgs {
   ServerArgs server;
   bool json = false;
   // "main" or "warm-start".
   std::string board = "main";
+  // "" = the current phase.
+  std::string phase;
 };
 int RunLeaderboard(const LeaderboardArgs& args);
 
@@ -172,6 +192,8 @@ struct AdminArgs {
   std::vector<std::string> words;
   int limit = 50;
   bool json = false;
+  // unpublish: why.
+  std::string reason;
 };
 int RunAdmin(const AdminArgs& args);
 

@@ -12,6 +12,7 @@ namespace bbo::client {
 int RunLeaderboard(const LeaderboardArgs& a) {
   v1::GetLeaderboardRequest req;
   req.set_board(a.board);
+  req.set_phase(a.phase);
   auto resp = Remote(a.server.address, a.server.token, a.server.tls).GetLeaderboard(req);
   if (!resp.ok()) return PrintRemoteError("leaderboard", resp.status());
   auto pending_json = [&]() {

@@ -11,6 +11,7 @@
 #include "client/commands/commands.h"
 #include "client/remote.h"
 #include "common/archive.h"
+#include "absl/time/time.h"
 #include "nlohmann/json.hpp"
 
 namespace bbo::client {
@@ -23,6 +24,56 @@ const char* KindName(v1::SubmissionKind k) {
     case v1::SUBMISSION_KIND_PYTHON: return "python";
     case v1::SUBMISSION_KIND_EXECUTABLE: return "executable";
     default: return "builtin";
+  }
+}
+
+std::string FormatEpoch(double s) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::FromUnixSeconds(static_cast<int64_t>(s)),
+                          absl::UTCTimeZone());
+}
+
+// "3 d 4 h", "2 h 5 min", "45 s".
+std::string Left(double s) {
+  const int64_t n = s < 0 ? 0 : static_cast<int64_t>(s);
+  if (n >= 86400) return std::to_string(n / 86400) + " d " + std::to_string(n % 86400 / 3600) + " h";
+  if (n >= 3600) return std::to_string(n / 3600) + " h " + std::to_string(n % 3600 / 60) + " min";
+  if (n >= 60) return std::to_string(n / 60) + " min " + std::to_string(n % 60) + " s";
+  return std::to_string(n) + " s";
+}
+
+// The competition's calendar: one line per phase, the current one marked, with its time left.
+void PrintPhases(const v1::GetCompetitionResponse& c) {
+  if (c.phases_size() == 0) return;
+  if (c.phases_size() == 1 && c.phases(0).start_s() == 0 && c.phases(0).end_s() == 0) {
+    std::printf("Phase %s (no deadline)\n", c.phases(0).name().c_str());
+    return;
+  }
+  std::printf("Competition %s, now %s\n", c.name().empty() ? "-" : c.name().c_str(),
+              FormatEpoch(c.now_s()).c_str());
+  for (const auto& p : c.phases()) {
+    std::string when;
+    if (p.start_s() > 0 && c.now_s() < p.start_s()) {
+      when = "opens " + FormatEpoch(p.start_s()) + " (in " + Left(p.start_s() - c.now_s()) + ")";
+    } else if (p.end_s() > 0 && c.now_s() < p.end_s()) {
+      when = "ends " + FormatEpoch(p.end_s()) + " (" + Left(p.end_s() - c.now_s()) + " left)";
+    } else if (p.end_s() > 0) {
+      when = "ended " + FormatEpoch(p.end_s());
+    } else {
+      when = "no deadline";
+    }
+    std::string notes;
+    if (!p.accepts_submissions()) {
+      notes += "; entries migrate from " + p.migrate_from() +
+               (p.migrated_at_s() > 0 ? " (done " + FormatEpoch(p.migrated_at_s()) + ")"
+                                      : " when it ends");
+    } else if (p.open()) {
+      notes += "; open for submissions";
+    }
+    if (p.board_hidden_until_published()) {
+      notes += p.published() ? "; board published" : "; board hidden until published";
+    }
+    std::printf("%s %-12s %s%s\n", p.current() ? "*" : " ", p.name().c_str(), when.c_str(),
+                notes.c_str());
   }
 }
 
@@ -62,6 +113,7 @@ int RunSubmit(const SubmitArgs& a) {
   req.set_archive(archive);
   req.set_trials(a.trials);
   req.set_team(a.team);
+  req.set_phase(a.phase);
   auto resp = Remote(a.server.address, a.server.token, a.server.tls).RegisterSubmission(req);
   if (!resp.ok()) return PrintRemoteError("submit", resp.status());
   std::printf("submitted %s: id %lld, kind %s, %d trials per problem, %d jobs queued\n",
@@ -88,8 +140,12 @@ const char* StateName(v1::SubmissionState s) {
 }  // namespace
 
 int RunStatus(const StatusArgs& a) {
-  auto resp = Remote(a.server.address, a.server.token, a.server.tls).ListSubmissions();
+  const Remote remote(a.server.address, a.server.token, a.server.tls);
+  auto resp = remote.ListSubmissions(a.phase);
   if (!resp.ok()) return PrintRemoteError("status", resp.status());
+  auto competition = remote.GetCompetition();
+  if (!competition.ok()) return PrintRemoteError("status", competition.status());
+  const bool phased = competition->phases_size() > 1;
   if (a.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& sub : resp->submissions()) {
@@ -104,19 +160,30 @@ int RunStatus(const StatusArgs& a) {
                      {"jobs_running", sub.jobs_running()},
                      {"jobs_done", sub.jobs_done()},
                      {"jobs_failed", sub.jobs_failed()},
-                     {"studies_with_errors", sub.studies_with_errors()}});
+                     {"studies_with_errors", sub.studies_with_errors()},
+                     {"phase", sub.phase()},
+                     {"chosen", sub.chosen()},
+                     {"migrated_from", sub.migrated_from()}});
     }
     std::cout << out.dump(2) << "\n";
     return 0;
   }
-  std::printf("%-4s %-28s %-16s %-10s %-10s %7s %7s %7s %7s %7s\n", "id", "name", "team", "kind",
-              "state", "queued", "running", "done", "failed", "errors");
+  PrintPhases(*competition);
+  if (phased) std::printf("\n");
+  std::printf("%-4s %-28s %-16s %-10s %-10s %7s %7s %7s %7s %7s%s\n", "id", "name", "team",
+              "kind", "state", "queued", "running", "done", "failed", "errors",
+              phased ? "  phase" : "");
   for (const auto& sub : resp->submissions()) {
-    std::printf("%-4lld %-28s %-16s %-10s %-10s %7d %7d %4d/%-3d %6d %6d\n",
+    std::printf("%-4lld %-28s %-16s %-10s %-10s %7d %7d %4d/%-3d %6d %6d%s%s%s\n",
                 static_cast<long long>(sub.submission_id()), sub.name().c_str(),
                 sub.team().empty() ? "-" : sub.team().c_str(), KindName(sub.kind()),
                 StateName(sub.state()), sub.jobs_queued(), sub.jobs_running(), sub.jobs_done(),
-                sub.jobs_total(), sub.jobs_failed(), sub.studies_with_errors());
+                sub.jobs_total(), sub.jobs_failed(), sub.studies_with_errors(),
+                phased ? ("  " + sub.phase()).c_str() : "",
+                sub.chosen() ? "  (chosen for the next phase)" : "",
+                sub.migrated_from() > 0
+                    ? ("  (from submission " + std::to_string(sub.migrated_from()) + ")").c_str()
+                    : "");
   }
   if (std::any_of(resp->submissions().begin(), resp->submissions().end(),
                   [](const auto& s) { return s.state() == v1::SUBMISSION_STATE_INCOMPLETE; })) {
@@ -124,6 +191,53 @@ int RunStatus(const StatusArgs& a) {
         "incomplete: some jobs ended without a result (withdrawn, or lost to the "
         "platform); they are not on the board until an organizer requeues them\n");
   }
+  return 0;
+}
+
+int RunChoose(const ChooseArgs& a) {
+  auto resp = Remote(a.server.address, a.server.token, a.server.tls)
+                  .ChooseSubmission(a.submission_id);
+  if (!resp.ok()) return PrintRemoteError("choose", resp.status());
+  std::printf("submission %lld goes on to phase %s when its phase ends (you can change this "
+              "choice until then)\n",
+              static_cast<long long>(a.submission_id), resp->next_phase().c_str());
+  return 0;
+}
+
+int RunPhases(const PhasesArgs& a) {
+  auto resp = Remote(a.server.address, a.server.token, a.server.tls).GetCompetition();
+  if (!resp.ok()) return PrintRemoteError("phases", resp.status());
+  if (!a.json) {
+    PrintPhases(*resp);
+    for (const auto& p : resp->phases()) {
+      if (!p.rules().empty()) std::printf("\nRules of %s:\n%s\n", p.name().c_str(), p.rules().c_str());
+    }
+    return 0;
+  }
+  nlohmann::json out;
+  out["name"] = resp->name();
+  out["now"] = FormatEpoch(resp->now_s());
+  out["phases"] = nlohmann::json::array();
+  for (const auto& p : resp->phases()) {
+    out["phases"].push_back(
+        {{"name", p.name()},
+         {"title", p.title()},
+         {"rules", p.rules()},
+         {"start", p.start_s() > 0 ? nlohmann::json(FormatEpoch(p.start_s())) : nullptr},
+         {"end", p.end_s() > 0 ? nlohmann::json(FormatEpoch(p.end_s())) : nullptr},
+         {"seconds_left", p.end_s() > 0 ? nlohmann::json(std::max(0.0, p.end_s() - resp->now_s()))
+                                        : nullptr},
+         {"current", p.current()},
+         {"open", p.open()},
+         {"accepts_submissions", p.accepts_submissions()},
+         {"hidden", p.hidden()},
+         {"board_hidden_until_published", p.board_hidden_until_published()},
+         {"published", p.published()},
+         {"migrate_from", p.migrate_from()},
+         {"migrated_at",
+          p.migrated_at_s() > 0 ? nlohmann::json(FormatEpoch(p.migrated_at_s())) : nullptr}});
+  }
+  std::cout << out.dump(2) << "\n";
   return 0;
 }
 

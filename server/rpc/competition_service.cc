@@ -7,8 +7,10 @@ grpc::Status CompetitionServiceImpl::RegisterSubmission(
     grpc::ServerContext* context, const v1::RegisterSubmissionRequest* req,
     v1::RegisterSubmissionResponse* resp) {
   BBO_RPC_WHO(who, context, "RegisterSubmission");
+  absl::StatusOr<Competition*> phase = phases_->ForSubmission(req->phase());
+  if (!phase.ok()) return ToGrpcStatus(auth_->Audited(who, "RegisterSubmission", phase.status()));
   absl::StatusOr<RegisteredSubmission> r =
-      competition_->Register(who, req->name(), req->archive(), req->trials(), req->team());
+      (*phase)->Register(who, req->name(), req->archive(), req->trials(), req->team());
   if (!r.ok()) return ToGrpcStatus(auth_->Audited(who, "RegisterSubmission", r.status()));
   resp->set_submission_id(r->submission_id);
   resp->set_kind(ToProto(r->kind));
@@ -18,13 +20,17 @@ grpc::Status CompetitionServiceImpl::RegisterSubmission(
 }
 
 grpc::Status CompetitionServiceImpl::ListSubmissions(grpc::ServerContext* context,
-                                                     const v1::ListSubmissionsRequest*,
+                                                     const v1::ListSubmissionsRequest* req,
                                                      v1::ListSubmissionsResponse* resp) {
   BBO_RPC_WHO(who, context, "ListSubmissions");
-  absl::StatusOr<std::vector<SubmissionStatus>> list = competition_->List(who);
+  absl::StatusOr<std::vector<PhaseSubmission>> list = phases_->List(who, req->phase());
   if (!list.ok()) return ToGrpcStatus(auth_->Audited(who, "ListSubmissions", list.status()));
-  for (const SubmissionStatus& s : *list) {
+  for (const PhaseSubmission& ps : *list) {
+    const SubmissionStatus& s = ps.status;
     v1::SubmissionStatus* o = resp->add_submissions();
+    o->set_phase(ps.phase);
+    o->set_migrated_from(s.submission.migrated_from);
+    o->set_chosen(ps.chosen);
     o->set_submission_id(s.submission.id);
     o->set_name(s.submission.name);
     o->set_kind(ToProto(s.submission.kind));
@@ -47,7 +53,7 @@ grpc::Status CompetitionServiceImpl::WithdrawSubmission(grpc::ServerContext* con
                                                         const v1::WithdrawSubmissionRequest* req,
                                                         v1::WithdrawSubmissionResponse* resp) {
   BBO_RPC_WHO(who, context, "WithdrawSubmission");
-  absl::StatusOr<int> n = competition_->Withdraw(who, req->submission_id());
+  absl::StatusOr<int> n = phases_->Current()->Withdraw(who, req->submission_id());
   if (!n.ok()) return ToGrpcStatus(auth_->Audited(who, "WithdrawSubmission", n.status()));
   resp->set_jobs_cancelled(*n);
   return grpc::Status::OK;
@@ -57,7 +63,9 @@ grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext* context
                                                     const v1::GetLeaderboardRequest* req,
                                                     v1::GetLeaderboardResponse* resp) {
   BBO_RPC_WHO(who, context, "GetLeaderboard");
-  absl::StatusOr<LeaderboardReport> report = competition_->Leaderboard(who, req->board());
+  absl::StatusOr<Competition*> phase = phases_->Get(req->phase());
+  if (!phase.ok()) return ToGrpcStatus(phase.status());
+  absl::StatusOr<LeaderboardReport> report = (*phase)->Leaderboard(who, req->board());
   if (!report.ok()) return ToGrpcStatus(report.status());
   int rank = 0;
   for (const auto& r : report->board.rows) {
@@ -78,8 +86,8 @@ grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext* context
   resp->set_batch_size(report->batch_size);
   resp->set_n_batches(report->n_batches);
   if (report->per_problem) resp->set_report_json(report->json.dump());
-  resp->set_phase(competition_->options().phase);
-  resp->set_board(BoardDisplayName(BoardFromName(req->board())));
+  resp->set_phase((*phase)->options().phase);
+  resp->set_board(BoardDisplayName((*phase)->BoardKey(req->board())));
   for (const LeaderboardReport::Pending& p : report->pending) {
     v1::PendingSubmission* o = resp->add_pending();
     o->set_name(p.name);
@@ -87,6 +95,44 @@ grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext* context
     o->set_jobs_done(p.jobs.done);
     o->set_jobs_failed(p.jobs.failed);
   }
+  return grpc::Status::OK;
+}
+
+grpc::Status CompetitionServiceImpl::GetCompetition(grpc::ServerContext* context,
+                                                    const v1::GetCompetitionRequest*,
+                                                    v1::GetCompetitionResponse* resp) {
+  BBO_RPC_WHO(who, context, "GetCompetition");
+  auto seconds = [](const std::optional<absl::Time>& t) {
+    return t ? absl::ToDoubleSeconds(*t - absl::UnixEpoch()) : 0.0;
+  };
+  resp->set_name(phases_->name());
+  resp->set_now_s(absl::ToDoubleSeconds(phases_->calendar()->Now() - absl::UnixEpoch()));
+  for (const PhaseView& v : phases_->Describe()) {
+    v1::Phase* o = resp->add_phases();
+    o->set_name(v.name);
+    o->set_title(v.title);
+    o->set_rules(v.rules);
+    o->set_start_s(seconds(v.start));
+    o->set_end_s(seconds(v.end));
+    o->set_current(v.current);
+    o->set_open(v.open);
+    o->set_accepts_submissions(v.accepts_submissions);
+    o->set_hidden(v.hidden);
+    o->set_board_hidden_until_published(v.board_hidden_until_published);
+    o->set_published(v.published);
+    o->set_migrate_from(v.migrate_from);
+    o->set_migrated_at_s(v.migrated_at);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status CompetitionServiceImpl::ChooseSubmission(grpc::ServerContext* context,
+                                                      const v1::ChooseSubmissionRequest* req,
+                                                      v1::ChooseSubmissionResponse* resp) {
+  BBO_RPC_WHO(who, context, "ChooseSubmission");
+  absl::StatusOr<std::string> next = phases_->Choose(who, req->submission_id());
+  if (!next.ok()) return ToGrpcStatus(auth_->Audited(who, "ChooseSubmission", next.status()));
+  resp->set_next_phase(*next);
   return grpc::Status::OK;
 }
 
@@ -109,10 +155,12 @@ grpc::Status ScoringServiceImpl::GetReport(grpc::ServerContext* context,
     default:
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "format: unknown report format");
   }
-  absl::StatusOr<std::vector<scoring::ReportFile>> files =
-      competition_->ReportFiles(who, r, format);
+  absl::StatusOr<Competition*> phase = phases_->Get(req->phase());
+  if (!phase.ok()) return ToGrpcStatus(phase.status());
+  r.phase = (*phase)->options().phase;
+  absl::StatusOr<std::vector<scoring::ReportFile>> files = (*phase)->ReportFiles(who, r, format);
   if (!files.ok()) return ToGrpcStatus(files.status());
-  resp->set_phase(r.phase.empty() ? competition_->options().phase : r.phase);
+  resp->set_phase(r.phase);
   for (auto& f : *files) {
     v1::ReportFile* o = resp->add_files();
     o->set_name(f.name);

@@ -33,11 +33,12 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coord
   s->limiter_ = std::make_unique<RateLimiter>(options.rate_limit_per_s, options.rate_limit_burst);
   s->auth_ = std::make_unique<Authenticator>(&coordinator->credentials(), s->limiter_.get(),
                                              &coordinator->metrics());
-  s->study_ = std::make_unique<StudyServiceImpl>(&coordinator->studies(), s->auth_.get());
+  s->study_ = std::make_unique<StudyServiceImpl>(&coordinator->studies(), &coordinator->phases(),
+                                                 s->auth_.get());
   s->worker_ = std::make_unique<WorkerServiceImpl>(&coordinator->queue(), s->auth_.get());
   s->competition_ =
-      std::make_unique<CompetitionServiceImpl>(&coordinator->competition(), s->auth_.get());
-  s->scoring_ = std::make_unique<ScoringServiceImpl>(&coordinator->competition(), s->auth_.get());
+      std::make_unique<CompetitionServiceImpl>(&coordinator->phases(), s->auth_.get());
+  s->scoring_ = std::make_unique<ScoringServiceImpl>(&coordinator->phases(), s->auth_.get());
   grpc::ServerBuilder builder;
   // One server per port: without this gRPC sets SO_REUSEPORT, and a second coordinator on the
   // same port would silently share (and steal) the first one's clients.

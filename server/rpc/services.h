@@ -22,8 +22,8 @@ namespace bbo::rpc {
 
 class StudyServiceImpl final : public v1::StudyService::Service {
  public:
-  StudyServiceImpl(StudyManager* studies, const Authenticator* auth)
-      : studies_(studies), auth_(auth) {}
+  StudyServiceImpl(StudyManager* studies, Phases* phases, const Authenticator* auth)
+      : studies_(studies), phases_(phases), auth_(auth) {}
   grpc::Status OpenStudy(grpc::ServerContext*, const v1::OpenStudyRequest* req,
                          v1::OpenStudyResponse* resp) override;
   grpc::Status SubmitBatch(grpc::ServerContext*, const v1::SubmitBatchRequest* req,
@@ -40,6 +40,7 @@ class StudyServiceImpl final : public v1::StudyService::Service {
 
  private:
   StudyManager* studies_;
+  Phases* phases_;
   const Authenticator* auth_;
 };
 
@@ -64,8 +65,8 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
 
 class CompetitionServiceImpl final : public v1::CompetitionService::Service {
  public:
-  CompetitionServiceImpl(Competition* competition, const Authenticator* auth)
-      : competition_(competition), auth_(auth) {}
+  CompetitionServiceImpl(Phases* phases, const Authenticator* auth)
+      : phases_(phases), auth_(auth) {}
   grpc::Status RegisterSubmission(grpc::ServerContext*, const v1::RegisterSubmissionRequest* req,
                                   v1::RegisterSubmissionResponse* resp) override;
   grpc::Status ListSubmissions(grpc::ServerContext*, const v1::ListSubmissionsRequest* req,
@@ -74,21 +75,25 @@ class CompetitionServiceImpl final : public v1::CompetitionService::Service {
                                   v1::WithdrawSubmissionResponse* resp) override;
   grpc::Status GetLeaderboard(grpc::ServerContext*, const v1::GetLeaderboardRequest* req,
                               v1::GetLeaderboardResponse* resp) override;
+  grpc::Status GetCompetition(grpc::ServerContext*, const v1::GetCompetitionRequest* req,
+                              v1::GetCompetitionResponse* resp) override;
+  grpc::Status ChooseSubmission(grpc::ServerContext*, const v1::ChooseSubmissionRequest* req,
+                                v1::ChooseSubmissionResponse* resp) override;
 
  private:
-  Competition* competition_;
+  Phases* phases_;
   const Authenticator* auth_;
 };
 
 class ScoringServiceImpl final : public v1::ScoringService::Service {
  public:
-  ScoringServiceImpl(Competition* competition, const Authenticator* auth)
-      : competition_(competition), auth_(auth) {}
+  ScoringServiceImpl(Phases* phases, const Authenticator* auth)
+      : phases_(phases), auth_(auth) {}
   grpc::Status GetReport(grpc::ServerContext*, const v1::GetReportRequest* req,
                          v1::GetReportResponse* resp) override;
 
  private:
-  Competition* competition_;
+  Phases* phases_;
   const Authenticator* auth_;
 };
 

@@ -24,9 +24,12 @@ grpc::Status StudyServiceImpl::OpenStudy(grpc::ServerContext* context,
     case v1::OpenStudyRequest::kJobId:
       s = studies_->OpenForJob(who, req->job_id(), req->worker_id());
       break;
-    case v1::OpenStudyRequest::kProblem:
-      s = studies_->OpenPractice(who, req->problem());
+    case v1::OpenStudyRequest::kProblem: {
+      absl::StatusOr<Competition*> phase = phases_->Get(req->phase());
+      if (!phase.ok()) return ToGrpcStatus(phase.status());
+      s = studies_->OpenPractice(who, req->problem(), (*phase)->options().phase_key);
       break;
+    }
     default:
       return ToGrpcStatus(absl::InvalidArgumentError("target: set job_id or problem"));
   }
@@ -97,10 +100,13 @@ grpc::Status StudyServiceImpl::EndStudy(grpc::ServerContext* context,
 }
 
 grpc::Status StudyServiceImpl::ListProblems(grpc::ServerContext* context,
-                                            const v1::ListProblemsRequest*,
+                                            const v1::ListProblemsRequest* req,
                                             v1::ListProblemsResponse* resp) {
   BBO_RPC_WHO(who, context, "ListProblems");
-  absl::StatusOr<std::vector<ProblemInfo>> problems = studies_->ListProblems(who);
+  absl::StatusOr<Competition*> phase = phases_->Get(req->phase());
+  if (!phase.ok()) return ToGrpcStatus(phase.status());
+  absl::StatusOr<std::vector<ProblemInfo>> problems =
+      studies_->ListProblems(who, (*phase)->options().phase_key);
   if (!problems.ok()) return ToGrpcStatus(problems.status());
   for (const ProblemInfo& p : *problems) {
     v1::ProblemInfo* o = resp->add_problems();

@@ -39,20 +39,31 @@ absl::StatusOr<int64_t> InMemoryStore::AddSubmission(const SubmissionRecord& s,
   if (boards.empty()) return absl::InvalidArgumentError("a submission needs at least one board");
   absl::MutexLock l(&mu_);
   for (const auto& [id, sub] : submissions_) {
-    if (sub.record.name == s.name) {
+    if (sub.record.name == s.name && sub.record.phase == s.phase) {
       return absl::AlreadyExistsError(
-          absl::StrCat("a submission named \"", s.name, "\" already exists; choose another name"));
+          absl::StrCat("a submission named \"", s.name, "\" already exists",
+                       s.phase.empty() ? "" : absl::StrCat(" in phase \"", s.phase, "\""),
+                       "; choose another name"));
     }
   }
-  const int64_t id = NextId(submissions_);
-  std::vector<store_internal::PlannedJob> plan =
-      store_internal::PlanJobs(id, s.trials, problems, seed_base, boards);
   std::set<std::tuple<std::string, int, std::string>> seen;
-  for (const auto& j : plan) {
+  for (const auto& j : store_internal::PlanJobs(NextId(submissions_), s.trials, problems,
+                                                seed_base, boards)) {
     if (!seen.insert({j.problem, j.trial, j.board}).second) {
       return ReferenceError("a job repeats (submission, problem, trial, board)");
     }
   }
+  return InsertSubmissionLocked(s, archive, problems, seed_base, boards);
+}
+
+int64_t InMemoryStore::InsertSubmissionLocked(const SubmissionRecord& s,
+                                              const std::string& archive,
+                                              const std::vector<std::string>& problems,
+                                              int64_t seed_base,
+                                              const std::vector<std::string>& boards) {
+  const int64_t id = NextId(submissions_);
+  std::vector<store_internal::PlannedJob> plan =
+      store_internal::PlanJobs(id, s.trials, problems, seed_base, boards);
   Submission& sub = submissions_[id];
   sub.record = s;
   sub.record.id = id;
@@ -81,10 +92,10 @@ absl::StatusOr<SubmissionRecord> InMemoryStore::GetSubmission(int64_t id) {
 }
 
 absl::StatusOr<std::optional<SubmissionRecord>> InMemoryStore::FindSubmission(
-    const std::string& name) {
+    const std::string& name, const std::string& phase) {
   absl::MutexLock l(&mu_);
   for (const auto& [id, sub] : submissions_) {
-    if (sub.record.name == name) return std::optional<SubmissionRecord>(sub.record);
+    if (sub.record.name == name && sub.record.phase == phase) return std::optional<SubmissionRecord>(sub.record);
   }
   return std::optional<SubmissionRecord>();
 }
@@ -122,7 +133,8 @@ absl::StatusOr<std::vector<SubmissionRecord>> InMemoryStore::FindSubmissionsByDi
 }
 
 absl::StatusOr<int> InMemoryStore::CountChargedSubmissions(const std::string& team,
-                                                           double created_since) {
+                                                           double created_since,
+                                                           const std::string& phase) {
   absl::MutexLock l(&mu_);
   // Submissions with a job that has not failed, or with a scored study.
   std::set<int64_t> charged, with_jobs;
@@ -136,6 +148,7 @@ absl::StatusOr<int> InMemoryStore::CountChargedSubmissions(const std::string& te
   int n = 0;
   for (const auto& [id, sub] : submissions_) {
     n += sub.record.team == team && sub.record.created_at >= created_since &&
+         sub.record.phase == phase &&
          (charged.count(id) > 0 || with_jobs.count(id) == 0);
   }
   return n;

@@ -30,13 +30,31 @@ class InMemoryStore : public Store {
                                         const std::vector<std::string>& boards) override;
   using SubmissionStore::AddSubmission;
   absl::StatusOr<SubmissionRecord> GetSubmission(int64_t id) override;
-  absl::StatusOr<std::optional<SubmissionRecord>> FindSubmission(const std::string& name) override;
+  absl::StatusOr<std::optional<SubmissionRecord>> FindSubmission(
+      const std::string& name, const std::string& phase) override;
+  using SubmissionStore::FindSubmission;
   absl::StatusOr<std::string> GetSubmissionArchive(int64_t id) override;
   absl::StatusOr<std::vector<SubmissionRecord>> ListSubmissions() override;
   absl::StatusOr<std::vector<SubmissionRecord>> FindSubmissionsByDigest(
       const std::string& digest) override;
-  absl::StatusOr<int> CountChargedSubmissions(const std::string& team,
-                                              double created_since) override;
+  absl::StatusOr<int> CountChargedSubmissions(const std::string& team, double created_since,
+                                              const std::string& phase) override;
+  using SubmissionStore::CountChargedSubmissions;
+
+  // PhaseStore (memory_phases.cc)
+  absl::StatusOr<std::optional<PhaseRecord>> GetPhase(const std::string& name) override;
+  absl::Status PutPhase(const PhaseRecord& phase) override;
+  absl::Status SetChoice(const std::string& phase, const std::string& team,
+                         int64_t submission_id, double at) override;
+  absl::StatusOr<std::map<std::string, int64_t>> Choices(const std::string& phase) override;
+  absl::StatusOr<int64_t> RecordPhaseEvent(const PhaseEvent& event) override;
+  absl::StatusOr<std::vector<PhaseEvent>> PhaseEvents(const std::string& phase) override;
+  absl::StatusOr<std::vector<int64_t>> MigrateInto(const std::string& phase,
+                                                   const std::vector<Migration>& sources,
+                                                   const std::vector<std::string>& problems,
+                                                   int64_t seed_base,
+                                                   const std::vector<std::string>& boards,
+                                                   double at, const std::string& detail) override;
 
   // JobStore
   absl::StatusOr<std::optional<JobRecord>> LeaseJob(const std::string& worker_id,
@@ -128,6 +146,11 @@ class InMemoryStore : public Store {
     int64_t final_seq = 0;  // 0 = not in a scored final state
   };
 
+  // AddSubmission after its checks (no name clash, no repeated job). Returns the id.
+  int64_t InsertSubmissionLocked(const SubmissionRecord& s, const std::string& archive,
+                                 const std::vector<std::string>& problems, int64_t seed_base,
+                                 const std::vector<std::string>& boards)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<std::optional<JobRecord>> LeaseLocked(bool builtin, const std::string& owner,
                                                        double lease_expires_at)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -152,6 +175,10 @@ class InMemoryStore : public Store {
   std::vector<StudyErrorRecord> errors_ ABSL_GUARDED_BY(mu_);  // in recording order
   std::map<int64_t, CredentialRecord> credentials_ ABSL_GUARDED_BY(mu_);
   std::vector<AuditRecord> audit_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, PhaseRecord> phases_ ABSL_GUARDED_BY(mu_);
+  std::vector<PhaseEvent> phase_events_ ABSL_GUARDED_BY(mu_);
+  std::map<std::pair<std::string, std::string>, std::pair<int64_t, double>> choices_
+      ABSL_GUARDED_BY(mu_);
   int64_t last_final_seq_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t epoch_ ABSL_GUARDED_BY(mu_) = 0;
 };

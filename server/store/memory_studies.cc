@@ -194,7 +194,8 @@ InMemoryStore::ScoredStudies(const std::string& board) {
     auto sub = submissions_.find(study.record.submission_id);
     if (sub == submissions_.end()) continue;
     const bool scored = sub->second.record.is_baseline
-                            ? study.record.state == StudyState::kCompleted
+                            ? study.record.state == StudyState::kCompleted &&
+                                  study.record.board == MainBoardKey(PhaseKeyOfBoard(board))
                             : study.record.board == board && study.record.job_id &&
                                   latest.count(*study.record.job_id) &&
                                   latest[*study.record.job_id] == id;

@@ -186,6 +186,57 @@ UPDATE studies SET state = 'abandoned', final_seq = NULL,
 CREATE UNIQUE INDEX one_final_study_per_job ON studies (job_id)
   WHERE job_id IS NOT NULL AND state IN ('completed', 'cut_off', 'failed');
 )sql",
+      // 9: one competition, several phases in one database. Submissions belong to a phase
+      // (their names are unique within it; "" is the one phase of a coordinator started from
+      // flags) and may be migrated from an earlier phase; the phases' problems and budgets as
+      // first served; phase events (migration, publishing the final board); teams' choices of
+      // the submission that goes on to the next phase.
+      R"sql(
+CREATE TABLE submissions_v9 (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  kind INTEGER NOT NULL,
+  archive BLOB NOT NULL,
+  digest TEXT NOT NULL,
+  trials INTEGER NOT NULL,
+  is_baseline INTEGER NOT NULL DEFAULT 0,
+  created_at REAL NOT NULL,
+  team TEXT NOT NULL DEFAULT '',
+  phase TEXT NOT NULL DEFAULT '',
+  migrated_from INTEGER REFERENCES submissions_v9(id),
+  UNIQUE (phase, name)
+);
+INSERT INTO submissions_v9 (id, name, kind, archive, digest, trials, is_baseline, created_at,
+                            team)
+  SELECT id, name, kind, archive, digest, trials, is_baseline, created_at, team FROM submissions;
+DROP TABLE submissions;
+ALTER TABLE submissions_v9 RENAME TO submissions;
+CREATE INDEX submissions_by_team ON submissions (team);
+CREATE INDEX submissions_by_digest ON submissions (digest);
+CREATE INDEX jobs_by_board ON jobs (board, submission_id);
+CREATE TABLE phases (
+  name TEXT PRIMARY KEY,
+  fingerprint TEXT NOT NULL,
+  spec TEXT NOT NULL,
+  recorded_at REAL NOT NULL
+);
+CREATE TABLE phase_events (
+  id INTEGER PRIMARY KEY,
+  phase TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('migrated', 'published', 'unpublished')),
+  at REAL NOT NULL,
+  who TEXT NOT NULL,
+  detail TEXT NOT NULL
+);
+CREATE UNIQUE INDEX one_migration_per_phase ON phase_events (phase) WHERE kind = 'migrated';
+CREATE TABLE final_choices (
+  phase TEXT NOT NULL,
+  team TEXT NOT NULL,
+  submission_id INTEGER NOT NULL REFERENCES submissions(id),
+  chosen_at REAL NOT NULL,
+  PRIMARY KEY (phase, team)
+);
+)sql",
   };
   return *kMigrations;
 }

@@ -6,6 +6,29 @@
 
 namespace bbo {
 
+namespace {
+constexpr char kWarmSuffix[] = "/warm-start";
+}  // namespace
+
+std::string MainBoardKey(const std::string& phase_key) { return phase_key; }
+
+std::string WarmStartBoardKey(const std::string& phase_key) {
+  return phase_key.empty() ? std::string(kWarmStartBoard) : phase_key + kWarmSuffix;
+}
+
+bool IsWarmStartBoard(const std::string& board) {
+  return board == kWarmStartBoard || PhaseKeyOfBoard(board) + kWarmSuffix == board;
+}
+
+std::string PhaseKeyOfBoard(const std::string& board) {
+  if (board == kWarmStartBoard) return "";
+  const size_t n = sizeof(kWarmSuffix) - 1;
+  if (board.size() > n && board.compare(board.size() - n, n, kWarmSuffix) == 0) {
+    return board.substr(0, board.size() - n);
+  }
+  return board;
+}
+
 const char* CredentialKindName(CredentialKind kind) {
   switch (kind) {
     case CredentialKind::kOrganizer:

@@ -28,6 +28,12 @@ struct SubmissionRecord {
   double created_at = 0;
   // The team that submitted it ("" = not given); per-team submission limits count these.
   std::string team;
+  // The phase it was submitted to or migrated into: its key ("" = the one phase of a
+  // coordinator started from flags; a competition file's phase name otherwise). Submission
+  // names are unique within a phase.
+  std::string phase;
+  // The submission of an earlier phase it was migrated from (0 = submitted directly).
+  int64_t migrated_from = 0;
 };
 
 // The boards of a phase. Every job belongs to one: the phase's own board (kMainBoard) or, in a
@@ -36,6 +42,14 @@ struct SubmissionRecord {
 // §4.7).
 inline constexpr char kMainBoard[] = "";
 inline constexpr char kWarmStartBoard[] = "warm-start";
+// The board keys of a phase: a coordinator started from flags runs one phase whose key is ""
+// and whose boards are kMainBoard and kWarmStartBoard; phase P of a competition file has the
+// boards "P" and "P/warm-start". Jobs and studies carry these keys.
+std::string MainBoardKey(const std::string& phase_key);
+std::string WarmStartBoardKey(const std::string& phase_key);
+bool IsWarmStartBoard(const std::string& board);
+// The phase key of a board key ("" for kMainBoard and kWarmStartBoard).
+std::string PhaseKeyOfBoard(const std::string& board);
 
 enum class JobState { kQueued, kLeased, kDone, kFailed };
 

@@ -51,6 +51,7 @@ SELECT s.problem, e.value FROM evaluations e
 JOIN studies s ON s.id = e.study_id
 JOIN submissions sub ON sub.id = s.submission_id
 WHERE sub.is_baseline = 1 AND s.state = 'completed' AND (?1 IS NULL OR s.problem = ?1)
+  AND s.board = ?2
 ORDER BY s.submission_id, s.problem, s.id, e.batch, e.idx)sql"));
   for (const auto& filter : filters) {
     if (filter) {
@@ -61,6 +62,8 @@ ORDER BY s.submission_id, s.problem, s.id, e.batch, e.idx)sql"));
       b->BindNull(1);
     }
     q->Bind(2, board);
+    // The baseline runs on its phase's main board and serves every board of the phase.
+    b->Bind(2, MainBoardKey(PhaseKeyOfBoard(board)));
     // Curves are appended in study order, so the current study's curve is the last one.
     int64_t current_study = 0;
     StudyCurve* curve = nullptr;
@@ -112,9 +115,9 @@ LEFT JOIN evaluations e ON e.study_id = s.id
 WHERE ((sub.is_baseline = 0 AND s.board = ?1 AND s.state IN ('completed', 'cut_off', 'failed')
         AND s.id = (SELECT MAX(s2.id) FROM studies s2
                     WHERE s2.job_id = s.job_id AND s2.state IN ('completed', 'cut_off', 'failed')))
-       OR (sub.is_baseline = 1 AND s.state = 'completed'))
+       OR (sub.is_baseline = 1 AND s.state = 'completed' AND s.board = ?2))
 ORDER BY s.problem, sub.name, s.trial, e.batch, e.idx, s.id)sql"));
-  q->Bind(1, board);
+  q->Bind(1, board).Bind(2, MainBoardKey(PhaseKeyOfBoard(board)));
   std::vector<ScoredEvaluationRecord> out;
   RETURN_IF_ERROR(ForEachRow(*q, [&](const sqlite::Statement& r) {
     ScoredEvaluationRecord e;

@@ -39,13 +39,31 @@ class SqliteStore : public Store {
                                         const std::vector<std::string>& boards) override;
   using SubmissionStore::AddSubmission;
   absl::StatusOr<SubmissionRecord> GetSubmission(int64_t id) override;
-  absl::StatusOr<std::optional<SubmissionRecord>> FindSubmission(const std::string& name) override;
+  absl::StatusOr<std::optional<SubmissionRecord>> FindSubmission(
+      const std::string& name, const std::string& phase) override;
+  using SubmissionStore::FindSubmission;
   absl::StatusOr<std::string> GetSubmissionArchive(int64_t id) override;
   absl::StatusOr<std::vector<SubmissionRecord>> ListSubmissions() override;
   absl::StatusOr<std::vector<SubmissionRecord>> FindSubmissionsByDigest(
       const std::string& digest) override;
-  absl::StatusOr<int> CountChargedSubmissions(const std::string& team,
-                                              double created_since) override;
+  absl::StatusOr<int> CountChargedSubmissions(const std::string& team, double created_since,
+                                              const std::string& phase) override;
+  using SubmissionStore::CountChargedSubmissions;
+
+  // PhaseStore (sqlite_phases.cc)
+  absl::StatusOr<std::optional<PhaseRecord>> GetPhase(const std::string& name) override;
+  absl::Status PutPhase(const PhaseRecord& phase) override;
+  absl::Status SetChoice(const std::string& phase, const std::string& team,
+                         int64_t submission_id, double at) override;
+  absl::StatusOr<std::map<std::string, int64_t>> Choices(const std::string& phase) override;
+  absl::StatusOr<int64_t> RecordPhaseEvent(const PhaseEvent& event) override;
+  absl::StatusOr<std::vector<PhaseEvent>> PhaseEvents(const std::string& phase) override;
+  absl::StatusOr<std::vector<int64_t>> MigrateInto(const std::string& phase,
+                                                   const std::vector<Migration>& sources,
+                                                   const std::vector<std::string>& problems,
+                                                   int64_t seed_base,
+                                                   const std::vector<std::string>& boards,
+                                                   double at, const std::string& detail) override;
 
   // JobStore (sqlite_jobs.cc)
   absl::StatusOr<std::optional<JobRecord>> LeaseJob(const std::string& worker_id,

@@ -24,14 +24,22 @@ absl::StatusOr<int64_t> SqliteStore::AddSubmission(const SubmissionRecord& s,
   RETURN_IF_ERROR(tx.Begin());
   ASSIGN_OR_RETURN(auto* ins,
                    Stmt("INSERT INTO submissions (name, kind, archive, digest, trials,"
-                        " is_baseline, created_at, team) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
+                        " is_baseline, created_at, team, phase, migrated_from)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   ins->Bind(1, s.name).Bind(2, static_cast<int64_t>(s.kind)).BindBlob(3, archive);
   ins->Bind(4, s.digest).Bind(5, s.trials).Bind(6, s.is_baseline ? 1 : 0).Bind(7, s.created_at);
-  ins->Bind(8, s.team);
+  ins->Bind(8, s.team).Bind(9, s.phase);
+  if (s.migrated_from > 0) {
+    ins->Bind(10, s.migrated_from);
+  } else {
+    ins->BindNull(10);
+  }
   if (absl::Status st = ins->Run(); !st.ok()) {
     if (absl::IsAlreadyExists(st)) {
       return absl::AlreadyExistsError(
-          absl::StrCat("a submission named \"", s.name, "\" already exists; choose another name"));
+          absl::StrCat("a submission named \"", s.name, "\" already exists",
+                       s.phase.empty() ? "" : absl::StrCat(" in phase \"", s.phase, "\""),
+                       "; choose another name"));
     }
     return st;
   }
@@ -69,9 +77,16 @@ absl::StatusOr<SubmissionRecord> SqliteStore::GetSubmission(int64_t id) {
 }
 
 absl::StatusOr<std::optional<SubmissionRecord>> SqliteStore::FindSubmission(
-    const std::string& name) {
+    const std::string& name, const std::string& phase) {
   absl::MutexLock l(&mu_);
-  return QuerySubmission("SELECT " BBO_SUBMISSION_COLUMNS " FROM submissions WHERE name = ?", name);
+  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT " BBO_SUBMISSION_COLUMNS " FROM submissions"
+                                 " WHERE name = ? AND phase = ?"));
+  q->Bind(1, name).Bind(2, phase);
+  ASSIGN_OR_RETURN(bool row, q->Step());
+  std::optional<SubmissionRecord> out;
+  if (row) out = ReadSubmission(*q);
+  q->Reset();
+  return out;
 }
 
 absl::StatusOr<std::string> SqliteStore::GetSubmissionArchive(int64_t id) {
@@ -101,16 +116,18 @@ absl::StatusOr<std::vector<SubmissionRecord>> SqliteStore::FindSubmissionsByDige
 }
 
 absl::StatusOr<int> SqliteStore::CountChargedSubmissions(const std::string& team,
-                                                         double created_since) {
+                                                         double created_since,
+                                                         const std::string& phase) {
   absl::MutexLock l(&mu_);
   ASSIGN_OR_RETURN(
       auto* q,
-      Stmt("SELECT COUNT(*) FROM submissions s WHERE s.team = ? AND s.created_at >= ? AND ("
+      Stmt("SELECT COUNT(*) FROM submissions s WHERE s.team = ? AND s.created_at >= ?"
+           " AND s.phase = ? AND ("
            " NOT EXISTS (SELECT 1 FROM jobs j WHERE j.submission_id = s.id)"
            " OR EXISTS (SELECT 1 FROM jobs j WHERE j.submission_id = s.id AND j.state != 'failed')"
            " OR EXISTS (SELECT 1 FROM studies t WHERE t.submission_id = s.id AND t.state IN"
            " ('completed', 'cut_off', 'failed')))"));
-  q->Bind(1, team).Bind(2, created_since);
+  q->Bind(1, team).Bind(2, created_since).Bind(3, phase);
   ASSIGN_OR_RETURN(int64_t n, ScalarInt(*q));
   return static_cast<int>(n);
 }

@@ -19,6 +19,7 @@
 
 #include "server/store/identity_store.h"
 #include "server/store/job_store.h"
+#include "server/store/phase_store.h"
 #include "server/store/records.h"
 #include "server/store/scoring_store.h"
 #include "server/store/study_store.h"
@@ -32,7 +33,8 @@ class Store : public SubmissionStore,
               public WorkerStore,
               public StudyStore,
               public ScoringStore,
-              public IdentityStore {
+              public IdentityStore,
+              public PhaseStore {
  public:
   ~Store() override = default;
 };

@@ -20,7 +20,7 @@ class SubmissionStore {
  public:
   virtual ~SubmissionStore() = default;
 
-  // Inserts a submission with its archive and queues one job per board x problem x trial
+  // Inserts a submission (in its phase, SubmissionRecord::phase) with its archive and queues one job per board x problem x trial
   // (seeds derived from `seed_base`; the same seed on every board, so boards are paired). The
   // jobs of the first board come first in the queue, then trial-major. InvalidArgument when
   // `boards` is empty; AlreadyExists when the name is taken (or a (problem, trial, board)
@@ -38,9 +38,12 @@ class SubmissionStore {
   }
   // NotFound for an unknown id.
   virtual absl::StatusOr<SubmissionRecord> GetSubmission(int64_t id) = 0;
-  // nullopt for an unknown name.
+  // The submission of that name in `phase` (SubmissionRecord::phase); nullopt when none.
   virtual absl::StatusOr<std::optional<SubmissionRecord>> FindSubmission(
-      const std::string& name) = 0;
+      const std::string& name, const std::string& phase) = 0;
+  absl::StatusOr<std::optional<SubmissionRecord>> FindSubmission(const std::string& name) {
+    return FindSubmission(name, "");
+  }
   // The archive bytes. NotFound for an unknown id.
   virtual absl::StatusOr<std::string> GetSubmissionArchive(int64_t id) = 0;
   // Every submission, by id.
@@ -52,8 +55,13 @@ class SubmissionStore {
   // epoch) count against its quotas: all but those the platform returned nothing for, that is
   // whose every job has failed (withdrawn while queued, or lost to workers and restarts until
   // its attempts ran out) while none of their studies reached a scored end.
+  // Only submissions of `phase` count (each phase has its own quotas).
   virtual absl::StatusOr<int> CountChargedSubmissions(const std::string& team,
-                                                      double created_since) = 0;
+                                                      double created_since,
+                                                      const std::string& phase) = 0;
+  absl::StatusOr<int> CountChargedSubmissions(const std::string& team, double created_since) {
+    return CountChargedSubmissions(team, created_since, "");
+  }
 };
 
 }  // namespace bbo

@@ -64,9 +64,9 @@ absl::StatusOr<SubmissionRecord> FaultInjectionStore::GetSubmission(int64_t id) 
 }
 
 absl::StatusOr<std::optional<SubmissionRecord>> FaultInjectionStore::FindSubmission(
-    const std::string& name) {
+    const std::string& name, const std::string& phase) {
   if (absl::Status s = Check("FindSubmission"); !s.ok()) return s;
-  return base_->FindSubmission(name);
+  return base_->FindSubmission(name, phase);
 }
 
 absl::StatusOr<std::string> FaultInjectionStore::GetSubmissionArchive(int64_t id) {
@@ -86,9 +86,51 @@ absl::StatusOr<std::vector<SubmissionRecord>> FaultInjectionStore::FindSubmissio
 }
 
 absl::StatusOr<int> FaultInjectionStore::CountChargedSubmissions(const std::string& team,
-                                                                 double created_since) {
+                                                                 double created_since,
+                                                                 const std::string& phase) {
   if (absl::Status s = Check("CountChargedSubmissions"); !s.ok()) return s;
-  return base_->CountChargedSubmissions(team, created_since);
+  return base_->CountChargedSubmissions(team, created_since, phase);
+}
+
+absl::StatusOr<std::optional<PhaseRecord>> FaultInjectionStore::GetPhase(const std::string& name) {
+  if (absl::Status s = Check("GetPhase"); !s.ok()) return s;
+  return base_->GetPhase(name);
+}
+
+absl::Status FaultInjectionStore::PutPhase(const PhaseRecord& phase) {
+  if (absl::Status s = Check("PutPhase"); !s.ok()) return s;
+  return base_->PutPhase(phase);
+}
+
+absl::Status FaultInjectionStore::SetChoice(const std::string& phase, const std::string& team,
+                                            int64_t submission_id, double at) {
+  if (absl::Status s = Check("SetChoice"); !s.ok()) return s;
+  return base_->SetChoice(phase, team, submission_id, at);
+}
+
+absl::StatusOr<std::map<std::string, int64_t>> FaultInjectionStore::Choices(
+    const std::string& phase) {
+  if (absl::Status s = Check("Choices"); !s.ok()) return s;
+  return base_->Choices(phase);
+}
+
+absl::StatusOr<int64_t> FaultInjectionStore::RecordPhaseEvent(const PhaseEvent& event) {
+  if (absl::Status s = Check("RecordPhaseEvent"); !s.ok()) return s;
+  return base_->RecordPhaseEvent(event);
+}
+
+absl::StatusOr<std::vector<PhaseEvent>> FaultInjectionStore::PhaseEvents(
+    const std::string& phase) {
+  if (absl::Status s = Check("PhaseEvents"); !s.ok()) return s;
+  return base_->PhaseEvents(phase);
+}
+
+absl::StatusOr<std::vector<int64_t>> FaultInjectionStore::MigrateInto(
+    const std::string& phase, const std::vector<Migration>& sources,
+    const std::vector<std::string>& problems, int64_t seed_base,
+    const std::vector<std::string>& boards, double at, const std::string& detail) {
+  if (absl::Status s = Check("MigrateInto"); !s.ok()) return s;
+  return base_->MigrateInto(phase, sources, problems, seed_base, boards, at, detail);
 }
 
 absl::StatusOr<std::optional<JobRecord>> FaultInjectionStore::LeaseJob(const std::string& worker_id,

@@ -77,6 +77,8 @@ SubmissionRecord ReadSubmission(const sqlite::Statement& q) {
   s.is_baseline = q.Int(5) != 0;
   s.created_at = q.Double(6);
   s.team = q.Text(7);
+  s.phase = q.Text(8);
+  s.migrated_from = q.IsNull(9) ? 0 : q.Int(9);
   return s;
 }
 

@@ -19,7 +19,8 @@ namespace bbo::store_internal {
   "id, submission_id, problem, trial, seed, state, COALESCE(worker_id, '')," \
   " COALESCE(lease_expires_at, 0), attempts, board"
 // The columns ReadSubmission reads, in order.
-#define BBO_SUBMISSION_COLUMNS "id, name, kind, digest, trials, is_baseline, created_at, team"
+#define BBO_SUBMISSION_COLUMNS \
+  "id, name, kind, digest, trials, is_baseline, created_at, team, phase, migrated_from"
 
 const char* JobStateName(JobState s);
 JobState ParseJobState(const std::string& s);

@@ -1,0 +1,233 @@
+#include "server/phases.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/status_macros.h"
+#include "spdlog/spdlog.h"
+
+namespace bbo {
+
+Phases::Phases(Store* store, Clock* calendar, int64_t seed)
+    : store_(store), calendar_(calendar), seed_(seed) {}
+
+void Phases::Add(Competition* competition, const PhaseSpec* spec) {
+  phases_.push_back({competition, spec});
+}
+
+const Phases::Entry* Phases::Find(const std::string& name) const {
+  for (const Entry& e : phases_) {
+    if (e.competition->options().phase == name) return &e;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<Competition*> Phases::Get(const std::string& name) {
+  if (name.empty()) return Current();
+  if (const Entry* e = Find(name)) return e->competition;
+  std::vector<std::string> names;
+  for (const Entry& e : phases_) names.push_back(e.competition->options().phase);
+  return absl::NotFoundError(absl::StrCat("no phase \"", name, "\" (the phases: ",
+                                          absl::StrJoin(names, ", "), ")"));
+}
+
+Competition* Phases::Current() {
+  const absl::Time now = calendar_->Now();
+  Competition* current = phases_.front().competition;
+  for (const Entry& e : phases_) {
+    const auto& start = e.competition->options().window_start;
+    if (!start || *start <= now) current = e.competition;
+  }
+  return current;
+}
+
+absl::StatusOr<Competition*> Phases::ForSubmission(const std::string& name) {
+  if (!name.empty() || phases_.size() == 1) return Get(name);
+  Competition* current = Current();
+  std::vector<Competition*> open;
+  for (const Entry& e : phases_) {
+    if (e.competition->CheckOpen().ok()) open.push_back(e.competition);
+  }
+  if (open.empty()) {
+    std::vector<std::string> windows;
+    for (const Entry& e : phases_) {
+      const CompetitionOptions& o = e.competition->options();
+      if (!o.accepts_submissions) continue;
+      windows.push_back(absl::StrCat(o.phase, " ", e.spec != nullptr ? e.spec->WindowText() : ""));
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no phase takes submissions now (", FormatUtc(calendar_->Now()), "); the windows: ",
+        windows.empty() ? std::string("none") : absl::StrJoin(windows, "; ")));
+  }
+  for (Competition* c : open) {
+    if (c == current) return c;
+  }
+  return open.front();
+}
+
+double Phases::SecondsUntil(absl::Time t) {
+  return absl::ToDoubleSeconds(t - calendar_->Now());
+}
+
+std::vector<PhaseView> Phases::Describe() {
+  std::vector<PhaseView> out;
+  Competition* current = Current();
+  for (const Entry& e : phases_) {
+    const CompetitionOptions& o = e.competition->options();
+    PhaseView v;
+    v.name = o.phase;
+    if (e.spec != nullptr) {
+      v.title = e.spec->title;
+      v.rules = e.spec->rules;
+      v.migrate_from = e.spec->migrate_from;
+    }
+    v.start = o.window_start;
+    v.end = o.window_end;
+    v.current = e.competition == current;
+    v.open = e.competition->CheckOpen().ok();
+    v.accepts_submissions = o.accepts_submissions;
+    v.hidden = o.hidden_phase;
+    v.board_hidden_until_published = o.board_hidden_until_published;
+    absl::StatusOr<PublicationState> pub = e.competition->Publication();
+    v.published = pub.ok() && pub->published;
+    if (!v.migrate_from.empty()) {
+      absl::StatusOr<std::vector<PhaseEvent>> events = store_->PhaseEvents(o.phase_key);
+      if (events.ok()) {
+        for (const PhaseEvent& ev : *events) {
+          if (ev.kind == "migrated") v.migrated_at = ev.at;
+        }
+      }
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<PhaseSubmission>> Phases::List(const Identity& who,
+                                                           const std::string& name) {
+  std::vector<PhaseSubmission> out;
+  for (const Entry& e : phases_) {
+    const CompetitionOptions& o = e.competition->options();
+    if (!name.empty() && o.phase != name) continue;
+    ASSIGN_OR_RETURN(std::vector<SubmissionStatus> list, e.competition->List(who));
+    ASSIGN_OR_RETURN(auto choices, store_->Choices(o.phase_key));
+    for (SubmissionStatus& s : list) {
+      PhaseSubmission p;
+      auto it = choices.find(s.submission.team);
+      p.chosen = it != choices.end() && it->second == s.submission.id;
+      p.phase = o.phase;
+      p.status = std::move(s);
+      out.push_back(std::move(p));
+    }
+  }
+  if (!name.empty() && Find(name) == nullptr) return Get(name).status();
+  std::stable_sort(out.begin(), out.end(), [](const PhaseSubmission& a, const PhaseSubmission& b) {
+    return a.status.submission.id < b.status.submission.id;
+  });
+  return out;
+}
+
+absl::StatusOr<std::string> Phases::Choose(const Identity& who, int64_t submission_id) {
+  RETURN_IF_ERROR(AccessPolicy().RequireParticipant(who, "choices of submissions"));
+  if (!who.is_team()) {
+    return absl::PermissionDeniedError(
+        "choosing the submission that goes on to the next phase needs your team's token");
+  }
+  absl::StatusOr<SubmissionRecord> sub = store_->GetSubmission(submission_id);
+  if (!sub.ok() || sub->is_baseline || sub->team != who.name) {
+    return absl::NotFoundError(absl::StrCat("no submission ", submission_id, " of yours"));
+  }
+  const Entry* source = nullptr;
+  for (const Entry& e : phases_) {
+    if (e.competition->options().phase_key == sub->phase) source = &e;
+  }
+  if (source == nullptr) return absl::NotFoundError("the submission's phase is not served here");
+  const std::string& name = source->competition->options().phase;
+  const Entry* target = nullptr;
+  for (const Entry& e : phases_) {
+    if (e.spec != nullptr && e.spec->migrate_from == name) target = &e;
+  }
+  if (target == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no phase follows phase \"", name, "\": there is nothing to choose a submission for"));
+  }
+  const std::optional<absl::Time>& end = source->competition->options().window_end;
+  if (end && calendar_->Now() >= *end) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "phase \"", name, "\" ended at ", FormatUtc(*end),
+        "; the choice of the submission that goes on can no longer change"));
+  }
+  RETURN_IF_ERROR(store_->SetChoice(sub->phase, who.name, submission_id,
+                                    absl::ToDoubleSeconds(calendar_->Now() - absl::UnixEpoch())));
+  spdlog::info("event=submission_chosen phase={} team={} submission={} next_phase={}", name,
+               who.name, submission_id, target->competition->options().phase);
+  return target->competition->options().phase;
+}
+
+absl::StatusOr<int> Phases::MigrateDue() {
+  absl::MutexLock l(&migrate_mu_);
+  int moved = 0;
+  const absl::Time now = calendar_->Now();
+  for (const Entry& target : phases_) {
+    if (target.spec == nullptr || target.spec->migrate_from.empty()) continue;
+    const Entry* source = Find(target.spec->migrate_from);
+    if (source == nullptr) continue;
+    const std::optional<absl::Time>& end = source->competition->options().window_end;
+    if (!end || now < *end) continue;
+    ASSIGN_OR_RETURN(std::vector<PhaseEvent> events,
+                     store_->PhaseEvents(target.competition->options().phase_key));
+    bool done = false;
+    for (const PhaseEvent& e : events) done = done || e.kind == "migrated";
+    if (done) continue;
+    ASSIGN_OR_RETURN(int n, MigrateInto(target, *source));
+    moved += n;
+  }
+  return moved;
+}
+
+absl::StatusOr<int> Phases::MigrateInto(const Entry& target, const Entry& source) {
+  const CompetitionOptions& from = source.competition->options();
+  const CompetitionOptions& to = target.competition->options();
+  absl::StatusOr<std::map<std::string, int64_t>> choices = store_->Choices(from.phase_key);
+  if (!choices.ok()) return choices.status();
+  ASSIGN_OR_RETURN(std::vector<SubmissionStatus> subs, source.competition->List());
+  // Per team: its choice; else its latest submission whose every job is done; else its latest
+  // with any result.
+  std::map<std::string, int64_t> complete, any;
+  for (const SubmissionStatus& s : subs) {
+    if (s.submission.is_baseline || s.submission.team.empty()) continue;
+    if (s.jobs.total > 0 && s.jobs.done == s.jobs.total) {
+      complete[s.submission.team] = s.submission.id;
+    }
+    if (s.jobs.done > 0) any[s.submission.team] = s.submission.id;
+  }
+  std::map<std::string, std::pair<int64_t, std::string>> chosen;  // team -> (id, why)
+  for (const auto& [team, id] : any) chosen[team] = {id, "latest with a result"};
+  for (const auto& [team, id] : complete) chosen[team] = {id, "latest successful"};
+  for (const auto& [team, id] : *choices) chosen[team] = {id, "chosen by the team"};
+  std::vector<Migration> moves;
+  std::vector<std::string> lines;
+  for (const auto& [team, pick] : chosen) {
+    moves.push_back({pick.first, to.default_trials});
+    lines.push_back(absl::StrCat(team, ": submission ", pick.first, " (", pick.second, ")"));
+  }
+  const std::string detail = absl::StrCat("from phase \"", from.phase, "\": ",
+                                          lines.empty() ? "no team had a submission"
+                                                        : absl::StrJoin(lines, "; "));
+  std::vector<std::string> boards = {MainBoardKey(to.phase_key)};
+  if (to.warm_start_board) boards.push_back(WarmStartBoardKey(to.phase_key));
+  absl::StatusOr<std::vector<int64_t>> ids =
+      store_->MigrateInto(to.phase_key, moves, target.competition->problems().names(), seed_,
+                          boards, absl::ToDoubleSeconds(calendar_->Now() - absl::UnixEpoch()),
+                          detail);
+  if (absl::IsAlreadyExists(ids.status())) return 0;  // another call did it
+  if (!ids.ok()) return ids.status();
+  spdlog::info("event=phase_migrated phase={} from={} submissions={} detail=\"{}\"", to.phase,
+               from.phase, ids->size(), detail);
+  if (on_jobs_changed_ && !ids->empty()) on_jobs_changed_();
+  return static_cast<int>(ids->size());
+}
+
+}  // namespace bbo

@@ -1,0 +1,114 @@
+#ifndef BBO_SERVER_PHASES_H_
+#define BBO_SERVER_PHASES_H_
+
+// Phases: the phases of the one competition a coordinator serves, on its calendar. A coordinator
+// started from flags has one phase (store key ""); one started from a competition file
+// (server/competition_file.h) has every phase of the file, each with its own Competition
+// (submissions, quotas, boards, visibility) over one Store. Phases picks the phase a call is
+// about (named, or the current one), enforces the windows, records teams' choices of the
+// submission that goes on, and migrates those submissions into the next phase, exactly once,
+// when the earlier phase ends. Thread-safe.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "common/clock.h"
+#include "server/access.h"
+#include "server/competition.h"
+#include "server/competition_file.h"
+#include "server/store/store.h"
+
+namespace bbo {
+
+// A phase as participants and organizers see it.
+struct PhaseView {
+  std::string name;
+  std::string title;
+  std::string rules;
+  std::optional<absl::Time> start;
+  std::optional<absl::Time> end;
+  bool current = false;
+  // Submissions are accepted now (window open, direct submissions allowed).
+  bool open = false;
+  bool accepts_submissions = true;
+  bool hidden = false;
+  bool board_hidden_until_published = false;
+  bool published = true;
+  std::string migrate_from;
+  // When the submissions of migrate_from were migrated into it (0 = not yet).
+  double migrated_at = 0;
+};
+
+// A submission as its team (or an organizer) sees it across phases.
+struct PhaseSubmission {
+  SubmissionStatus status;
+  std::string phase;
+  // Its team chose it to go on to the next phase.
+  bool chosen = false;
+};
+
+class Phases {
+ public:
+  // `calendar` decides windows; `seed` seeds migrated jobs. Not owned.
+  Phases(Store* store, Clock* calendar, int64_t seed);
+
+  // Adds a phase (in the competition's order). `spec` is null for a coordinator started from
+  // flags. Before use.
+  void Add(Competition* competition, const PhaseSpec* spec);
+  // Called after a migration queued jobs.
+  void set_on_jobs_changed(std::function<void()> f) { on_jobs_changed_ = std::move(f); }
+
+  // The phase named `name`; "" = the current phase. NotFound naming the phases otherwise.
+  absl::StatusOr<Competition*> Get(const std::string& name);
+  // The current phase: the last one (in order) whose window has started, else the first.
+  Competition* Current();
+  // Where a submission that names no phase goes: the one phase open for submissions now (the
+  // current one when several are); FailedPrecondition with every phase's window when none is.
+  absl::StatusOr<Competition*> ForSubmission(const std::string& name);
+  // Every phase as `who` sees it.
+  std::vector<PhaseView> Describe();
+  // The submissions `who` may see in phase `name` ("" = every phase), oldest first.
+  absl::StatusOr<std::vector<PhaseSubmission>> List(const Identity& who, const std::string& name);
+  // The name of the competition ("" = started from flags).
+  void set_name(std::string name) { name_ = std::move(name); }
+  const std::string& name() const { return name_; }
+  // The team of `who` chooses which of its submissions goes on to the next phase: the
+  // submission must be its own, in a phase that some later phase migrates from, before that
+  // phase's end. Returns the phase name.
+  absl::StatusOr<std::string> Choose(const Identity& who, int64_t submission_id);
+  // Migrates, for every phase whose source phase has ended and that has not been migrated into,
+  // each team's chosen submission (else its latest successful one: every job done; else its
+  // latest with a result). Exactly once per phase, whatever the crashes (one store transaction).
+  // Returns how many submissions moved.
+  absl::StatusOr<int> MigrateDue();
+  // The seconds from now until `t` on the calendar.
+  double SecondsUntil(absl::Time t);
+  Clock* calendar() { return calendar_; }
+  size_t size() const { return phases_.size(); }
+
+ private:
+  struct Entry {
+    Competition* competition = nullptr;
+    const PhaseSpec* spec = nullptr;  // null: a coordinator started from flags
+  };
+  absl::StatusOr<int> MigrateInto(const Entry& target, const Entry& source);
+  const Entry* Find(const std::string& name) const;
+
+  Store* store_;
+  Clock* calendar_;
+  const int64_t seed_;
+  std::vector<Entry> phases_;
+  std::function<void()> on_jobs_changed_;
+  std::string name_;
+  // One migration at a time.
+  absl::Mutex migrate_mu_;
+};
+
+}  // namespace bbo
+
+#endif  // BBO_SERVER_PHASES_H_

@@ -1,0 +1,291 @@
+// A competition of three phases in one Coordinator over one store, with a calendar seam (a
+// FakeClock the test moves): windows, migration exactly once, the choice of the submission that
+// goes on, the final board hidden until published, and refusing a change to a started phase.
+
+#include "server/phases.h"
+
+#include <filesystem>
+
+#include "common/archive.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "problems/test_problems.h"
+#include "server/coordinator.h"
+#include "server/store/memory_store.h"
+#include "server/store/sqlite_store.h"
+
+namespace bbo {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kFile[] = R"json(
+// Three phases: practice (open), feedback (hidden problems, 2 a day), final (migrated).
+{
+  "name": "unit-2026",
+  "seed": 7,
+  "phases": [
+    {"name": "practice", "title": "Practice", "rules": "Anything goes.",
+     "start": "2026-01-01T00:00:00Z", "end": "2026-02-01T00:00:00Z",
+     "problem_set": "test", "batch_size": 2, "n_batches": 2, "baseline_trials": 1},
+    {"name": "feedback", "start": "2026-02-01T00:00:00Z", "end": "2026-03-01T00:00:00Z",
+     "problem_set": "test", "batch_size": 2, "n_batches": 3, "hidden": true,
+     "max_submissions_per_team_per_day": 2, "baseline_trials": 1},
+    {"name": "final", "migrate_from": "feedback", "board": "hidden_until_published",
+     "start": "2026-03-01T00:00:00Z", "end": "2026-03-15T00:00:00Z",
+     "problem_set": "test", "batch_size": 2, "n_batches": 2, "default_trials": 2,
+     "hidden": true, "anonymize": true, "warm_start_board": true, "baseline_trials": 1}
+  ]
+})json";
+
+absl::Time At(const char* rfc3339) {
+  absl::Time t;
+  std::string err;
+  EXPECT_TRUE(absl::ParseTime(absl::RFC3339_full, rfc3339, &t, &err)) << err;
+  return t;
+}
+
+std::string Archive() {
+  std::string dir = std::filesystem::temp_directory_path() / "phases_test_sub";
+  std::filesystem::create_directories(dir);
+  FILE* f = std::fopen((dir + "/optimizer.py").c_str(), "w");
+  std::fputs("# never run in these tests\n", f);
+  std::fclose(f);
+  return *TarDirectory(dir);
+}
+
+class PhasesTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Start(std::make_unique<InMemoryStore>()); }
+  void Start(std::unique_ptr<Store> store, const std::string& text = kFile) {
+    auto spec = ParseCompetitionFile(text);
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    std::vector<std::vector<std::unique_ptr<Problem>>> problems;
+    for (size_t i = 0; i < spec->phases.size(); ++i) {
+      problems.emplace_back();
+      problems.back().push_back(MakeTrivialProblem(2));
+    }
+    auto calendar = std::make_unique<FakeClock>(At("2025-12-15T00:00:00Z"));
+    calendar_ = calendar.get();
+    CoordinatorOptions o;
+    o.run_baseline = false;
+    auto c = Coordinator::CreateCompetition(o, *std::move(spec), std::move(problems), nullptr,
+                                            std::move(calendar), std::move(store));
+    status_ = c.status();
+    if (c.ok()) coordinator_ = *std::move(c);
+  }
+  void MoveTo(const char* when) {
+    calendar_->Advance(At(when) - calendar_->Now());
+  }
+  absl::StatusOr<RegisteredSubmission> Submit(const std::string& team, const std::string& name,
+                                              const std::string& phase = "") {
+    absl::StatusOr<Competition*> c = coordinator_->phases().ForSubmission(phase);
+    if (!c.ok()) return c.status();
+    return (*c)->Register(Identity::Team(team), name, Archive(), 0, "");
+  }
+  // Leases and plays every queued job of the phase with `value` on every point (a worker).
+  void PlayAll() {
+    StudyManager& studies = coordinator_->studies();
+    for (int guard = 0; guard < 100; ++guard) {
+      auto job = coordinator_->store().LeaseJob("w", 1e12);
+      ASSERT_TRUE(job.ok());
+      if (!*job) break;
+      auto study = studies.OpenForJob((*job)->id, "w");
+      ASSERT_TRUE(study.ok()) << study.status();
+      for (int b = 0; b < study->budget.n_batches; ++b) {
+        auto space = SearchSpace::FromJson(study->api_config);
+        std::mt19937_64 rng(1);
+        std::vector<IncomingPoint> points;
+        for (Point& p : space->SampleRandom(study->budget.batch_size, rng)) {
+          points.push_back({std::move(p), ""});
+        }
+        ASSERT_TRUE(studies.SubmitBatch(study->study_id, b, points, 0, 0).ok());
+      }
+      ASSERT_TRUE(coordinator_->store().FinishJob((*job)->id, "w", "", 3).ok());
+    }
+    ASSERT_TRUE(coordinator_->baseline().RunPending().ok());
+  }
+  Competition& Phase(const std::string& name) { return **coordinator_->phases().Get(name); }
+
+  FakeClock* calendar_ = nullptr;
+  absl::Status status_;
+  std::unique_ptr<Coordinator> coordinator_;
+};
+
+TEST_F(PhasesTest, WindowsRefuseEarlyAndLateSubmissionsNamingTheWindow) {
+  ASSERT_TRUE(status_.ok()) << status_;
+  absl::StatusOr<RegisteredSubmission> early = Submit("red", "a");
+  EXPECT_EQ(early.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(early.status().message(), HasSubstr("no phase takes submissions now"));
+  EXPECT_THAT(early.status().message(), HasSubstr("2026-01-01 00:00 UTC"));
+  // Naming the phase gives its own window.
+  early = Submit("red", "a", "practice");
+  EXPECT_THAT(early.status().message(), HasSubstr("opens at 2026-01-01T00:00:00Z"));
+  MoveTo("2026-01-10T00:00:00Z");
+  EXPECT_EQ(coordinator_->phases().Current()->options().phase, "practice");
+  ASSERT_TRUE(Submit("red", "a").ok());
+  EXPECT_EQ((*coordinator_->store().FindSubmission("a", "practice"))->team, "red");
+  // The feedback phase is not open yet, even when named.
+  EXPECT_THAT(Submit("red", "b", "feedback").status().message(),
+              HasSubstr("opens at 2026-02-01T00:00:00Z"));
+  MoveTo("2026-02-01T00:00:00Z");  // the end is exclusive, the start inclusive
+  EXPECT_EQ(coordinator_->phases().Current()->options().phase, "feedback");
+  absl::StatusOr<RegisteredSubmission> late = Submit("red", "b", "practice");
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(late.status().message(), HasSubstr("closed at 2026-02-01T00:00:00Z"));
+  ASSERT_TRUE(Submit("red", "b").ok());
+  EXPECT_TRUE((*coordinator_->store().FindSubmission("b", "feedback")).has_value());
+  // The final phase takes no submissions of its own.
+  MoveTo("2026-03-02T00:00:00Z");
+  absl::StatusOr<RegisteredSubmission> direct = Submit("red", "c", "final");
+  EXPECT_THAT(direct.status().message(), HasSubstr("takes no submissions"));
+}
+
+TEST_F(PhasesTest, QuotasAndNamesArePerPhase) {
+  ASSERT_TRUE(status_.ok()) << status_;
+  MoveTo("2026-01-10T00:00:00Z");
+  ASSERT_TRUE(Submit("red", "a").ok());
+  ASSERT_TRUE(Submit("red", "b").ok());
+  ASSERT_TRUE(Submit("red", "c").ok());  // practice has no quota
+  MoveTo("2026-02-10T00:00:00Z");
+  ASSERT_TRUE(Submit("red", "a").ok());  // a name of practice is free in feedback
+  ASSERT_TRUE(Submit("red", "b").ok());
+  absl::StatusOr<RegisteredSubmission> third = Submit("red", "c");
+  EXPECT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(third.status().message(), HasSubstr("phase \"feedback\""));
+  EXPECT_EQ(Phase("practice").List()->size(), 4u);  // 3 and the baseline
+  EXPECT_EQ(Phase("feedback").List()->size(), 3u);
+}
+
+TEST_F(PhasesTest, MigrationQueuesEachTeamsChoiceOnceWhenTheFeedbackPhaseEnds) {
+  ASSERT_TRUE(status_.ok()) << status_;
+  MoveTo("2026-02-10T00:00:00Z");
+  int64_t red1 = Submit("red", "r1")->submission_id;
+  int64_t red2 = Submit("red", "r2")->submission_id;
+  int64_t blue1 = Submit("blue", "b1")->submission_id;
+  Submit("green", "g1");
+  PlayAll();
+  // Red chooses its first; blue is then told about another team's submission as unknown.
+  EXPECT_EQ(*coordinator_->phases().Choose(Identity::Team("red"), red2), "final");
+  EXPECT_EQ(*coordinator_->phases().Choose(Identity::Team("red"), red1), "final");
+  EXPECT_EQ(coordinator_->phases().Choose(Identity::Team("blue"), red1).status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(coordinator_->phases().Choose(Identity::Organizer(), red1).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  // Not before the end.
+  EXPECT_EQ(*coordinator_->phases().MigrateDue(), 0);
+  MoveTo("2026-03-01T00:00:00Z");
+  EXPECT_EQ(coordinator_->phases().Choose(Identity::Team("red"), red2).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(*coordinator_->phases().MigrateDue(), 3);
+  EXPECT_EQ(*coordinator_->phases().MigrateDue(), 0);  // exactly once
+  std::vector<SubmissionStatus> finals = *Phase("final").List();
+  std::map<std::string, int64_t> from;
+  for (const SubmissionStatus& s : finals) {
+    if (!s.submission.is_baseline) from[s.submission.team] = s.submission.migrated_from;
+  }
+  EXPECT_EQ(from.size(), 3u);
+  EXPECT_EQ(from["red"], red1);    // its choice, not its latest
+  EXPECT_EQ(from["blue"], blue1);  // its latest successful one
+  for (const SubmissionStatus& s : finals) {
+    if (!s.submission.is_baseline) {
+      // The final phase's 2 trials x 1 problem, on its main and warm-start boards.
+      EXPECT_EQ(s.jobs.total, 4);
+    }
+  }
+  std::vector<PhaseView> views = coordinator_->phases().Describe();
+  EXPECT_GT(views[2].migrated_at, 0);
+  EXPECT_TRUE(views[2].current);
+}
+
+TEST_F(PhasesTest, TheFinalBoardStaysHiddenFromEveryTeamUntilPublished) {
+  ASSERT_TRUE(status_.ok()) << status_;
+  MoveTo("2026-02-10T00:00:00Z");
+  Submit("red", "r1");
+  Submit("blue", "b1");
+  PlayAll();
+  MoveTo("2026-03-01T00:00:00Z");
+  ASSERT_EQ(*coordinator_->phases().MigrateDue(), 2);
+  PlayAll();
+  Competition& final = Phase("final");
+  for (const Identity& who : {Identity::Team("red"), Identity::Team("blue"),
+                              Identity::Team("nobody"), Identity::Anonymous()}) {
+    absl::StatusOr<LeaderboardReport> board = final.Leaderboard(who, "");
+    EXPECT_EQ(board.status().code(), absl::StatusCode::kPermissionDenied) << who.Describe();
+    EXPECT_THAT(board.status().message(), HasSubstr("hidden until the organizers publish"));
+    EXPECT_FALSE(final.ReportFiles(who, ReportRequest{}, "json").ok()) << who.Describe();
+  }
+  // A team sees its own submission's state, never another's.
+  std::vector<SubmissionStatus> mine = *final.List(Identity::Team("red"));
+  ASSERT_EQ(mine.size(), 1u);
+  EXPECT_EQ(mine[0].submission.team, "red");
+  EXPECT_TRUE(mine[0].finished());
+  // Organizers see the live board at any time.
+  absl::StatusOr<LeaderboardReport> live = final.Leaderboard(Identity::Organizer(), "");
+  ASSERT_TRUE(live.ok()) << live.status();
+  EXPECT_EQ(live->board.rows.size(), 3u);
+  // The warm-start board of the final phase: the same entries with real names, hidden alike.
+  absl::StatusOr<LeaderboardReport> warm = final.Leaderboard(Identity::Organizer(), "warm-start");
+  ASSERT_TRUE(warm.ok()) << warm.status();
+  EXPECT_EQ(warm->board.rows.size(), 3u);
+  EXPECT_EQ(final.Leaderboard(Identity::Team("red"), "warm-start").status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(Phase("feedback").Leaderboard(Identity::Organizer(), "warm-start").status().code(),
+            absl::StatusCode::kNotFound);
+  // Only organizers publish; then teams see it.
+  EXPECT_EQ(final.Publish(Identity::Team("red"), false, "").code(),
+            absl::StatusCode::kPermissionDenied);
+  ASSERT_TRUE(final.Publish(Identity::Organizer(), false, "").ok());
+  EXPECT_EQ(final.Publish(Identity::Organizer(), false, "").code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(final.Leaderboard(Identity::Team("blue"), "").ok());
+  // Withdrawing needs a reason, and is on the record.
+  EXPECT_EQ(final.Publish(Identity::Organizer(), true, "").code(),
+            absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(final.Publish(Identity::Organizer(), true, "wrong baseline").ok());
+  EXPECT_FALSE(final.Leaderboard(Identity::Team("blue"), "").ok());
+  std::vector<PhaseEvent> events = *coordinator_->store().PhaseEvents("final");
+  ASSERT_EQ(events.size(), 3u);  // migrated, published, unpublished
+  EXPECT_EQ(events[2].detail, "wrong baseline");
+  // Other phases' boards are public.
+  EXPECT_TRUE(Phase("feedback").Leaderboard(Identity::Team("red"), "").ok());
+}
+
+TEST(PhasesFileTest, AStartedPhaseCannotChangeItsProblemsOrBudgets) {
+  const std::string db = std::filesystem::temp_directory_path() /
+                         ("phases_test_" + std::to_string(::getpid()) + ".sqlite");
+  std::filesystem::remove(db);
+  auto run = [&](const std::string& text, const char* now) -> absl::Status {
+    auto spec = ParseCompetitionFile(text);
+    if (!spec.ok()) return spec.status();
+    std::vector<std::vector<std::unique_ptr<Problem>>> problems(spec->phases.size());
+    for (auto& p : problems) p.push_back(MakeTrivialProblem(2));
+    absl::Time t;
+    std::string err;
+    absl::ParseTime(absl::RFC3339_full, now, &t, &err);
+    CoordinatorOptions o;
+    o.db_path = db;
+    o.run_baseline = false;
+    return Coordinator::CreateCompetition(o, *std::move(spec), std::move(problems), nullptr,
+                                          std::make_unique<FakeClock>(t))
+        .status();
+  };
+  ASSERT_TRUE(run(kFile, "2026-01-05T00:00:00Z").ok());
+  std::string changed = kFile;
+  // The final phase has not started: its budget may still change.
+  changed.replace(changed.find("\"n_batches\": 2, \"default_trials\""), 14, "\"n_batches\": 4");
+  ASSERT_TRUE(run(changed, "2026-01-06T00:00:00Z").ok());
+  // Practice has started: changing its budget is refused, saying why.
+  std::string practice = changed;
+  practice.replace(practice.find("\"n_batches\": 2"), 14, "\"n_batches\": 5");
+  absl::Status refused = run(practice, "2026-01-07T00:00:00Z");
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(), HasSubstr("phase \"practice\" has started"));
+  EXPECT_TRUE(run(changed, "2026-01-07T00:00:00Z").ok());
+  for (const char* ext : {"", ".secret", ".lock", "-wal", "-shm"}) {
+    std::filesystem::remove(db + ext);
+  }
+}
+
+}  // namespace
+}  // namespace bbo
