@@ -259,6 +259,8 @@ int Main(int argc, char** argv) {
   cmd_export->add_option("--db", exp.db, "The coordinator's SQLite file")->required();
   cmd_export->add_option("--out", exp.out, "Output file (default: stdout)");
   cmd_export->add_option("--board", exp.board, "main or warm-start")->default_val(exp.board);
+  cmd_export->add_option("--phase", exp.phase,
+                         "A phase of the competition file the database serves");
 
   ReportArgs rep;
   auto* cmd_report = app.add_subcommand(

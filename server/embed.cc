@@ -245,17 +245,40 @@ absl::StatusOr<std::unique_ptr<ArenaDatabase>> ArenaDatabase::Open(const std::st
   return std::unique_ptr<ArenaDatabase>(new ArenaDatabase(std::move(store), path));
 }
 
-absl::Status ArenaDatabase::ExportResultsCsv(const std::string& board, std::ostream& out) {
-  return bbo::ExportResultsCsv(*store_, out, BoardFromName(board));
+absl::StatusOr<std::string> ArenaDatabase::BoardKey(const std::string& phase,
+                                                    const std::string& board) {
+  if (phase.empty()) return BoardFromName(board);
+  ASSIGN_OR_RETURN(std::optional<PhaseRecord> known, store_->GetPhase(phase));
+  if (!known) {
+    // A database of a coordinator started from flags has one phase, whose name only labels it.
+    ASSIGN_OR_RETURN(std::vector<SubmissionRecord> subs, store_->ListSubmissions());
+    const bool phased = std::any_of(subs.begin(), subs.end(),
+                                    [](const SubmissionRecord& s) { return !s.phase.empty(); });
+    if (!phased) return BoardFromName(board);
+    return absl::NotFoundError(absl::StrCat("no phase \"", phase, "\" in ", path_,
+                                            " (phases come from a competition file)"));
+  }
+  if (board.empty() || board == "main") return MainBoardKey(phase);
+  if (board == "warm-start") return WarmStartBoardKey(phase);
+  return absl::InvalidArgumentError(
+      absl::StrCat("board: \"", board, "\" is neither main nor warm-start"));
+}
+
+absl::Status ArenaDatabase::ExportResultsCsv(const std::string& board, std::ostream& out,
+                                             const std::string& phase) {
+  ASSIGN_OR_RETURN(std::string key, BoardKey(phase, board));
+  return bbo::ExportResultsCsv(*store_, out, key);
 }
 
 absl::StatusOr<scoring::BuiltInput> ArenaDatabase::LoadReportInput(const std::string& board,
-                                                                   bool generalization) {
+                                                                   bool generalization,
+                                                                   const std::string& phase) {
+  ASSIGN_OR_RETURN(std::string board_key, BoardKey(phase, board));
   // The rows `bbo export` writes (the methods' scored studies of the board, the baseline's
   // evaluations pooled), straight from the store: the baseline is scored as a method too, and
   // the report's warnings count the evaluations of each batch, which batch minima do not show.
   ASSIGN_OR_RETURN(std::vector<ScoredEvaluationRecord> evaluations,
-                   store_->ScoredEvaluations(BoardFromName(board)));
+                   store_->ScoredEvaluations(board_key));
   scoring::ResultsTable table = ResultsTableOf(evaluations);
   auto key = [](const scoring::ResultsRow& r) {
     return std::tie(r.problem, r.method, r.trial, r.batch, r.suggestion);

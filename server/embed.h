@@ -194,13 +194,19 @@ class ArenaDatabase {
   absl::Status PublishBoard(const std::string& phase, bool undo, const std::string& reason,
                             const std::string& actor);
   void set_secret_path(std::string path) { secret_path_ = std::move(path); }
+  // The store key of board `board` ("main" or "warm-start") of `phase` (see ExportResultsCsv).
+  absl::StatusOr<std::string> BoardKey(const std::string& phase, const std::string& board);
   ~ArenaDatabase();
   ArenaDatabase(const ArenaDatabase&) = delete;
   ArenaDatabase& operator=(const ArenaDatabase&) = delete;
 
   // Writes the scored results of `board` as a results CSV (the format of `bbo score`):
   // problem,method,trial,batch,suggestion,value,generalization. Unavailable when `out` fails.
-  absl::Status ExportResultsCsv(const std::string& board, std::ostream& out);
+  // `phase`: a phase of the competition file the database serves; "" (or any name, for the
+  // database of a coordinator started from flags) = its one phase. NotFound for a phase a
+  // competition's database never served.
+  absl::Status ExportResultsCsv(const std::string& board, std::ostream& out,
+                                const std::string& phase = "");
 
   // The scoring input of `board`, read from the store without a CSV: exactly what
   // report/results_csv.h BuildScoringInput makes of ExportResultsCsv's table, with the
@@ -208,7 +214,8 @@ class ArenaDatabase {
   // too). `generalization`: score the held-out loss at the visible argmin. InvalidArgument: no
   // finished study, a repeated evaluation, or BuildScoringInput's errors.
   absl::StatusOr<scoring::BuiltInput> LoadReportInput(const std::string& board,
-                                                      bool generalization);
+                                                      bool generalization,
+                                                      const std::string& phase = "");
 
   // Ids of every study in the file, ascending.
   absl::StatusOr<std::vector<int64_t>> StudyIds();

@@ -278,6 +278,19 @@ TEST_F(PhasesE2eTest, ThreePhasesRunEndToEndWithWindowsMigrationAndAHiddenFinalB
       std::string(BBO_CLI_BIN) + " admin --db " + db_ + " unpublish final 2>&1");
   EXPECT_THAT(undo, HasSubstr("needs --reason"));
   EXPECT_EQ(Bbo("leaderboard --phase final", "blue").code, 0);
+
+  // Offline, on the coordinator's host: each phase's results apart.
+  const std::string cli = std::string(BBO_CLI_BIN);
+  const std::string final_csv =
+      bbo::testing::CommandOutput(cli + " export --db " + db_ + " --phase final 2>&1");
+  EXPECT_THAT(final_csv, HasSubstr(",r1,"));
+  EXPECT_THAT(final_csv, HasSubstr(",b1,"));
+  EXPECT_THAT(final_csv, Not(HasSubstr(",r2,")));  // not chosen: stays in the feedback phase
+  const std::string feedback_csv =
+      bbo::testing::CommandOutput(cli + " export --db " + db_ + " --phase feedback 2>&1");
+  EXPECT_THAT(feedback_csv, HasSubstr(",r2,"));
+  EXPECT_THAT(bbo::testing::CommandOutput(cli + " export --db " + db_ + " --phase nosuch 2>&1"),
+              HasSubstr("no phase \"nosuch\""));
 }
 
 }  // namespace

@@ -132,6 +132,8 @@ struct ExportArgs {
   // "" or "-" = stdout.
   std::string out;
   std::string board = "main";
+  // A phase of a competition file ("" = a coordinator started from flags).
+  std::string phase;
 };
 int RunExport(const ExportArgs& args);
 

@@ -18,10 +18,10 @@ int RunExport(const ExportArgs& a) {
   }
   absl::Status s;
   if (a.out.empty() || a.out == "-") {
-    s = (*db)->ExportResultsCsv(a.board, std::cout);
+    s = (*db)->ExportResultsCsv(a.board, std::cout, a.phase);
   } else {
     std::ofstream out(a.out);
-    s = (*db)->ExportResultsCsv(a.board, out);
+    s = (*db)->ExportResultsCsv(a.board, out, a.phase);
   }
   if (!s.ok()) {
     std::fprintf(stderr, "bbo export: %s\n", std::string(s.message()).c_str());

@@ -83,7 +83,7 @@ std::optional<scoring::BuiltInput> ReadDatabase(const ReportArgs& a) {
     std::fprintf(stderr, "bbo report: %s\n", std::string(db.status().message()).c_str());
     return std::nullopt;
   }
-  auto built = (*db)->LoadReportInput(a.board, a.generalization);
+  auto built = (*db)->LoadReportInput(a.board, a.generalization, a.phase);
   if (!built.ok()) {
     std::fprintf(stderr, "bbo report: %s\n", std::string(built.status().message()).c_str());
     return std::nullopt;
