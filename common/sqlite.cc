@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
+
 #include "absl/strings/str_cat.h"
 
 namespace bbo::sqlite {
@@ -154,6 +156,84 @@ absl::Status Transaction::Commit() {
   absl::Status s = db_->Exec("COMMIT");
   if (s.ok()) open_ = false;
   return s;
+}
+
+absl::StatusOr<std::unique_ptr<WalCheckpointer>> WalCheckpointer::Start(Database* db,
+                                                                       const std::string& path,
+                                                                       Options options) {
+  absl::StatusOr<std::unique_ptr<Statement>> mode = db->Prepare("PRAGMA journal_mode");
+  if (!mode.ok()) return mode.status();
+  absl::StatusOr<bool> row = (*mode)->Step();
+  if (!row.ok()) return row.status();
+  if (!*row || (*mode)->Text(0) != "wal") return nullptr;
+  mode->reset();
+  absl::StatusOr<std::unique_ptr<Database>> own = Database::Open(path);
+  if (!own.ok()) return own.status();
+  return std::unique_ptr<WalCheckpointer>(new WalCheckpointer(db, *std::move(own), options));
+}
+
+WalCheckpointer::WalCheckpointer(Database* db, std::unique_ptr<Database> own, Options options)
+    : db_(db), own_(std::move(own)), options_(options) {
+  thread_ = std::thread([this] { Run(); });
+  // Replaces the automatic checkpoints (sqlite3_wal_autocheckpoint is itself a WAL hook).
+  sqlite3_wal_hook(db_->raw(), &WalCheckpointer::OnCommit, this);
+}
+
+WalCheckpointer::~WalCheckpointer() {
+  sqlite3_wal_autocheckpoint(db_->raw(), options_.pages);
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_ = true;
+  }
+  cv_.notify_one();
+  thread_.join();
+}
+
+int WalCheckpointer::checkpoints() {
+  std::lock_guard<std::mutex> l(mu_);
+  return checkpoints_;
+}
+
+int WalCheckpointer::OnCommit(void* self, sqlite3*, const char*, int wal_pages) {
+  auto* c = static_cast<WalCheckpointer*>(self);
+  // Most commits leave the WAL under the trigger: no wake-up for them.
+  if (wal_pages < c->options_.pages) return SQLITE_OK;
+  bool wake;
+  {
+    std::lock_guard<std::mutex> l(c->mu_);
+    c->wal_pages_ = wal_pages;
+    wake = c->idle_;
+  }
+  // A checkpointer busy or waiting out its interval looks at wal_pages_ when it is done.
+  if (wake) c->cv_.notify_one();
+  return SQLITE_OK;
+}
+
+void WalCheckpointer::Run() {
+  const auto min_interval = std::chrono::milliseconds(options_.min_interval_ms);
+  std::unique_lock<std::mutex> l(mu_);
+  while (true) {
+    idle_ = true;
+    cv_.wait(l, [this] { return stop_ || wal_pages_ >= options_.pages; });
+    idle_ = false;
+    if (stop_) return;
+    const int wal_pages = wal_pages_;
+    wal_pages_ = 0;
+    l.unlock();
+    int log = 0, copied = 0;
+    int rc = sqlite3_wal_checkpoint_v2(own_->raw(), nullptr, SQLITE_CHECKPOINT_PASSIVE, &log,
+                                       &copied);
+    // Writers kept the WAL from being copied in full (it is started over only then) and it has
+    // grown well past the trigger: wait for the writer in progress, copy the rest and have the
+    // next writer start the WAL over. The connection's busy timeout bounds the wait.
+    if (rc == SQLITE_OK && wal_pages >= 8 * options_.pages && copied < log) {
+      sqlite3_wal_checkpoint_v2(own_->raw(), nullptr, SQLITE_CHECKPOINT_RESTART, &log, &copied);
+    }
+    l.lock();
+    checkpoints_++;
+    // At most one checkpoint per interval: each syncs both files.
+    cv_.wait_for(l, min_interval, [this] { return stop_; });
+  }
 }
 
 }  // namespace bbo::sqlite

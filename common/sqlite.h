@@ -5,11 +5,14 @@
 // Every failure becomes an absl::Status carrying SQLite's message. Not thread-safe: the owner
 // serialises access (SqliteStore holds a mutex).
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -92,6 +95,61 @@ class Transaction {
  private:
   Database* db_;
   bool open_ = false;
+};
+
+// Checkpoints a WAL database on a thread of its own, off the writers' path. By default SQLite
+// checkpoints inside the COMMIT that takes the WAL past 1,000 pages: that writer copies the
+// pages into the database file and syncs both files (milliseconds) while every other writer
+// waits for it. With a WalCheckpointer, the connection's commits only append to the WAL (what
+// makes them durable is unchanged: with synchronous=NORMAL a commit is a WAL append either way,
+// and each checkpoint syncs the WAL before and the database file after copying, as SQLite's own
+// does); a PASSIVE checkpoint, which never blocks writers, runs on a second connection once the
+// WAL has `pages` pages, at most every `min_interval`. If writers never pause long enough for
+// the WAL to be copied in full (SQLite starts the WAL over only then), a RESTART checkpoint at
+// 8 x `pages` briefly holds writers back so the file stays bounded.
+//
+// Thread-safe: the commit hook runs on the thread that commits on `db`; everything else on the
+// checkpointer's own thread. Checkpoint errors (a full disk, I/O) are retried at the next
+// trigger: a checkpoint only moves committed data between the two files.
+class WalCheckpointer {
+ public:
+  struct Options {
+    int pages = 1000;  // WAL pages that start a checkpoint (SQLite's wal_autocheckpoint default)
+    int min_interval_ms = 100;  // least time between two checkpoints, milliseconds
+  };
+  // Takes over the checkpoints of `db`, a connection to the WAL database file `path` (`db` must
+  // outlive the checkpointer). Returns null when `db` is not in WAL mode (e.g. ":memory:"):
+  // nothing to do. Unavailable when the second connection cannot be opened.
+  static absl::StatusOr<std::unique_ptr<WalCheckpointer>> Start(Database* db,
+                                                                const std::string& path,
+                                                                Options options);
+  static absl::StatusOr<std::unique_ptr<WalCheckpointer>> Start(Database* db,
+                                                                const std::string& path) {
+    return Start(db, path, Options());
+  }
+  // Stops the thread and gives `db` back its automatic checkpoints.
+  ~WalCheckpointer();
+  WalCheckpointer(const WalCheckpointer&) = delete;
+  WalCheckpointer& operator=(const WalCheckpointer&) = delete;
+
+  // Checkpoints that ran (for tests).
+  int checkpoints();
+
+ private:
+  WalCheckpointer(Database* db, std::unique_ptr<Database> own, Options options);
+  static int OnCommit(void* self, sqlite3* db, const char* name, int wal_pages);
+  void Run();
+
+  Database* const db_;
+  const std::unique_ptr<Database> own_;  // used by the thread only
+  const Options options_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int wal_pages_ = 0;     // guarded by mu_: the WAL's size after the last commit
+  bool idle_ = false;     // guarded by mu_: the thread waits for the WAL to reach `pages`
+  bool stop_ = false;     // guarded by mu_
+  int checkpoints_ = 0;   // guarded by mu_
+  std::thread thread_;
 };
 
 }  // namespace bbo::sqlite

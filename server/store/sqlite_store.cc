@@ -12,7 +12,10 @@ namespace bbo {
 absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path) {
   ASSIGN_OR_RETURN(auto db, sqlite::Database::Open(path));
   RETURN_IF_ERROR(Migrate(db.get()));
-  return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(db)));
+  ASSIGN_OR_RETURN(auto checkpointer, sqlite::WalCheckpointer::Start(db.get(), path));
+  auto store = std::unique_ptr<SqliteStore>(new SqliteStore(std::move(db)));
+  store->checkpointer_ = std::move(checkpointer);
+  return store;
 }
 
 absl::StatusOr<sqlite::Statement*> SqliteStore::Stmt(const char* sql) {

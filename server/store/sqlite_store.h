@@ -169,6 +169,9 @@ class SqliteStore : public Store {
   std::unique_ptr<sqlite::Database> db_ ABSL_GUARDED_BY(mu_);
   // Prepared statements cached by their SQL text (pointer identity of the literal).
   std::map<const char*, std::unique_ptr<sqlite::Statement>> stmts_ ABSL_GUARDED_BY(mu_);
+  // Checkpoints the WAL on a thread of its own instead of inside a commit (null for ":memory:").
+  // Declared last: stopped before the connection closes.
+  std::unique_ptr<sqlite::WalCheckpointer> checkpointer_;
 };
 
 // Applies numbered migrations to `db` (schema_version table). Exposed for tests.
