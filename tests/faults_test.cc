@@ -17,7 +17,7 @@
 // Schedules come from a seed, printed; BBO_FAULT_SEED=N repeats one. Every loop has an
 // iteration cap and a wall-clock cap; every process, namespace and mount is removed at the end.
 // Cases 2-4 need root (skipped, saying why, otherwise). BBO_FAULT_KEEP=1 keeps the logs and
-// databases (in $TMPDIR/bbo_faults_<pid>).
+// databases (in $TMPDIR/bbo_faults_<pid>; the disk-full case's in disk-kept/).
 
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -36,6 +36,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -125,6 +126,35 @@ unsigned FaultSeed(const char* test) {
   return seed;
 }
 
+// The binaries a test runs: hard links (else copies) of the build's, made when it starts, so
+// that one test runs one set of binaries even while the build tree is relinked.
+struct Binaries {
+  std::string server = BBO_SERVER_BIN, worker = BBO_WORKER_BIN, cli = BBO_CLI_BIN;
+};
+Binaries g_bin;
+
+Binaries PinBinaries(const fs::path& dir) {
+  fs::create_directories(dir);
+  Binaries out;
+  for (std::string* bin : {&out.server, &out.worker, &out.cli}) {
+    const fs::path to = dir / fs::path(*bin).filename();
+    std::error_code ec;
+    // Not while the linker writes it: it is executable and unchanged for 2 s (at most 60 s).
+    for (int i = 0; i < 120; ++i) {
+      struct stat st {};
+      if (stat(bin->c_str(), &st) == 0 && (st.st_mode & S_IXUSR) != 0 &&
+          std::time(nullptr) - st.st_mtime >= 2) {
+        break;
+      }
+      SleepS(0.5);
+    }
+    fs::create_hard_link(*bin, to, ec);
+    if (ec) fs::copy_file(*bin, to, fs::copy_options::overwrite_existing, ec);
+    if (!ec) *bin = to.string();
+  }
+  return out;
+}
+
 // A process of the host, from /proc.
 struct ProcInfo {
   pid_t pid = 0, ppid = 0;
@@ -209,14 +239,14 @@ class Arena {
   Arena& operator=(const Arena&) = delete;
 
   std::string Admin(const std::string& args) {
-    return bbo::testing::BboAdmin(BBO_CLI_BIN, db_, args);
+    return bbo::testing::BboAdmin(g_bin.cli, db_, args);
   }
 
   // Starts the server and waits (at most 20 s) until it serves.
   bool StartServer() {
     fs::remove(dir_ / "port");
     std::vector<std::string> argv = {
-        BBO_SERVER_BIN, "--listen=" + o_.listen_host + ":" + std::to_string(o_.port),
+        g_bin.server, "--listen=" + o_.listen_host + ":" + std::to_string(o_.port),
         "--db=" + db_, "--port_file=" + (dir_ / "port").string(), "--problem_set=test",
         "--baseline_trials=1", "--batch_size=" + std::to_string(kBatchSize),
         "--n_batches=" + std::to_string(kBatches), "--lease_ttl_s=3", "--max_job_attempts=50"};
@@ -235,7 +265,7 @@ class Arena {
     if (workers_.size() <= i) workers_.resize(i + 1);
     workers_[i] = Child{
         Spawn(ns,
-              {BBO_WORKER_BIN, "--coordinator=" + Address(host), "--work_dir=" + WorkDir(i),
+              {g_bin.worker, "--coordinator=" + Address(host), "--work_dir=" + WorkDir(i),
                "--token_file=" + (dir_ / "worker.token").string(),
                "--python_dir=" BBO_PYTHON_DIR, "--cgroups=auto"},
               "worker" + std::to_string(i) + ".log"),
@@ -257,7 +287,7 @@ class Arena {
   std::string Cli(const std::string& args, const std::string& ns = "",
                   const std::string& host = "") {
     return bbo::testing::CommandOutput(
-        (ns.empty() ? "" : "ip netns exec " + ns + " ") + BBO_CLI_BIN + " --token_file " +
+        (ns.empty() ? "" : "ip netns exec " + ns + " ") + g_bin.cli + " --token_file " +
         (dir_ / "team.token").string() + " " + args + " --server " + Address(host) + " 2>&1");
   }
   // Registers the submission (retried for at most 10 s while the server starts).
@@ -474,6 +504,21 @@ void ExpectOnTheBoard(Arena& run, const std::string& ns = "", const std::string&
   EXPECT_THAT(board, Not(HasSubstr("Not on the board yet"))) << board;
 }
 
+// The score column of `name`'s row in a table printed by `bbo leaderboard` or `bbo score`
+// ("rank name score ..."); "" when there is no such row.
+std::string ScoreOf(const std::string& table, const std::string& name) {
+  std::istringstream in(table);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream row(line);
+    std::string rank, method, score;
+    if (row >> rank >> method >> score && method == name &&
+        rank.find_first_not_of("0123456789") == std::string::npos) {
+      return score;
+    }
+  }
+  return "";
+}
+
 void Merge(std::map<std::string, std::string>& into, const std::map<std::string, std::string>& m) {
   into.insert(m.begin(), m.end());
 }
@@ -485,13 +530,20 @@ class FaultsTest : public ::testing::Test {
     root_ = fs::temp_directory_path() / ("bbo_faults_" + tag_);
     fs::remove_all(root_);
     fs::create_directories(root_);
+    g_bin = PinBinaries(root_ / "bin");
   }
   void TearDown() override {
     // The test body's Arenas (and their processes) are gone by now.
     if (!namespaces_.empty()) {
       for (const std::string& ns : namespaces_) Sh("ip netns del " + ns + " 2>/dev/null");
     }
-    if (!mounted_.empty()) umount2(mounted_.c_str(), MNT_DETACH);
+    if (!mounted_.empty()) {
+      if (std::getenv("BBO_FAULT_KEEP") != nullptr) {
+        std::error_code ec;
+        fs::copy(mounted_, root_ / "disk-kept", fs::copy_options::recursive, ec);
+      }
+      umount2(mounted_.c_str(), MNT_DETACH);
+    }
     if (saved_mount_ns_ >= 0) {
       setns(saved_mount_ns_, CLONE_NEWNS);
       close(saved_mount_ns_);
@@ -612,6 +664,19 @@ TEST_F(FaultsTest, KilledOptimizersEndTheirStudiesOnlyAndTheWorkerGoesOn) {
           << key;
     }
   }
+  // Scored as documented: the board's score is Bayesmark's on the exported results, where a
+  // failed study's best so far carries forward and one without a result is one random guess.
+  const std::string csv = (run.dir() / "results.csv").string();
+  bbo::testing::CommandOutput(g_bin.cli + " export --db " + db + " --out " + csv +
+                              " 2>/dev/null");
+  const std::string offline =
+      bbo::testing::CommandOutput(g_bin.cli + " score " + csv +
+                                  " --random-search random-search-baseline 2>/dev/null");
+  const std::string board = run.Cli("leaderboard");
+  std::printf("steady's score: %s on the board, %s from the exported results\n",
+              ScoreOf(board, "steady").c_str(), ScoreOf(offline, "steady").c_str());
+  EXPECT_NE(ScoreOf(board, "steady"), "") << board;
+  EXPECT_EQ(ScoreOf(board, "steady"), ScoreOf(offline, "steady")) << board << "\n" << offline;
   // The workers survived and went on to other jobs after their optimizers died.
   for (size_t w = 0; w < 2; ++w) {
     EXPECT_TRUE(run.WorkerAlive(w)) << "worker " << w << "\n" << run.Logs();
@@ -705,15 +770,15 @@ TEST_F(FaultsTest, PartitionedWorkerHostLosesNothingAndDoesNothingTwice) {
   }
   ASSERT_TRUE(run.WaitDone(120)) << "jobs not done: " << run.Unfinished() << "\n" << run.Logs();
   const std::string& db = run.db();
-  std::printf("studies abandoned: %s (lease expired: %s); lost lease attempts: %s; test time "
+  std::printf("studies abandoned: %s (lease expired: %s); jobs leased again: %s; test time "
               "%.1f s\n",
               Q(db, "SELECT COUNT(*) FROM studies WHERE state = 'abandoned'").c_str(),
               Q(db, "SELECT COUNT(*) FROM studies WHERE end_reason LIKE '%lease expired%'")
                   .c_str(),
-              Q(db, "SELECT SUM(attempts) FROM jobs").c_str(), Since(started));
+              Q(db, "SELECT COUNT(*) FROM jobs WHERE attempts > 1").c_str(), Since(started));
   if (long_cut_held_lease) {
-    // The long cut outlived the lease: the job was taken from worker 0 and run again.
-    EXPECT_GE(QInt(db, "SELECT COUNT(*) FROM studies WHERE state = 'abandoned'"), 1);
+    // The long cut outlived the lease: the job was taken from worker 0 and leased again.
+    EXPECT_GE(QInt(db, "SELECT COUNT(*) FROM jobs WHERE attempts > 1"), 1);
   }
   ExpectExactlyOnceAndWhole(run, committed, /*failed_ok=*/false);
   EXPECT_EQ(run.FinalValues(), expected) << run.Logs();
@@ -729,11 +794,13 @@ TEST_F(FaultsTest, PartitionedWorkerHostLosesNothingAndDoesNothingTwice) {
 // nothing else does); a filler file takes every free byte, stays a few seconds, and goes.
 //
 // DISABLED because the platform fails it today (run it with --gtest_also_run_disabled_tests):
-// the server survives and the file stays intact, but (a) a batch refused for the full disk
-// (RESOURCE_EXHAUSTED) makes the worker end its study with "host error", which the coordinator
-// records as a final *failed* study, charged to the participant; and (b) the worker's FinishJob
-// for that job fails too (not retried), while its heartbeats keep renewing the lease, so the
-// job stays leased, and the submission incomplete, for as long as the worker lives.
+// the server survives, logs the full disk, keeps every committed evaluation and the file
+// intact, but (a) a call refused for the full disk (RESOURCE_EXHAUSTED, which the worker does
+// not retry) makes the worker end its study with "host error", and the coordinator records that
+// as a final *failed* study, scored and charged to the participant (the job is done with 0-4 of
+// its 6 batches) instead of running the job again; and (b) at times the worker's FinishJob for
+// that job fails too and is not retried, while its heartbeats go on renewing all of its leases,
+// so the job stays leased, and the submission incomplete, for as long as the worker lives.
 
 TEST_F(FaultsTest, DISABLED_FullDiskNeitherKillsNorCorruptsAndEveryJobFinishesOnce) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to mount a size-limited tmpfs";
@@ -916,14 +983,19 @@ std::vector<double> TurnOverheads(const std::string& db, double from, double to)
   return out;
 }
 double Median(const std::vector<double>& v) { return v.empty() ? -1 : v[v.size() / 2]; }
-// Mean wall time of the submission's completed studies per batch, seconds.
+// Median wall time per batch of the submission's completed studies started in [from, to],
+// seconds.
 double WallPerBatch(const std::string& db, double from, double to) {
-  const std::string v = Q(db,
-                          "SELECT AVG((s.ended_at - s.started_at) / s.batches_done) FROM studies"
-                          " s JOIN jobs j ON j.id = s.job_id WHERE j.builtin = 0 AND s.state ="
-                          " 'completed' AND s.started_at >= " + std::to_string(from) +
-                              " AND s.started_at <= " + std::to_string(to));
-  return v.empty() || v == "NULL" ? -1 : std::stod(v);
+  std::vector<double> v;
+  for (const std::string& row :
+       Query(db, "SELECT (s.ended_at - s.started_at) / s.batches_done FROM studies s JOIN jobs j"
+                 " ON j.id = s.job_id WHERE j.builtin = 0 AND s.state = 'completed' AND"
+                 " s.started_at >= " + std::to_string(from) +
+                 " AND s.started_at <= " + std::to_string(to))) {
+    v.push_back(std::stod(row));
+  }
+  std::sort(v.begin(), v.end());
+  return Median(v);
 }
 
 TEST_F(FaultsTest, SlowStoreIsNotChargedToTheOptimizerAndLosesNothing) {
@@ -986,7 +1058,7 @@ TEST_F(FaultsTest, SlowStoreIsNotChargedToTheOptimizerAndLosesNothing) {
   EXPECT_GT(bursts, 10);
   ASSERT_FALSE(slow.empty()) << "no study ran while the store was slow";
   // The store was slow (each batch waited), and that wait is not in the optimizer's turns.
-  EXPECT_GT(slow_wall - clean_wall, 0.03) << "the store was not noticeably slower";
+  EXPECT_GT(slow_wall - clean_wall, 0.02) << "the store was not noticeably slower";
   EXPECT_LT(slow_overhead - clean_overhead, 0.05)
       << "the coordinator's store time is charged to the optimizer's turn";
   EXPECT_EQ(Q(run.db(), "SELECT COUNT(*) FROM studies WHERE state = 'cut_off'"), "0");
