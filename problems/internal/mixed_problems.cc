@@ -81,7 +81,8 @@ class WarpedMix : public BuiltinProblem {
             "listed values, cat optimizer",
             {{"offset", {{"type", "real"}, {"space", "bilog"}, {"range", {-1000.0, 1000.0}}}},
              {"dropout", {{"type", "real"}, {"space", "logit"}, {"range", {0.01, 0.99}}}},
-             {"batch_size", {{"type", "int"}, {"values", {16, 32, 64, 128, 256}}}},
+             {"batch_size",
+              {{"type", "int"}, {"space", "linear"}, {"values", {16, 32, 64, 128, 256}}}},
              {"optimizer", {{"type", "cat"}, {"values", {"sgd", "adam", "rmsprop"}}}}},
             0.0) {}
 

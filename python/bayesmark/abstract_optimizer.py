@@ -1,6 +1,7 @@
 """The optimizer interface (same surface as bayesmark.abstract_optimizer)."""
 from abc import ABC, abstractmethod
 import importlib
+import importlib.metadata
 
 
 class AbstractOptimizer(ABC):
@@ -18,14 +19,20 @@ class AbstractOptimizer(ABC):
 
     @classmethod
     def get_version(cls):
-        """Version of ``primary_import``, or "0.0.0" when there is none."""
+        """Version of ``primary_import``: "x.x.x" when there is none (as in Bayesmark), else its
+        installed distribution's version, else its ``__version__`` (a vendored package has no
+        distribution metadata; Bayesmark would raise there), else "x.x.x"."""
         if cls.primary_import is None:
-            return "0.0.0"
+            return "x.x.x"
+        try:
+            return importlib.metadata.version(cls.primary_import)
+        except Exception:
+            pass
         try:
             module = importlib.import_module(cls.primary_import)
-            return str(getattr(module, "__version__", "0.0.0"))
+            return str(getattr(module, "__version__", "x.x.x"))
         except Exception:
-            return "0.0.0"
+            return "x.x.x"
 
     @abstractmethod
     def suggest(self, n_suggestions=1):
@@ -35,5 +42,7 @@ class AbstractOptimizer(ABC):
     def observe(self, X, y):
         """Receive the evaluated points ``X`` (list of dicts) and their values ``y``.
 
-        ``y`` is a numpy array of shape (len(X),); crashed evaluations are ``inf``.
+        ``y`` is a list of ``len(X)`` floats, as Bayesmark's ``run_study`` passes it; crashed
+        evaluations are ``inf``. ``X`` is the list ``suggest`` returned (the same dicts) when every
+        point was evaluated as suggested.
         """

@@ -141,14 +141,14 @@ class HostingProtocolTest(unittest.TestCase):
 
 class NpUtilTest(unittest.TestCase):
     def test_helpers_optimizers_import(self):
-        self.assertEqual(tuple(np_util.argmin_2d([[3, 1], [0, 5]])), (1, 0))
+        self.assertEqual(tuple(np_util.argmin_2d(np.array([[3, 1], [0, 5]]))), (1, 0))
         self.assertTrue(np_util.isclose_lte(1.0 + 1e-12, 1.0))
         self.assertFalse(np_util.isclose_lte(1.1, 1.0))
         self.assertEqual(np_util.cummin([5, 3, 4], [2, 1, 1]).tolist(), [5, 3, 4])
-        self.assertEqual(np_util.clip_chk(np.array([-1.0, 2.0]), 0.0, 1.0).tolist(), [0.0, 1.0])
+        self.assertEqual(np_util.clip_chk(np.array([-1e-12, 1.0 + 1e-12]), 0.0, 1.0).tolist(), [0.0, 1.0])
         self.assertEqual(np_util.linear_rescale(5.0, 0.0, 10.0, 0.0, 1.0), 0.5)
         seed = np_util.random_seed(np.random.RandomState(0))
-        self.assertTrue(0 <= seed < 2 ** 31)
+        self.assertTrue(0 <= seed < 2 ** 32 - 1)
 
 
 class SpaceTest(unittest.TestCase):
@@ -172,11 +172,12 @@ class SpaceTest(unittest.TestCase):
         self.assertEqual(space.warp([{"k": "rbf"}]).tolist(), [[0.0, 0.0, 1.0]])
         self.assertEqual(space.unwarp([[0.2, 0.9, 0.1]]), [{"k": "poly"}])
 
-    def test_space_may_be_omitted_and_values_snap(self):
-        space = JointSpace({"b": {"type": "int", "values": [16, 32, 64]},
-                            "r": {"type": "real", "range": [0, 1]}})
-        self.assertEqual(space.unwarp([[40.0, 0.5]]), [{"b": 32, "r": 0.5}])
-        pts = suggest_dict([], [], {"b": {"type": "int", "values": [16, 32, 64]}}, n_suggestions=50)
+    def test_values_snap_to_the_nearest_listed_value(self):
+        space = JointSpace({"b": {"type": "int", "space": "log", "values": [16, 32, 64]},
+                            "r": {"type": "real", "space": "linear", "range": [0, 1]}})
+        self.assertEqual(space.unwarp([[np.log(40.0), 0.5]]), [{"b": 32, "r": 0.5}])
+        pts = suggest_dict([], [], {"b": {"type": "int", "space": "linear", "values": [16, 32, 64]}},
+                           n_suggestions=50)
         self.assertTrue(all(p["b"] in (16, 32, 64) for p in pts))
 
     def test_grid_missing_keys_and_fixed_vals(self):
@@ -187,8 +188,8 @@ class SpaceTest(unittest.TestCase):
         self.assertEqual(grid["bootstrap"], [False, True])
         W = space.warp([{"C": 10.0}])  # other parameters missing -> NaN
         self.assertTrue(np.isnan(W[0, 1:]).all())
-        X = space.unwarp(space.get_bounds()[:, 0][None, :], fixed_vals={"kernel": "rbf"})
-        self.assertEqual(X[0]["kernel"], "rbf")
+        X = space.unwarp(space.get_bounds()[:, 0][None, :], fixed_vals={"kernel": "linear"})
+        self.assertEqual(X[0]["kernel"], "linear")
         self.assertEqual(X[0]["C"], 1.0)
 
     def test_suggest_dict_is_valid_and_uniform_in_warped_space(self):
