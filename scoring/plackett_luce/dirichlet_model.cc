@@ -1,0 +1,252 @@
+#include "scoring/plackett_luce/dirichlet_model.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "scoring/plackett_luce/internal/random.h"
+
+namespace bbo::scoring::pl {
+namespace {
+
+// Ratings are kept in [kTiny, kHuge]: a Gamma variate of a tiny shape can underflow, and a zero
+// rating would make a stage rate zero. Far below any decision-relevant theta.
+constexpr double kTiny = 1e-300;
+constexpr double kHuge = 1e300;
+constexpr double kKappaMin = 1e-3, kKappaMax = 1e4;
+
+double Clamp(double x) { return std::min(kHuge, std::max(kTiny, x)); }
+
+// One timepoint's Caron-Doucet sweep over the stage statistics (see the header).
+class GibbsKernel {
+ public:
+  explicit GibbsKernel(const PlStats& st) : n_(st.n_methods), wins_(st.wins), rate_(st.n_methods) {
+    for (const StageSet& s : st.stages) {
+      offsets_.push_back(static_cast<int>(members_.size()));
+      members_.insert(members_.end(), s.members.begin(), s.members.end());
+      weights_.push_back(s.weight);
+    }
+    offsets_.push_back(static_cast<int>(members_.size()));
+  }
+
+  void InitFromPrior(std::mt19937_64& rng, double a, double* lambda) const {
+    for (int i = 0; i < n_; ++i) lambda[i] = Clamp(std::exp(internal::LogGamma1(rng, a)));
+  }
+
+  void Sweep(std::mt19937_64& rng, double a, double* lambda) {
+    std::fill(rate_.begin(), rate_.end(), 1.0);
+    const int stages = static_cast<int>(weights_.size());
+    for (int s = 0; s < stages; ++s) {
+      const int* m = members_.data() + offsets_[s];
+      const int size = offsets_[s + 1] - offsets_[s];
+      double total = 0;
+      for (int k = 0; k < size; ++k) total += lambda[m[k]];
+      const double z = std::exp(internal::LogGamma1(rng, weights_[s])) / total;
+      for (int k = 0; k < size; ++k) rate_[m[k]] += z;
+    }
+    for (int i = 0; i < n_; ++i) {
+      lambda[i] = Clamp(std::exp(internal::LogGamma1(rng, a + wins_[i])) / rate_[i]);
+    }
+    Rescale(rng, a * n_, lambda);
+  }
+
+  // lambda <- lambda * Lambda / sum(lambda), Lambda ~ Gamma(total_shape, 1).
+  void Rescale(std::mt19937_64& rng, double total_shape, double* lambda) const {
+    double sum = 0;
+    for (int i = 0; i < n_; ++i) sum += lambda[i];
+    const double f = std::exp(internal::LogGamma1(rng, total_shape)) / sum;
+    for (int i = 0; i < n_; ++i) lambda[i] = Clamp(lambda[i] * f);
+  }
+
+ private:
+  int n_;
+  std::vector<double> wins_;
+  std::vector<int> members_;
+  std::vector<int> offsets_;
+  std::vector<double> weights_;
+  std::vector<double> rate_;
+};
+
+void WriteTheta(const double* lambda, int n, double* theta) {
+  double sum = 0;
+  for (int i = 0; i < n; ++i) sum += lambda[i];
+  for (int i = 0; i < n; ++i) theta[i] = lambda[i] / sum;
+}
+
+absl::Status CheckGibbs(const GibbsOptions& o, bool need_alpha) {
+  if (need_alpha && (!(o.alpha > 0) || !std::isfinite(o.alpha))) {
+    return absl::InvalidArgumentError("alpha: must be > 0 and finite");
+  }
+  if (o.chains < 1) return absl::InvalidArgumentError("chains: must be >= 1");
+  if (o.warmup < 0) return absl::InvalidArgumentError("warmup: must be >= 0");
+  if (o.draws_per_chain < 4) return absl::InvalidArgumentError("draws_per_chain: must be >= 4");
+  if (o.thin < 1) return absl::InvalidArgumentError("thin: must be >= 1");
+  if (o.threads < 0) return absl::InvalidArgumentError("threads: must be >= 0");
+  return absl::OkStatus();
+}
+
+int ThreadCount(int requested, int work) {
+  int t = requested > 0 ? requested : static_cast<int>(std::thread::hardware_concurrency());
+  return std::max(1, std::min(t, work));
+}
+
+template <typename F>
+void ParallelFor(int count, int threads, F&& f) {
+  std::atomic<int> next{0};
+  auto work = [&] {
+    for (int k; (k = next.fetch_add(1)) < count;) f(k);
+  };
+  std::vector<std::thread> pool;
+  for (int k = 1; k < ThreadCount(threads, count); ++k) pool.emplace_back(work);
+  work();
+  for (std::thread& th : pool) th.join();
+}
+
+double Seconds(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+absl::StatusOr<RatingPosterior> FitIndependentDirichlet(const std::vector<PlStats>& stats,
+                                                        const std::vector<std::string>& methods,
+                                                        const TimeGrid& grid,
+                                                        const GibbsOptions& o) {
+  RETURN_IF_ERROR(CheckGibbs(o, /*need_alpha=*/true));
+  RETURN_IF_ERROR(ValidateGrid(grid));
+  if (methods.empty()) return absl::InvalidArgumentError("methods: empty");
+  if (static_cast<int>(stats.size()) != grid.size()) {
+    return absl::InvalidArgumentError("stats: one per timepoint of the grid");
+  }
+  const auto start = std::chrono::steady_clock::now();
+  RatingPosterior p;
+  p.model = "independent_dirichlet";
+  p.methods = methods;
+  p.grid = grid;
+  p.chains = o.chains;
+  p.draws_per_chain = o.draws_per_chain;
+  const int n = p.n(), T = p.T(), S = p.S();
+  for (const PlStats& st : stats) {
+    if (st.n_methods != n) return absl::InvalidArgumentError("stats: n_methods != methods.size()");
+  }
+  p.theta.assign(static_cast<size_t>(T) * S * n, 0);
+  ParallelFor(T, o.threads, [&](int t) {
+    GibbsKernel kernel(stats[t]);
+    std::vector<double> lambda(n);
+    for (int c = 0; c < o.chains; ++c) {
+      std::mt19937_64 rng = internal::Stream(o.seed, t, c);
+      kernel.InitFromPrior(rng, o.alpha, lambda.data());
+      for (int w = 0; w < o.warmup; ++w) kernel.Sweep(rng, o.alpha, lambda.data());
+      for (int k = 0; k < o.draws_per_chain; ++k) {
+        for (int j = 0; j < o.thin; ++j) kernel.Sweep(rng, o.alpha, lambda.data());
+        const int s = c * o.draws_per_chain + k;
+        WriteTheta(lambda.data(), n, p.theta.data() + (static_cast<size_t>(t) * S + s) * n);
+      }
+    }
+  });
+  p.diagnostics.seconds = Seconds(start);
+  ComputeDiagnostics(p, o.threads);
+  return p;
+}
+
+absl::StatusOr<RatingPosterior> FitIndependentDirichlet(const RankingSet& rankings,
+                                                        const GibbsOptions& o) {
+  RETURN_IF_ERROR(CheckGibbs(o, /*need_alpha=*/true));
+  ASSIGN_OR_RETURN(std::vector<PlStats> stats, ComputePlStats(rankings, o.ties));
+  return FitIndependentDirichlet(stats, rankings.methods, rankings.grid, o);
+}
+
+namespace {
+
+// log p(log kappa = u | theta) up to a constant: Exponential(rate) prior, Jacobian e^u, and
+// prod_t Dirichlet(theta(t); kappa / n) with sum_log_theta = sum_t sum_i log theta_i(t).
+double LogKappaTarget(double u, double rate, int n, int T, double sum_log_theta) {
+  const double kappa = std::exp(u);
+  if (!(kappa >= kKappaMin && kappa <= kKappaMax)) return -INFINITY;
+  return -rate * kappa + u + T * (std::lgamma(kappa) - n * std::lgamma(kappa / n)) +
+         (kappa / n - 1) * sum_log_theta;
+}
+
+// One slice-sampling update of u (Neal 2003, "Slice sampling", Fig. 3 stepping out, Fig. 5
+// shrinkage).
+template <typename F>
+double SliceStep(std::mt19937_64& rng, double u, F&& logf, double width = 1.0, int max_steps = 32) {
+  const double level = logf(u) + std::log(internal::Uniform01(rng));
+  double lo = u - width * internal::Uniform01(rng), hi = lo + width;
+  int j = static_cast<int>(max_steps * internal::Uniform01(rng)), k = max_steps - 1 - j;
+  while (j-- > 0 && logf(lo) > level) lo -= width;
+  while (k-- > 0 && logf(hi) > level) hi += width;
+  while (true) {
+    const double x = lo + (hi - lo) * internal::Uniform01(rng);
+    if (logf(x) > level) return x;
+    (x < u ? lo : hi) = x;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<RatingPosterior> FitHierarchicalDirichlet(const RankingSet& rankings,
+                                                         const HierarchicalOptions& ho) {
+  const GibbsOptions& o = ho.gibbs;
+  RETURN_IF_ERROR(CheckGibbs(o, /*need_alpha=*/false));
+  if (ho.kappa_rate < 0 || !std::isfinite(ho.kappa_rate)) {
+    return absl::InvalidArgumentError("kappa_rate: must be >= 0 and finite");
+  }
+  if (rankings.methods.empty()) return absl::InvalidArgumentError("rankings.methods: empty");
+  ASSIGN_OR_RETURN(std::vector<PlStats> stats, ComputePlStats(rankings, o.ties));
+  const auto start = std::chrono::steady_clock::now();
+  RatingPosterior p;
+  p.model = "hierarchical_dirichlet";
+  p.methods = rankings.methods;
+  p.grid = rankings.grid;
+  p.chains = o.chains;
+  p.draws_per_chain = o.draws_per_chain;
+  p.hyper_name = "kappa";
+  const int n = p.n(), T = p.T(), S = p.S();
+  const double rate = ho.kappa_rate > 0 ? ho.kappa_rate : 1.0 / n;
+  p.theta.assign(static_cast<size_t>(T) * S * n, 0);
+  p.hyper.assign(S, 0);
+  ParallelFor(o.chains, o.threads, [&](int c) {
+    std::vector<GibbsKernel> kernels;
+    for (const PlStats& st : stats) kernels.emplace_back(st);
+    std::mt19937_64 rng = internal::Stream(o.seed, 0x6869657261726368ULL, c);
+    double kappa = std::clamp(-std::log(internal::Uniform01(rng)) / rate, kKappaMin, kKappaMax);
+    std::vector<double> lambda(static_cast<size_t>(T) * n);
+    for (int t = 0; t < T; ++t) kernels[t].InitFromPrior(rng, kappa / n, &lambda[t * n]);
+    auto sweep = [&] {
+      double sum_log_theta = 0;
+      for (int t = 0; t < T; ++t) {
+        double* l = &lambda[t * n];
+        kernels[t].Sweep(rng, kappa / n, l);
+        double sum = 0;
+        for (int i = 0; i < n; ++i) sum += l[i];
+        for (int i = 0; i < n; ++i) sum_log_theta += std::log(l[i] / sum);
+      }
+      if (n > 1) {
+        auto logf = [&](double u) { return LogKappaTarget(u, rate, n, T, sum_log_theta); };
+        kappa = std::exp(SliceStep(rng, std::log(kappa), logf));
+      } else {
+        kappa = std::clamp(-std::log(internal::Uniform01(rng)) / rate, kKappaMin, kKappaMax);
+      }
+      for (int t = 0; t < T; ++t) kernels[t].Rescale(rng, kappa, &lambda[t * n]);
+    };
+    for (int w = 0; w < o.warmup; ++w) sweep();
+    for (int k = 0; k < o.draws_per_chain; ++k) {
+      for (int j = 0; j < o.thin; ++j) sweep();
+      const int s = c * o.draws_per_chain + k;
+      p.hyper[s] = kappa;
+      for (int t = 0; t < T; ++t) {
+        WriteTheta(&lambda[t * n], n, p.theta.data() + (static_cast<size_t>(t) * S + s) * n);
+      }
+    }
+  });
+  p.diagnostics.seconds = Seconds(start);
+  ComputeDiagnostics(p, o.threads);
+  return p;
+}
+
+}  // namespace bbo::scoring::pl

@@ -1,0 +1,229 @@
+#include "scoring/plackett_luce/ranking_stats.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "scoring/plackett_luce/internal/random.h"
+
+namespace bbo::scoring::pl {
+namespace {
+
+using Mask = std::vector<uint64_t>;
+
+// Accumulates stage sets in first-seen order (so sampling is reproducible across processes:
+// absl's hash seed changes per process, the insertion order does not).
+class StageAccumulator {
+ public:
+  explicit StageAccumulator(int n) : n_(n) {}
+  void Add(const Mask& m, double w) {
+    auto [it, inserted] = index_.try_emplace(m, static_cast<int>(weights_.size()));
+    if (inserted) {
+      masks_.push_back(m);
+      weights_.push_back(0);
+    }
+    weights_[it->second] += w;
+  }
+  std::vector<StageSet> Take() const {
+    std::vector<StageSet> out(masks_.size());
+    for (size_t s = 0; s < masks_.size(); ++s) {
+      for (int i = 0; i < n_; ++i) {
+        if (masks_[s][i / 64] >> (i % 64) & 1) out[s].members.push_back(i);
+      }
+      out[s].weight = weights_[s];
+    }
+    return out;
+  }
+
+ private:
+  int n_;
+  absl::flat_hash_map<Mask, int> index_;
+  std::vector<Mask> masks_;
+  std::vector<double> weights_;
+};
+
+void Set(Mask& m, int i) { m[i / 64] |= uint64_t{1} << (i % 64); }
+void Clear(Mask& m, int i) { m[i / 64] &= ~(uint64_t{1} << (i % 64)); }
+
+double Binomial(int k, int s) {
+  double c = 1;
+  for (int j = 1; j <= s; ++j) c = c * (k - s + j) / j;
+  return c;
+}
+
+absl::Status CheckRanking(const Ranking& r, int n, int T, size_t index) {
+  auto bad = [&](const std::string& why) {
+    return absl::InvalidArgumentError(absl::StrCat("rankings[", index, "]: ", why));
+  };
+  if (r.timepoint < 0 || r.timepoint >= T) return bad("timepoint out of range");
+  if (r.order.size() != r.group.size()) return bad("order and group differ in length");
+  if (!(r.weight > 0) || !std::isfinite(r.weight)) return bad("weight must be > 0 and finite");
+  std::vector<bool> seen(n, false);
+  for (size_t k = 0; k < r.order.size(); ++k) {
+    const int i = r.order[k];
+    if (i < 0 || i >= n) return bad("method index out of range");
+    if (seen[i]) return bad("method listed twice");
+    seen[i] = true;
+    if (k == 0 ? r.group[k] != 0
+               : (r.group[k] != r.group[k - 1] && r.group[k] != r.group[k - 1] + 1)) {
+      return bad("group must start at 0 and grow by 0 or 1");
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<PlStats>> ComputePlStats(const RankingSet& set, const TieOptions& ties) {
+  if (ties.max_exact_tie < 1 || ties.max_exact_tie > 20) {
+    return absl::InvalidArgumentError("ties.max_exact_tie: must be in [1, 20]");
+  }
+  if (ties.sampled_orderings < 1) {
+    return absl::InvalidArgumentError("ties.sampled_orderings: must be >= 1");
+  }
+  if (ties.max_sampled_orderings < 1) {
+    return absl::InvalidArgumentError("ties.max_sampled_orderings: must be >= 1");
+  }
+  const int n = set.n(), T = set.T();
+  const int words = (n + 63) / 64;
+  std::vector<StageAccumulator> acc(T, StageAccumulator(n));
+  std::vector<PlStats> out(T);
+  for (PlStats& s : out) {
+    s.n_methods = n;
+    s.wins.assign(n, 0);
+  }
+  // A tie group's expansion depends only on (G, R): configurations are collected per timepoint
+  // with their total weight and count, and expanded once each below.
+  struct TieConfig {
+    std::vector<int> group;  // G, in ranking order
+    Mask rest;               // R
+    int rest_size = 0;
+    double weight = 0;
+    int count = 0;
+  };
+  std::vector<std::vector<TieConfig>> configs(T);
+  std::vector<absl::flat_hash_map<Mask, int>> config_index(T);
+  Mask remaining(words), key(words);
+  for (size_t ri = 0; ri < set.rankings.size(); ++ri) {
+    const Ranking& r = set.rankings[ri];
+    if (absl::Status s = CheckRanking(r, n, T, ri); !s.ok()) return s;
+    PlStats& st = out[r.timepoint];
+    const double w = r.weight;
+    st.total_weight += w;
+    std::fill(remaining.begin(), remaining.end(), 0);
+    for (int i : r.order) Set(remaining, i);
+    int left = static_cast<int>(r.order.size());
+    for (size_t k = 0; k < r.order.size();) {
+      size_t end = k;
+      while (end < r.order.size() && r.group[end] == r.group[k]) ++end;
+      const int gk = static_cast<int>(end - k);
+      if (gk == 1) {
+        if (left >= 2) {
+          acc[r.timepoint].Add(remaining, w);
+          st.wins[r.order[k]] += w;
+        }
+        Clear(remaining, r.order[k]);
+      } else {
+        // Key: G's mask followed by R's mask.
+        key.assign(2 * words, 0);
+        for (size_t j = k; j < end; ++j) {
+          Set(key, r.order[j]);
+          Clear(remaining, r.order[j]);
+        }
+        std::copy(remaining.begin(), remaining.end(), key.begin() + words);
+        auto [it, inserted] = config_index[r.timepoint].try_emplace(
+            key, static_cast<int>(configs[r.timepoint].size()));
+        if (inserted) {
+          TieConfig c;
+          c.group.assign(r.order.begin() + k, r.order.begin() + end);
+          c.rest = remaining;
+          c.rest_size = left - gk;
+          configs[r.timepoint].push_back(std::move(c));
+        }
+        configs[r.timepoint][it->second].weight += w;
+        configs[r.timepoint][it->second].count += 1;
+      }
+      left -= gk;
+      k = end;
+    }
+  }
+  Mask m(words);
+  for (int t = 0; t < T; ++t) {
+    PlStats& st = out[t];
+    StageAccumulator& a = acc[t];
+    for (size_t ci = 0; ci < configs[t].size(); ++ci) {
+      const TieConfig& c = configs[t][ci];
+      const std::vector<int>& g = c.group;
+      const int gk = static_cast<int>(g.size());
+      const double w = c.weight;
+      if (gk <= ties.max_exact_tie) {
+        for (uint32_t sub = 1; sub < (uint32_t{1} << gk); ++sub) {
+          const int s = __builtin_popcount(sub);
+          if (s + c.rest_size < 2) continue;
+          m = c.rest;
+          for (int j = 0; j < gk; ++j) {
+            if (sub >> j & 1) Set(m, g[j]);
+          }
+          a.Add(m, w / Binomial(gk, s));
+        }
+        const double won = c.rest_size > 0 ? w : w * (gk - 1) / gk;
+        for (int i : g) st.wins[i] += won;
+      } else {
+        const int64_t draws = std::min<int64_t>(int64_t{ties.sampled_orderings} * c.count,
+                                                ties.max_sampled_orderings);
+        const double wm = w / static_cast<double>(draws);
+        std::mt19937_64 rng = internal::Stream(ties.seed, t, ci);
+        std::vector<int> perm = g;
+        for (int64_t o = 0; o < draws; ++o) {
+          std::shuffle(perm.begin(), perm.end(), rng);
+          m = c.rest;
+          for (int i : perm) Set(m, i);
+          int size = gk + c.rest_size;
+          for (int i : perm) {
+            if (size < 2) break;
+            a.Add(m, wm);
+            st.wins[i] += wm;
+            Clear(m, i);
+            --size;
+          }
+        }
+      }
+    }
+    st.stages = a.Take();
+  }
+  return out;
+}
+
+namespace {
+
+double LogSumExp(const std::vector<int>& members, const std::vector<double>& x) {
+  double mx = -INFINITY;
+  for (int i : members) mx = std::max(mx, x[i]);
+  if (!std::isfinite(mx)) return mx;
+  double s = 0;
+  for (int i : members) s += std::exp(x[i] - mx);
+  return mx + std::log(s);
+}
+
+}  // namespace
+
+double PlLogLikelihood(const PlStats& stats, const std::vector<double>& log_lambda) {
+  double ll = 0;
+  for (int i = 0; i < stats.n_methods; ++i) {
+    if (stats.wins[i] != 0) ll += stats.wins[i] * log_lambda[i];
+  }
+  for (const StageSet& s : stats.stages) ll -= s.weight * LogSumExp(s.members, log_lambda);
+  return ll;
+}
+
+std::vector<double> PlLogLikelihoodGradient(const PlStats& stats, const std::vector<double>& mu) {
+  std::vector<double> g = stats.wins;
+  for (const StageSet& s : stats.stages) {
+    const double lse = LogSumExp(s.members, mu);
+    for (int i : s.members) g[i] -= s.weight * std::exp(mu[i] - lse);
+  }
+  return g;
+}
+
+}  // namespace bbo::scoring::pl

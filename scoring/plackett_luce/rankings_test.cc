@@ -1,0 +1,81 @@
+#include "scoring/plackett_luce/rankings.h"
+
+#include <cmath>
+#include <limits>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace bbo::scoring::pl {
+namespace {
+
+using ::testing::ElementsAre;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+TrialCurve Curve(std::vector<double> batch_min) {
+  TrialCurve c;
+  c.batch_min = std::move(batch_min);
+  return c;
+}
+
+TEST(RankValuesTest, LowerFirstInfAndNanLastAndTied) {
+  Ranking r = RankValues({{0, 3.0}, {1, NAN}, {2, 1.0}, {3, kInf}, {4, 3.0}}, 7);
+  EXPECT_EQ(r.timepoint, 7);
+  EXPECT_THAT(r.order, ElementsAre(2, 0, 4, 1, 3));
+  EXPECT_THAT(r.group, ElementsAre(0, 1, 1, 2, 2));
+  EXPECT_EQ(r.weight, 1);
+}
+
+TEST(RankingsFromTracesTest, OneRankingPerRunAndTimepointOfTheMethodsPresent) {
+  TraceSet traces;
+  traces["A"][{"p", 0}] = StepTrace{{1, 3}, {5, 1}};
+  traces["B"][{"p", 0}] = StepTrace{{2}, {2}};
+  traces["A"][{"p", 1}] = StepTrace{{1}, {4}};
+  traces["C"][{"p", 1}] = StepTrace{{1}, {4}};
+  traces["C"][{"q", 0}] = StepTrace{{1}, {4}};  // alone on q: no ranking
+  auto grid = UniformGrid(1, 3, 3, "seconds");
+  auto set = RankingsFromTraces(traces, *grid);
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_THAT(set->methods, ElementsAre("A", "B", "C"));
+  EXPECT_EQ(set->runs, 2);
+  ASSERT_EQ(set->rankings.size(), 6u);
+  // t = 1: run p0: A 5, B +inf (nothing yet); run p1: A, C tied at 4.
+  EXPECT_EQ(set->rankings[0].timepoint, 0);
+  EXPECT_THAT(set->rankings[0].order, ElementsAre(0, 1));
+  EXPECT_THAT(set->rankings[0].group, ElementsAre(0, 1));
+  EXPECT_THAT(set->rankings[1].order, ElementsAre(0, 2));
+  EXPECT_THAT(set->rankings[1].group, ElementsAre(0, 0));
+  // t = 2: B 2 beats A 5; t = 3: A 1 beats B 2.
+  EXPECT_THAT(set->rankings[2].order, ElementsAre(1, 0));
+  EXPECT_THAT(set->rankings[4].order, ElementsAre(0, 1));
+  EXPECT_EQ(set->rankings[4].timepoint, 2);
+}
+
+TEST(RankingsFromTracesTest, RejectsBadInput) {
+  TraceSet traces;
+  auto grid = BatchGrid(2);
+  EXPECT_EQ(RankingsFromTraces(traces, *grid).status().code(), absl::StatusCode::kInvalidArgument);
+  traces["A"][{"p", 0}] = StepTrace{{2, 1}, {1, 1}};
+  EXPECT_EQ(RankingsFromTraces(traces, *grid).status().code(), absl::StatusCode::kInvalidArgument);
+  traces["A"][{"p", 0}] = StepTrace{{1}, {1}};
+  TimeGrid bad;
+  bad.points = {2, 1};
+  EXPECT_EQ(RankingsFromTraces(traces, bad).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(FinalRankingsTest, RanksBestOverTheWholeStudyPerProblemAndTrial) {
+  ScoringInput in;
+  in.n_batches = 2;
+  in.methods["A"]["p"].trials = {Curve({3, 1}), Curve({2, 2})};
+  in.methods["B"]["p"].trials = {Curve({2, 2})};  // no trial 1: run (p, 1) has A and C
+  in.methods["C"]["p"].trials = {Curve({kInf, NAN}), Curve({0, 0})};
+  auto set = FinalRankings(in);
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_THAT(set->grid.points, ElementsAre(2));
+  ASSERT_EQ(set->rankings.size(), 2u);
+  EXPECT_THAT(set->rankings[0].order, ElementsAre(0, 1, 2));  // A 1, B 2, C crashed
+  EXPECT_THAT(set->rankings[1].order, ElementsAre(2, 0));     // C 0, A 2
+}
+
+}  // namespace
+}  // namespace bbo::scoring::pl
