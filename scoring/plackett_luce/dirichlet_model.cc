@@ -33,11 +33,11 @@ class GibbsKernel {
     offsets_.push_back(static_cast<int>(members_.size()));
   }
 
-  void InitFromPrior(std::mt19937_64& rng, double a, double* lambda) const {
-    for (int i = 0; i < n_; ++i) lambda[i] = Clamp(std::exp(internal::LogGamma1(rng, a)));
+  void InitFromPrior(internal::Rng& rng, double a, double* lambda) const {
+    for (int i = 0; i < n_; ++i) lambda[i] = Clamp(rng.Gamma(a));
   }
 
-  void Sweep(std::mt19937_64& rng, double a, double* lambda) {
+  void Sweep(internal::Rng& rng, double a, double* lambda) {
     std::fill(rate_.begin(), rate_.end(), 1.0);
     const int stages = static_cast<int>(weights_.size());
     for (int s = 0; s < stages; ++s) {
@@ -45,20 +45,20 @@ class GibbsKernel {
       const int size = offsets_[s + 1] - offsets_[s];
       double total = 0;
       for (int k = 0; k < size; ++k) total += lambda[m[k]];
-      const double z = std::exp(internal::LogGamma1(rng, weights_[s])) / total;
+      const double z = rng.Gamma(weights_[s]) / total;
       for (int k = 0; k < size; ++k) rate_[m[k]] += z;
     }
     for (int i = 0; i < n_; ++i) {
-      lambda[i] = Clamp(std::exp(internal::LogGamma1(rng, a + wins_[i])) / rate_[i]);
+      lambda[i] = Clamp(rng.Gamma(a + wins_[i]) / rate_[i]);
     }
     Rescale(rng, a * n_, lambda);
   }
 
   // lambda <- lambda * Lambda / sum(lambda), Lambda ~ Gamma(total_shape, 1).
-  void Rescale(std::mt19937_64& rng, double total_shape, double* lambda) const {
+  void Rescale(internal::Rng& rng, double total_shape, double* lambda) const {
     double sum = 0;
     for (int i = 0; i < n_; ++i) sum += lambda[i];
-    const double f = std::exp(internal::LogGamma1(rng, total_shape)) / sum;
+    const double f = rng.Gamma(total_shape) / sum;
     for (int i = 0; i < n_; ++i) lambda[i] = Clamp(lambda[i] * f);
   }
 
@@ -138,7 +138,7 @@ absl::StatusOr<RatingPosterior> FitIndependentDirichlet(const std::vector<PlStat
     GibbsKernel kernel(stats[t]);
     std::vector<double> lambda(n);
     for (int c = 0; c < o.chains; ++c) {
-      std::mt19937_64 rng = internal::Stream(o.seed, t, c);
+      internal::Rng rng(o.seed, t, c);
       kernel.InitFromPrior(rng, o.alpha, lambda.data());
       for (int w = 0; w < o.warmup; ++w) kernel.Sweep(rng, o.alpha, lambda.data());
       for (int k = 0; k < o.draws_per_chain; ++k) {
@@ -174,14 +174,14 @@ double LogKappaTarget(double u, double rate, int n, int T, double sum_log_theta)
 // One slice-sampling update of u (Neal 2003, "Slice sampling", Fig. 3 stepping out, Fig. 5
 // shrinkage).
 template <typename F>
-double SliceStep(std::mt19937_64& rng, double u, F&& logf, double width = 1.0, int max_steps = 32) {
-  const double level = logf(u) + std::log(internal::Uniform01(rng));
-  double lo = u - width * internal::Uniform01(rng), hi = lo + width;
-  int j = static_cast<int>(max_steps * internal::Uniform01(rng)), k = max_steps - 1 - j;
+double SliceStep(internal::Rng& rng, double u, F&& logf, double width = 1.0, int max_steps = 32) {
+  const double level = logf(u) + std::log(rng.Uniform01());
+  double lo = u - width * rng.Uniform01(), hi = lo + width;
+  int j = static_cast<int>(max_steps * rng.Uniform01()), k = max_steps - 1 - j;
   while (j-- > 0 && logf(lo) > level) lo -= width;
   while (k-- > 0 && logf(hi) > level) hi += width;
   while (true) {
-    const double x = lo + (hi - lo) * internal::Uniform01(rng);
+    const double x = lo + (hi - lo) * rng.Uniform01();
     if (logf(x) > level) return x;
     (x < u ? lo : hi) = x;
   }
@@ -213,8 +213,8 @@ absl::StatusOr<RatingPosterior> FitHierarchicalDirichlet(const RankingSet& ranki
   ParallelFor(o.chains, o.threads, [&](int c) {
     std::vector<GibbsKernel> kernels;
     for (const PlStats& st : stats) kernels.emplace_back(st);
-    std::mt19937_64 rng = internal::Stream(o.seed, 0x6869657261726368ULL, c);
-    double kappa = std::clamp(-std::log(internal::Uniform01(rng)) / rate, kKappaMin, kKappaMax);
+    internal::Rng rng(o.seed, 0x6869657261726368ULL, c);
+    double kappa = std::clamp(-std::log(rng.Uniform01()) / rate, kKappaMin, kKappaMax);
     std::vector<double> lambda(static_cast<size_t>(T) * n);
     for (int t = 0; t < T; ++t) kernels[t].InitFromPrior(rng, kappa / n, &lambda[t * n]);
     auto sweep = [&] {
@@ -230,7 +230,7 @@ absl::StatusOr<RatingPosterior> FitHierarchicalDirichlet(const RankingSet& ranki
         auto logf = [&](double u) { return LogKappaTarget(u, rate, n, T, sum_log_theta); };
         kappa = std::exp(SliceStep(rng, std::log(kappa), logf));
       } else {
-        kappa = std::clamp(-std::log(internal::Uniform01(rng)) / rate, kKappaMin, kKappaMax);
+        kappa = std::clamp(-std::log(rng.Uniform01()) / rate, kKappaMin, kKappaMax);
       }
       for (int t = 0; t < T; ++t) kernels[t].Rescale(rng, kappa, &lambda[t * n]);
     };

@@ -1,0 +1,473 @@
+#include "scoring/plackett_luce/random_walk_model.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "Eigen/Dense"
+#include "Eigen/Sparse"
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "scoring/plackett_luce/internal/helmert.h"
+#include "scoring/plackett_luce/internal/random.h"
+
+namespace bbo::scoring::pl {
+namespace {
+
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+using SpMat = Eigen::SparseMatrix<double>;
+
+// One timepoint's stage statistics, flattened for the inner loops.
+struct FlatStats {
+  std::vector<double> wins;
+  std::vector<int> members;
+  std::vector<int> offsets;
+  std::vector<double> weights;
+};
+
+FlatStats Flatten(const PlStats& st) {
+  FlatStats f;
+  f.wins = st.wins;
+  for (const StageSet& s : st.stages) {
+    f.offsets.push_back(static_cast<int>(f.members.size()));
+    f.members.insert(f.members.end(), s.members.begin(), s.members.end());
+    f.weights.push_back(s.weight);
+  }
+  f.offsets.push_back(static_cast<int>(f.members.size()));
+  return f;
+}
+
+// L_t(mu) of ranking_stats.h (*), its gradient added to `grad` and, if `neg_hess` is set, its
+// negative Hessian sum_S W_S (diag(p_S) - p_S p_S^T) added to it (n x n). `e` is scratch (n).
+double EvalTimepoint(const FlatStats& st, const double* mu, int n, double* grad, MatrixXd* neg_hess,
+                     std::vector<double>& e, std::vector<double>& p) {
+  double mx = -INFINITY;
+  for (int i = 0; i < n; ++i) mx = std::max(mx, mu[i]);
+  for (int i = 0; i < n; ++i) e[i] = std::exp(mu[i] - mx);
+  double ll = 0;
+  for (int i = 0; i < n; ++i) {
+    ll += st.wins[i] * mu[i];
+    grad[i] += st.wins[i];
+  }
+  const int stages = static_cast<int>(st.weights.size());
+  for (int s = 0; s < stages; ++s) {
+    const int* m = st.members.data() + st.offsets[s];
+    const int size = st.offsets[s + 1] - st.offsets[s];
+    const double w = st.weights[s];
+    double sum = 0;
+    for (int k = 0; k < size; ++k) sum += e[m[k]];
+    double lse;
+    if (sum > 1e-280) {
+      lse = mx + std::log(sum);
+      for (int k = 0; k < size; ++k) p[k] = e[m[k]] / sum;
+    } else {  // every member far below the overall maximum: its own shift
+      double lm = -INFINITY;
+      for (int k = 0; k < size; ++k) lm = std::max(lm, mu[m[k]]);
+      double ls = 0;
+      for (int k = 0; k < size; ++k) ls += p[k] = std::exp(mu[m[k]] - lm);
+      for (int k = 0; k < size; ++k) p[k] /= ls;
+      lse = lm + std::log(ls);
+    }
+    ll -= w * lse;
+    for (int k = 0; k < size; ++k) grad[m[k]] -= w * p[k];
+    if (neg_hess != nullptr) {
+      for (int a = 0; a < size; ++a) {
+        (*neg_hess)(m[a], m[a]) += w * p[a];
+        for (int b = 0; b < size; ++b) (*neg_hess)(m[a], m[b]) -= w * p[a] * p[b];
+      }
+    }
+  }
+  return ll;
+}
+
+// The model at a fixed sigma: log joint f(eta) = sum_t L_t(Q eta_t) - 1/2 eta^T P eta, with
+// eta[t * m + q], m = n - 1, and P = R (x) I_m, R the random walk's tridiagonal precision.
+class RandomWalkPosterior {
+ public:
+  RandomWalkPosterior(std::vector<FlatStats> stats, int n, std::vector<double> delta, double s0)
+      : stats_(std::move(stats)),
+        n_(n),
+        m_(n - 1),
+        T_(static_cast<int>(stats_.size())),
+        delta_(std::move(delta)),
+        s0_(s0),
+        Q_(internal::Helmert(n)) {}
+
+  int dim() const { return T_ * m_; }
+  int T() const { return T_; }
+
+  void SetSigma(double sigma) {
+    sigma_ = sigma;
+    diag_.assign(T_, 0);
+    off_.assign(std::max(0, T_ - 1), 0);
+    diag_[0] = 1 / (s0_ * s0_);
+    log_det_R_ = -2 * std::log(s0_);
+    for (int i = 0; i + 1 < T_; ++i) {
+      const double prec = 1 / (sigma * sigma * delta_[i]);
+      diag_[i] += prec;
+      diag_[i + 1] += prec;
+      off_[i] = -prec;
+      log_det_R_ -= std::log(sigma * sigma * delta_[i]);
+    }
+  }
+
+  // f(eta) and its gradient (if grad != nullptr); the negative Hessian's likelihood blocks
+  // Q^T (-H_t) Q into `blocks` (if set).
+  double Eval(const VectorXd& eta, VectorXd* grad, std::vector<MatrixXd>* blocks) const {
+    std::vector<double> e(n_), p(n_), mu(n_), g(n_);
+    MatrixXd nh(n_, n_);
+    double f = 0;
+    if (grad != nullptr) grad->setZero(dim());
+    for (int t = 0; t < T_; ++t) {
+      Eigen::Map<VectorXd> mu_v(mu.data(), n_);
+      mu_v = Q_ * eta.segment(t * m_, m_);
+      std::fill(g.begin(), g.end(), 0.0);
+      if (blocks != nullptr) nh.setZero();
+      f += EvalTimepoint(stats_[t], mu.data(), n_, g.data(), blocks ? &nh : nullptr, e, p);
+      if (grad != nullptr)
+        grad->segment(t * m_, m_) += Q_.transpose() * Eigen::Map<VectorXd>(g.data(), n_);
+      if (blocks != nullptr) (*blocks)[t] = Q_.transpose() * nh * Q_;
+    }
+    // Prior: -1/2 sum_q eta_q^T R eta_q.
+    for (int t = 0; t < T_; ++t) {
+      for (int q = 0; q < m_; ++q) {
+        double r = diag_[t] * eta[t * m_ + q];
+        if (t > 0) r += off_[t - 1] * eta[(t - 1) * m_ + q];
+        if (t + 1 < T_) r += off_[t] * eta[(t + 1) * m_ + q];
+        f -= 0.5 * eta[t * m_ + q] * r;
+        if (grad != nullptr) (*grad)[t * m_ + q] -= r;
+      }
+    }
+    return f;
+  }
+
+  // A = P + blockdiag(blocks), in a fixed sparsity pattern.
+  SpMat Precision(const std::vector<MatrixXd>& blocks) const {
+    std::vector<Eigen::Triplet<double>> trip;
+    trip.reserve(static_cast<size_t>(T_) * m_ * (m_ + 2));
+    for (int t = 0; t < T_; ++t) {
+      for (int a = 0; a < m_; ++a) {
+        for (int b = 0; b < m_; ++b) {
+          trip.emplace_back(t * m_ + a, t * m_ + b, blocks[t](a, b) + (a == b ? diag_[t] : 0.0));
+        }
+        if (t + 1 < T_) {
+          trip.emplace_back(t * m_ + a, (t + 1) * m_ + a, off_[t]);
+          trip.emplace_back((t + 1) * m_ + a, t * m_ + a, off_[t]);
+        }
+      }
+    }
+    SpMat A(dim(), dim());
+    A.setFromTriplets(trip.begin(), trip.end());
+    return A;
+  }
+
+  double log_det_prior() const { return m_ * log_det_R_; }
+  double sigma() const { return sigma_; }
+
+  // theta(t) = softmax(Q eta_t) into out[t * n + i].
+  void Theta(const VectorXd& eta, double* out, int t) const {
+    VectorXd mu = Q_ * eta.segment(t * m_, m_);
+    const double mx = mu.maxCoeff();
+    double s = 0;
+    for (int i = 0; i < n_; ++i) s += out[i] = std::exp(mu[i] - mx);
+    for (int i = 0; i < n_; ++i) out[i] /= s;
+  }
+
+ private:
+  std::vector<FlatStats> stats_;
+  int n_, m_, T_;
+  std::vector<double> delta_;
+  double s0_;
+  MatrixXd Q_;
+  double sigma_ = 1;
+  std::vector<double> diag_, off_;
+  double log_det_R_ = 0;
+};
+
+struct Mode {
+  VectorXd eta;
+  double f = 0;
+  double log_evidence = 0;
+  std::unique_ptr<Eigen::SimplicialLLT<SpMat>> llt;
+};
+
+// Newton's method with backtracking from `start`; the Cholesky factor of A at the mode.
+absl::StatusOr<Mode> FindMode(const RandomWalkPosterior& post, VectorXd start, double tol) {
+  Mode mode;
+  mode.eta = std::move(start);
+  std::vector<MatrixXd> blocks(post.T());
+  VectorXd grad;
+  mode.llt = std::make_unique<Eigen::SimplicialLLT<SpMat>>();
+  bool analyzed = false;
+  for (int iter = 0; iter < 200; ++iter) {
+    mode.f = post.Eval(mode.eta, &grad, &blocks);
+    SpMat A = post.Precision(blocks);
+    if (!analyzed) {
+      mode.llt->analyzePattern(A);
+      analyzed = true;
+    }
+    mode.llt->factorize(A);
+    if (mode.llt->info() != Eigen::Success) {
+      return absl::InternalError("random walk: Cholesky of the negative Hessian failed");
+    }
+    const VectorXd delta = mode.llt->solve(grad);
+    const double slope = grad.dot(delta);
+    double step = 1;
+    double f_new = post.Eval(mode.eta + delta, nullptr, nullptr);
+    for (int h = 0; h < 50 && !(f_new >= mode.f + 1e-4 * step * slope); ++h) {
+      step /= 2;
+      f_new = post.Eval(mode.eta + step * delta, nullptr, nullptr);
+    }
+    mode.eta += step * delta;
+    if ((step * delta).lpNorm<Eigen::Infinity>() < tol || std::abs(f_new - mode.f) < 1e-13) {
+      mode.f = post.Eval(mode.eta, &grad, &blocks);
+      mode.llt->factorize(post.Precision(blocks));
+      if (mode.llt->info() != Eigen::Success) {
+        return absl::InternalError("random walk: Cholesky at the mode failed");
+      }
+      double log_det_A = 0;
+      const auto& L = mode.llt->matrixL();
+      SpMat Lm = L;
+      for (int k = 0; k < Lm.outerSize(); ++k) log_det_A += 2 * std::log(Lm.coeff(k, k));
+      mode.log_evidence = mode.f + 0.5 * post.log_det_prior() - 0.5 * log_det_A;
+      return mode;
+    }
+  }
+  return absl::InternalError("random walk: Newton did not converge in 200 iterations");
+}
+
+absl::Status Check(const RandomWalkOptions& o) {
+  auto positive = [](double v) { return v > 0 && std::isfinite(v); };
+  if (!positive(o.initial_scale)) return absl::InvalidArgumentError("initial_scale: must be > 0");
+  if (!positive(o.sigma_prior_median)) {
+    return absl::InvalidArgumentError("sigma_prior_median: must be > 0");
+  }
+  if (!positive(o.sigma_prior_log_sd)) {
+    return absl::InvalidArgumentError("sigma_prior_log_sd: must be > 0");
+  }
+  if (o.sigma < 0 || !std::isfinite(o.sigma)) {
+    return absl::InvalidArgumentError("sigma: must be >= 0 (0 = estimate)");
+  }
+  if (o.chains < 1) return absl::InvalidArgumentError("chains: must be >= 1");
+  if (o.warmup < 0) return absl::InvalidArgumentError("warmup: must be >= 0");
+  if (o.draws_per_chain < 4) return absl::InvalidArgumentError("draws_per_chain: must be >= 4");
+  if (!(o.target_accept > 0 && o.target_accept < 1)) {
+    return absl::InvalidArgumentError("target_accept: must be in (0, 1)");
+  }
+  if (!positive(o.trajectory_length)) {
+    return absl::InvalidArgumentError("trajectory_length: must be > 0");
+  }
+  if (o.threads < 0) return absl::InvalidArgumentError("threads: must be >= 0");
+  if (!positive(o.newton_tolerance)) {
+    return absl::InvalidArgumentError("newton_tolerance: must be > 0");
+  }
+  return absl::OkStatus();
+}
+
+// Grid steps on the grid's own axis, rescaled to sum to 1.
+std::vector<double> Deltas(const TimeGrid& grid) {
+  std::vector<double> d;
+  for (int i = 0; i + 1 < grid.size(); ++i) {
+    const double a = grid.points[i], b = grid.points[i + 1];
+    d.push_back(grid.spacing == GridSpacing::kLog ? std::log(b) - std::log(a) : b - a);
+  }
+  double total = 0;
+  for (double v : d) total += v;
+  for (double& v : d) v /= total;
+  return d;
+}
+
+template <typename F>
+void ParallelFor(int count, int threads, F&& f) {
+  int nt = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
+  nt = std::max(1, std::min(nt, count));
+  std::atomic<int> next{0};
+  auto work = [&] {
+    for (int k; (k = next.fetch_add(1)) < count;) f(k);
+  };
+  std::vector<std::thread> pool;
+  for (int k = 1; k < nt; ++k) pool.emplace_back(work);
+  work();
+  for (std::thread& th : pool) th.join();
+}
+
+}  // namespace
+
+absl::StatusOr<RatingPosterior> FitRandomWalk(const RankingSet& rankings,
+                                              const RandomWalkOptions& o) {
+  RETURN_IF_ERROR(Check(o));
+  RETURN_IF_ERROR(ValidateGrid(rankings.grid));
+  if (rankings.methods.empty()) return absl::InvalidArgumentError("rankings.methods: empty");
+  ASSIGN_OR_RETURN(std::vector<PlStats> stats, ComputePlStats(rankings, o.ties));
+  const auto start = std::chrono::steady_clock::now();
+  RatingPosterior p;
+  p.model = "random_walk";
+  p.methods = rankings.methods;
+  p.grid = rankings.grid;
+  p.chains = o.chains;
+  p.draws_per_chain = o.draws_per_chain;
+  p.hyper_name = "sigma";
+  const int n = p.n(), T = p.T(), S = p.S();
+  p.theta.assign(static_cast<size_t>(T) * S * n, 1.0);
+  if (n == 1) {  // theta = 1: nothing to infer
+    p.hyper.assign(S, o.sigma > 0 ? o.sigma : o.sigma_prior_median);
+    ComputeDiagnostics(p, o.threads);
+    return p;
+  }
+  std::vector<FlatStats> flat;
+  for (const PlStats& st : stats) flat.push_back(Flatten(st));
+  RandomWalkPosterior post(std::move(flat), n, Deltas(rankings.grid), o.initial_scale);
+
+  // 1. sigma.
+  Mode mode;
+  VectorXd warm = VectorXd::Zero(post.dim());
+  if (o.sigma > 0 || T == 1) {
+    post.SetSigma(o.sigma > 0 ? o.sigma : o.sigma_prior_median);
+    ASSIGN_OR_RETURN(mode, FindMode(post, warm, o.newton_tolerance));
+  } else {
+    const double c = std::log(o.sigma_prior_median), sd = o.sigma_prior_log_sd;
+    double best_u = c, best = -INFINITY;
+    auto score = [&](double u) -> absl::StatusOr<double> {
+      post.SetSigma(std::exp(u));
+      ASSIGN_OR_RETURN(Mode m, FindMode(post, warm, o.newton_tolerance));
+      warm = m.eta;
+      const double v = m.log_evidence - 0.5 * (u - c) * (u - c) / (sd * sd);
+      if (v > best) {
+        best = v;
+        best_u = u;
+      }
+      return v;
+    };
+    constexpr int kGrid = 13;
+    for (int k = 0; k < kGrid; ++k) {
+      RETURN_IF_ERROR(score(c - 3 * sd + 6 * sd * k / (kGrid - 1)).status());
+    }
+    // Golden section on [best - step, best + step] (the objective is smooth in log sigma).
+    const double step = 6 * sd / (kGrid - 1);
+    double a = best_u - step, b = best_u + step;
+    const double g = (std::sqrt(5.0) - 1) / 2;
+    double x1 = b - g * (b - a), x2 = a + g * (b - a);
+    ASSIGN_OR_RETURN(double f1, score(x1));
+    ASSIGN_OR_RETURN(double f2, score(x2));
+    for (int it = 0; it < 12; ++it) {
+      if (f1 > f2) {
+        b = x2;
+        x2 = x1;
+        f2 = f1;
+        x1 = b - g * (b - a);
+        ASSIGN_OR_RETURN(f1, score(x1));
+      } else {
+        a = x1;
+        x1 = x2;
+        f1 = f2;
+        x2 = a + g * (b - a);
+        ASSIGN_OR_RETURN(f2, score(x2));
+      }
+    }
+    post.SetSigma(std::exp(best_u));
+    ASSIGN_OR_RETURN(mode, FindMode(post, warm, o.newton_tolerance));
+  }
+  p.hyper.assign(S, post.sigma());
+
+  // 2. eta | sigma.
+  const int d = post.dim();
+  const auto& llt = *mode.llt;
+  // eta = eta^ + P^T L^-T u.
+  auto to_eta = [&](const VectorXd& u) -> VectorXd {
+    VectorXd y = llt.matrixU().solve(u);
+    return mode.eta + llt.permutationPinv() * y;
+  };
+  auto write = [&](const VectorXd& eta, int s) {
+    std::vector<double> th(n);
+    for (int t = 0; t < T; ++t) {
+      post.Theta(eta, th.data(), t);
+      std::copy(th.begin(), th.end(), p.theta.begin() + (static_cast<size_t>(t) * S + s) * n);
+    }
+  };
+  std::vector<double> accept(o.chains, 0);
+  std::vector<int> divergent(o.chains, 0);
+  ParallelFor(o.chains, o.threads, [&](int c) {
+    internal::Rng rng(o.seed, 0x726e64776c6bULL, c);
+    auto normal_vector = [&](double scale) {
+      VectorXd z(d);
+      for (int k = 0; k < d; ++k) z[k] = scale * rng.Normal();
+      return z;
+    };
+    if (o.inference == TemporalInference::kLaplace) {
+      for (int k = 0; k < o.draws_per_chain; ++k) {
+        write(to_eta(normal_vector(1.0)), c * o.draws_per_chain + k);
+      }
+      accept[c] = 1;
+      return;
+    }
+    // U(u) = -f(eta(u)); grad_u U = -L^-1 P grad_eta f.
+    auto potential = [&](const VectorXd& u, VectorXd& grad_u) {
+      VectorXd g;
+      const double f = post.Eval(to_eta(u), &g, nullptr);
+      grad_u = -llt.matrixL().solve(llt.permutationP() * g);
+      return -f;
+    };
+    VectorXd u = normal_vector(1.5), grad;
+    double U = potential(u, grad);
+    double eps = std::min(1.0, 1.5 * std::pow(static_cast<double>(d), -0.25));
+    // Dual averaging (Hoffman & Gelman 2014, Algorithm 5: gamma 0.05, t0 10, kappa 0.75).
+    const double mu_da = std::log(10 * eps);
+    double h_bar = 0, log_eps_bar = 0;
+    double acc_sum = 0;
+    for (int it = 0; it < o.warmup + o.draws_per_chain; ++it) {
+      const bool warm_phase = it < o.warmup;
+      const double e = warm_phase || o.warmup == 0 ? eps : std::exp(log_eps_bar);
+      const double jitter = 0.5 + rng.Uniform01();
+      const int steps =
+          std::max(1, static_cast<int>(std::lround(o.trajectory_length * jitter / e)));
+      VectorXd r = normal_vector(1.0);
+      const double H0 = U + 0.5 * r.squaredNorm();
+      VectorXd u1 = u, g1 = grad;
+      double U1 = U;
+      r -= 0.5 * e * g1;
+      for (int l = 0; l < steps; ++l) {
+        u1 += e * r;
+        U1 = potential(u1, g1);
+        if (!std::isfinite(U1)) break;
+        if (l + 1 < steps) r -= e * g1;
+      }
+      r -= 0.5 * e * g1;
+      const double H1 = U1 + 0.5 * r.squaredNorm();
+      double a = std::isfinite(H1) ? std::min(1.0, std::exp(H0 - H1)) : 0.0;
+      if (!warm_phase && (!std::isfinite(H1) || H1 - H0 > 1000)) ++divergent[c];
+      if (rng.Uniform01() < a) {
+        u = u1;
+        U = U1;
+        grad = g1;
+      }
+      if (warm_phase) {
+        const double m = it + 1;
+        h_bar = (1 - 1 / (m + 10)) * h_bar + (o.target_accept - a) / (m + 10);
+        const double log_eps = mu_da - std::sqrt(m) / 0.05 * h_bar;
+        const double w = std::pow(m, -0.75);
+        log_eps_bar = w * log_eps + (1 - w) * log_eps_bar;
+        eps = std::exp(log_eps);
+      } else {
+        acc_sum += a;
+        write(to_eta(u), c * o.draws_per_chain + (it - o.warmup));
+      }
+    }
+    accept[c] = acc_sum / o.draws_per_chain;
+  });
+  double acc = 0;
+  for (double a : accept) acc += a;
+  p.diagnostics.acceptance_rate = acc / o.chains;
+  for (int dv : divergent) p.diagnostics.divergences += dv;
+  p.diagnostics.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::vector<double> sigma_draws = p.hyper;
+  p.hyper.clear();  // constant: not a sampled parameter for the diagnostics
+  ComputeDiagnostics(p, o.threads);
+  p.hyper = sigma_draws;
+  return p;
+}
+
+}  // namespace bbo::scoring::pl
