@@ -224,7 +224,8 @@ def _bayesmark_native(point, api_config):
         return point
     out = {}
     for k, v in point.items():
-        kind = api_config.get(k, {}).get("type") if isinstance(api_config, dict) else None
+        spec = api_config.get(k) if isinstance(api_config, dict) else None
+        kind = spec.get("type") if isinstance(spec, dict) else None
         try:
             if kind == "real":
                 v = float(v)
