@@ -115,7 +115,22 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path
   return out;
 }
 
-Database::~Database() { sqlite3_close_v2(db_); }
+Database::~Database() {
+  for (auto& st : transaction_steps_) st.reset();
+  sqlite3_close_v2(db_);
+}
+
+absl::Status Database::Run(TransactionStep step) {
+  static constexpr const char* kSql[kTransactionSteps] = {"BEGIN IMMEDIATE", "COMMIT",
+                                                          "ROLLBACK"};
+  std::unique_ptr<Statement>& st = transaction_steps_[step];
+  if (st == nullptr) {
+    absl::StatusOr<std::unique_ptr<Statement>> prepared = Prepare(kSql[step]);
+    if (!prepared.ok()) return prepared.status();
+    st = *std::move(prepared);
+  }
+  return st->Run();
+}
 
 absl::Status Database::Exec(std::string_view sql) {
   char* err = nullptr;
@@ -145,15 +160,15 @@ Transaction::~Transaction() {
   // If the rollback itself fails, SQLite has usually rolled back on its own (full disk, I/O
   // error); otherwise the connection is still inside the transaction and the next Begin() fails
   // with that error, so nothing is silently lost either way.
-  if (open_) db_->Exec("ROLLBACK").IgnoreError();
+  if (open_) db_->Run(Database::kRollback).IgnoreError();
 }
 absl::Status Transaction::Begin() {
-  absl::Status s = db_->Exec("BEGIN IMMEDIATE");
+  absl::Status s = db_->Run(Database::kBegin);
   open_ = s.ok();
   return s;
 }
 absl::Status Transaction::Commit() {
-  absl::Status s = db_->Exec("COMMIT");
+  absl::Status s = db_->Run(Database::kCommit);
   if (s.ok()) open_ = false;
   return s;
 }
@@ -194,10 +209,18 @@ int WalCheckpointer::checkpoints() {
   return checkpoints_;
 }
 
-int WalCheckpointer::OnCommit(void* self, sqlite3*, const char*, int wal_pages) {
+int WalCheckpointer::OnCommit(void* self, sqlite3* db, const char* name, int wal_pages) {
   auto* c = static_cast<WalCheckpointer*>(self);
   // Most commits leave the WAL under the trigger: no wake-up for them.
   if (wal_pages < c->options_.pages) return SQLITE_OK;
+  if (wal_pages >= c->options_.backstop_pages) {
+    // What SQLite's own hook does at every 1,000 pages (its errors are ignored there too), after
+    // the thread's checkpoint in progress, if any: two checkpoints cannot run at once, and with
+    // no writer beside it (this connection is the one writing) this one copies the whole WAL.
+    std::lock_guard<std::mutex> l(c->checkpoint_mu_);
+    sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    return SQLITE_OK;
+  }
   bool wake;
   {
     std::lock_guard<std::mutex> l(c->mu_);
@@ -217,17 +240,12 @@ void WalCheckpointer::Run() {
     cv_.wait(l, [this] { return stop_ || wal_pages_ >= options_.pages; });
     idle_ = false;
     if (stop_) return;
-    const int wal_pages = wal_pages_;
     wal_pages_ = 0;
     l.unlock();
-    int log = 0, copied = 0;
-    int rc = sqlite3_wal_checkpoint_v2(own_->raw(), nullptr, SQLITE_CHECKPOINT_PASSIVE, &log,
-                                       &copied);
-    // Writers kept the WAL from being copied in full (it is started over only then) and it has
-    // grown well past the trigger: wait for the writer in progress, copy the rest and have the
-    // next writer start the WAL over. The connection's busy timeout bounds the wait.
-    if (rc == SQLITE_OK && wal_pages >= 8 * options_.pages && copied < log) {
-      sqlite3_wal_checkpoint_v2(own_->raw(), nullptr, SQLITE_CHECKPOINT_RESTART, &log, &copied);
+    {
+      std::lock_guard<std::mutex> c(checkpoint_mu_);
+      sqlite3_wal_checkpoint_v2(own_->raw(), nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr,
+                                nullptr);
     }
     l.lock();
     checkpoints_++;

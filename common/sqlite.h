@@ -76,8 +76,13 @@ class Database {
   sqlite3* raw() { return db_; }
 
  private:
+  friend class Transaction;
+  // Transaction's statements, prepared once (parsing them costs more than running them).
+  enum TransactionStep { kBegin, kCommit, kRollback, kTransactionSteps };
   explicit Database(sqlite3* db) : db_(db) {}
+  absl::Status Run(TransactionStep step);
   sqlite3* db_;
+  std::unique_ptr<Statement> transaction_steps_[kTransactionSteps];
 };
 
 // Maps a SQLite result code to a status: SQLITE_FULL -> ResourceExhausted, BUSY/LOCKED ->
@@ -104,9 +109,10 @@ class Transaction {
 // makes them durable is unchanged: with synchronous=NORMAL a commit is a WAL append either way,
 // and each checkpoint syncs the WAL before and the database file after copying, as SQLite's own
 // does); a PASSIVE checkpoint, which never blocks writers, runs on a second connection once the
-// WAL has `pages` pages, at most every `min_interval`. If writers never pause long enough for
-// the WAL to be copied in full (SQLite starts the WAL over only then), a RESTART checkpoint at
-// 8 x `pages` briefly holds writers back so the file stays bounded.
+// WAL has `pages` pages, at most every `min_interval_ms`. SQLite starts the WAL over only once a
+// checkpoint has copied all of it, which a checkpoint running beside the writers may never
+// manage when they never pause: at `backstop_pages` the committing connection checkpoints
+// itself, as SQLite does by default (by then little is left to copy), so the WAL stays bounded.
 //
 // Thread-safe: the commit hook runs on the thread that commits on `db`; everything else on the
 // checkpointer's own thread. Checkpoint errors (a full disk, I/O) are retried at the next
@@ -116,6 +122,7 @@ class WalCheckpointer {
   struct Options {
     int pages = 1000;  // WAL pages that start a checkpoint (SQLite's wal_autocheckpoint default)
     int min_interval_ms = 100;  // least time between two checkpoints, milliseconds
+    int backstop_pages = 8000;  // WAL pages at which the committing connection checkpoints
   };
   // Takes over the checkpoints of `db`, a connection to the WAL database file `path` (`db` must
   // outlive the checkpointer). Returns null when `db` is not in WAL mode (e.g. ":memory:"):
@@ -143,6 +150,7 @@ class WalCheckpointer {
   Database* const db_;
   const std::unique_ptr<Database> own_;  // used by the thread only
   const Options options_;
+  std::mutex checkpoint_mu_;  // held while a checkpoint runs (the thread's or the backstop's)
   std::mutex mu_;
   std::condition_variable cv_;
   int wal_pages_ = 0;     // guarded by mu_: the WAL's size after the last commit
