@@ -51,14 +51,19 @@ absl::StatusOr<RankingSet> RankingsFromTraces(const TraceSet& traces, const Time
   }
   const int T = grid.size();
   std::vector<std::vector<Ranking>> per_t(T);
+  std::vector<std::pair<int, double>> values;
   for (const auto& [key, present] : runs) {
     if (present.size() < 2) continue;
-    ++out.runs;
-    std::vector<std::pair<int, double>> values(present.size());
+    bool counted = false;
     for (int t = 0; t < T; ++t) {
-      for (size_t k = 0; k < present.size(); ++k) {
-        values[k] = {present[k].first, ValueAt(*present[k].second, grid.points[t])};
+      values.clear();
+      for (const auto& [i, trace] : present) {
+        if (grid.points[t] <= trace->horizon)
+          values.push_back({i, ValueAt(*trace, grid.points[t])});
       }
+      if (values.size() < 2) continue;
+      if (!counted) ++out.runs;
+      counted = true;
       per_t[t].push_back(RankValues(values, t));
     }
   }

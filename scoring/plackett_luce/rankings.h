@@ -35,7 +35,7 @@ struct RankingSet {
   TimeGrid grid;
   // Sorted by timepoint, then run.
   std::vector<Ranking> rankings;
-  // Number of runs (instance, trial) ranking at least two methods.
+  // Number of runs (instance, trial) ranking at least two methods at some timepoint.
   int runs = 0;
 
   int n() const { return static_cast<int>(methods.size()); }
@@ -47,8 +47,9 @@ struct RankingSet {
 // index, for determinism.
 Ranking RankValues(std::vector<std::pair<int, double>> values, int timepoint);
 
-// One ranking per (run, timepoint) of the methods having that run, by ValueAt(trace, t). Runs that
-// fewer than two methods have are skipped (nothing to compare). Every method of `traces` gets an
+// One ranking per (run, timepoint) of the methods having that run and observed at t (t <= the
+// trace's horizon), by ValueAt(trace, t). (Run, timepoint) pairs with fewer than two such methods
+// are skipped (nothing to compare). Every method of `traces` gets an
 // index even if it never shares a run (it then keeps its prior). InvalidArgument: the grid or a
 // trace is invalid (ValidateGrid, ValidateTrace), or there are no methods.
 absl::StatusOr<RankingSet> RankingsFromTraces(const TraceSet& traces, const TimeGrid& grid);

@@ -84,6 +84,7 @@ absl::Status ValidateTrace(const StepTrace& trace) {
   if (trace.time.size() != trace.best.size()) {
     return absl::InvalidArgumentError("trace: time and best differ in length");
   }
+  if (std::isnan(trace.horizon)) return absl::InvalidArgumentError("trace.horizon: NaN");
   for (size_t j = 0; j < trace.time.size(); ++j) {
     if (std::isnan(trace.time[j])) return absl::InvalidArgumentError("trace.time: NaN");
     if (j > 0 && trace.time[j] < trace.time[j - 1]) {

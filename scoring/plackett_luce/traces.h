@@ -11,6 +11,7 @@
 //  (StepTraceFromEvaluations).
 // Pure functions; thread-safe.
 
+#include <limits>
 #include <map>
 #include <string>
 #include <tuple>
@@ -27,6 +28,9 @@ namespace bbo::scoring::pl {
 struct StepTrace {
   std::vector<double> time;
   std::vector<double> best;
+  // The run was observed up to this time only (e.g. stopped at tau_A by the racing planner):
+  // later timepoints leave the method out of the run's ranking instead of extending its last step.
+  double horizon = std::numeric_limits<double>::infinity();
 };
 
 enum class GridSpacing {
@@ -61,7 +65,7 @@ absl::Status ValidateGrid(const TimeGrid& grid);
 // g*(t): the last step at or before t, +inf before the first step or for NaN. Precondition:
 // time sorted (not checked; ValidateTrace does).
 double ValueAt(const StepTrace& trace, double t);
-// InvalidArgument: sizes differ, a time is NaN, or times decrease.
+// InvalidArgument: sizes differ, a time or the horizon is NaN, or times decrease.
 absl::Status ValidateTrace(const StepTrace& trace);
 
 // The step trace of a run from its evaluations in order: (time_k, value_k) with non-decreasing

@@ -1,0 +1,212 @@
+#include "scoring/plackett_luce/decisions.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+
+namespace bbo::scoring::pl {
+
+bool PairDecision::resolved() const {
+  return std::all_of(resolved_at.begin(), resolved_at.end(), [](bool r) { return r; });
+}
+
+const PairDecision* Decisions::Pair(int a, int b) const {
+  if (a > b) std::swap(a, b);
+  for (const PairDecision& p : pairs) {
+    if (p.a == a && p.b == b) return &p;
+  }
+  return nullptr;
+}
+
+namespace {
+
+PairDecision ComparePair(const RatingPosterior& post, int a, int b, const DecisionOptions& o) {
+  const int T = post.T(), S = post.S();
+  PairDecision d;
+  d.a = a;
+  d.b = b;
+  d.p_a_better.resize(T);
+  d.p_equivalent.resize(T);
+  d.relation.resize(T);
+  std::vector<uint8_t> a_all(S, 1), b_all(S, 1);
+  const double lo = 0.5 - o.epsilon, hi = 0.5 + o.epsilon;
+  for (int t = 0; t < T; ++t) {
+    int a_better = 0, b_better = 0, equivalent = 0;
+    for (int s = 0; s < S; ++s) {
+      const double* th = post.Draw(t, s);
+      const double ta = th[a], tb = th[b];
+      if (ta > tb) {
+        ++a_better;
+        b_all[s] = 0;
+      } else {
+        a_all[s] = 0;
+        if (tb > ta) ++b_better;
+      }
+      const double w = ta / (ta + tb);
+      if (w >= lo && w <= hi) ++equivalent;
+    }
+    d.p_a_better[t] = static_cast<double>(a_better) / S;
+    d.p_equivalent[t] = static_cast<double>(equivalent) / S;
+    const double p_b = static_cast<double>(b_better) / S;
+    if (d.p_a_better[t] >= o.alpha) {
+      d.relation[t] = Relation::kFirstDominates;
+    } else if (p_b >= o.alpha) {
+      d.relation[t] = Relation::kSecondDominates;
+    } else if (d.p_equivalent[t] >= o.alpha) {
+      d.relation[t] = Relation::kEquivalent;
+    } else {
+      d.relation[t] = Relation::kUnresolved;
+    }
+  }
+  int ja = 0, jb = 0;
+  for (int s = 0; s < S; ++s) {
+    ja += a_all[s];
+    jb += b_all[s];
+  }
+  d.p_a_dominates = static_cast<double>(ja) / S;
+  d.p_b_dominates = static_cast<double>(jb) / S;
+  bool a_strict = false, b_strict = false, a_weak = false, b_weak = false;
+  for (Relation r : d.relation) {
+    a_strict |= r == Relation::kFirstDominates;
+    b_strict |= r == Relation::kSecondDominates;
+    a_weak |= r == Relation::kFirstDominates || r == Relation::kEquivalent;
+    b_weak |= r == Relation::kSecondDominates || r == Relation::kEquivalent;
+  }
+  d.crossing = (a_strict && b_weak) || (b_strict && a_weak);
+  d.resolved_at.resize(T);
+  for (int t = 0; t < T; ++t) d.resolved_at[t] = d.relation[t] != Relation::kUnresolved;
+  if (o.resolution == Resolution::kCrossing && d.crossing) {
+    std::fill(d.resolved_at.begin(), d.resolved_at.end(), true);
+  }
+  return d;
+}
+
+// How strongly `winner` eliminates `loser` in the pair, or -1 if it does not (eqs. 27-28).
+double EliminationStrength(const PairDecision& d, int winner, const DecisionOptions& o) {
+  const bool first = winner == d.a;
+  if (o.elimination == Elimination::kJoint) {
+    const double p = first ? d.p_a_dominates : d.p_b_dominates;
+    return p >= o.alpha ? p : -1;
+  }
+  const Relation want = first ? Relation::kFirstDominates : Relation::kSecondDominates;
+  double weakest = 1;
+  for (size_t t = 0; t < d.relation.size(); ++t) {
+    if (d.relation[t] != want) return -1;
+    weakest = std::min(weakest, first ? d.p_a_better[t] : 1 - d.p_a_better[t]);
+  }
+  return weakest;
+}
+
+}  // namespace
+
+absl::StatusOr<Decisions> Decide(const RatingPosterior& post, const DecisionOptions& o,
+                                 std::vector<int> candidates) {
+  if (!(o.alpha > 0.5 && o.alpha <= 1)) {
+    return absl::InvalidArgumentError("alpha: must be in (0.5, 1]");
+  }
+  if (!(o.epsilon >= 0 && o.epsilon < 0.5)) {
+    return absl::InvalidArgumentError("epsilon: must be in [0, 0.5)");
+  }
+  if (o.elimination == Elimination::kJoint && !post.joint_over_time) {
+    return absl::InvalidArgumentError(
+        "options.elimination: joint elimination needs draws that are joint over time");
+  }
+  const int n = post.n(), T = post.T(), S = post.S();
+  if (S < 1) return absl::InvalidArgumentError("posterior: no draws");
+  if (candidates.empty()) {
+    for (int i = 0; i < n; ++i) candidates.push_back(i);
+  }
+  std::sort(candidates.begin(), candidates.end());
+  for (size_t k = 0; k < candidates.size(); ++k) {
+    if (candidates[k] < 0 || candidates[k] >= n) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("candidates: index ", candidates[k], " out of range"));
+    }
+    if (k > 0 && candidates[k] == candidates[k - 1]) {
+      return absl::InvalidArgumentError("candidates: repeated index");
+    }
+  }
+  Decisions out;
+  out.options = o;
+  out.methods = post.methods;
+  out.candidates = candidates;
+  const int m = static_cast<int>(candidates.size());
+  for (int x = 0; x < m; ++x) {
+    for (int y = x + 1; y < m; ++y) {
+      out.pairs.push_back(ComparePair(post, candidates[x], candidates[y], o));
+    }
+  }
+  // Simultaneous elimination against the whole candidate set.
+  out.dominated_by.assign(n, -1);
+  std::vector<double> strength(n, -1);
+  for (const PairDecision& d : out.pairs) {
+    const double sa = EliminationStrength(d, d.a, o), sb = EliminationStrength(d, d.b, o);
+    if (sa > strength[d.b]) {
+      strength[d.b] = sa;
+      out.dominated_by[d.b] = d.a;
+    }
+    if (sb > strength[d.a]) {
+      strength[d.a] = sb;
+      out.dominated_by[d.a] = d.b;
+    }
+  }
+  for (int i : candidates) {
+    if (out.dominated_by[i] < 0) out.pareto_set.push_back(i);
+  }
+  for (PairDecision& d : out.pairs) {
+    if (out.dominated_by[d.a] >= 0 || out.dominated_by[d.b] >= 0) {
+      std::fill(d.resolved_at.begin(), d.resolved_at.end(), true);
+    }
+  }
+  out.resolved.assign(n, false);
+  out.tau.assign(n, -1);
+  for (int i : candidates) out.resolved[i] = true;
+  for (const PairDecision& d : out.pairs) {
+    for (int t = 0; t < T; ++t) {
+      if (d.resolved_at[t]) continue;
+      out.resolved[d.a] = out.resolved[d.b] = false;
+      out.tau[d.a] = std::max(out.tau[d.a], t);
+      out.tau[d.b] = std::max(out.tau[d.b], t);
+    }
+  }
+  // Pareto membership per joint draw.
+  out.p_pareto.assign(n, 0);
+  std::vector<int> non_dominated(n, 0);
+  for (int s = 0; s < S; ++s) {
+    for (int x = 0; x < m; ++x) {
+      const int i = candidates[x];
+      bool dominated = false;
+      for (int y = 0; y < m && !dominated; ++y) {
+        const int j = candidates[y];
+        if (j == i) continue;
+        bool everywhere = true;
+        for (int t = 0; t < T && everywhere; ++t)
+          everywhere = post.Theta(t, s, j) > post.Theta(t, s, i);
+        dominated = everywhere;
+      }
+      if (!dominated) ++non_dominated[i];
+    }
+  }
+  for (int i : candidates) out.p_pareto[i] = static_cast<double>(non_dominated[i]) / S;
+  return out;
+}
+
+std::vector<int> PosteriorMeanParetoSet(const RatingPosterior& post) {
+  const RatingSummary s = Summarize(post);
+  const int n = post.n(), T = post.T();
+  std::vector<int> out;
+  for (int i = 0; i < n; ++i) {
+    bool dominated = false;
+    for (int j = 0; j < n && !dominated; ++j) {
+      if (j == i) continue;
+      bool everywhere = true;
+      for (int t = 0; t < T && everywhere; ++t) everywhere = s.mean[t * n + j] > s.mean[t * n + i];
+      dominated = everywhere;
+    }
+    if (!dominated) out.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace bbo::scoring::pl
