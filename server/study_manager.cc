@@ -143,9 +143,9 @@ absl::Status StudyManager::OptimizerReady(const Identity& who, int64_t study_id)
 }
 
 absl::StatusOr<StudyState> StudyManager::EndStudy(const Identity& who, int64_t study_id,
-                                                  const std::string& reason) {
+                                                  const std::string& reason, bool host_error) {
   RETURN_IF_ERROR(Authorize(who, study_id));
-  return EndStudy(study_id, reason);
+  return EndStudy(study_id, reason, false, host_error);
 }
 
 absl::StatusOr<OpenedStudy> StudyManager::OpenForJob(int64_t job_id,
@@ -525,7 +525,8 @@ absl::StatusOr<BatchOutcome> StudyManager::Evaluate(Live& live, std::vector<Poin
 }
 
 absl::StatusOr<StudyState> StudyManager::EndStudy(int64_t study_id,
-                                                  const std::string& raw_reason, bool cut_off) {
+                                                  const std::string& raw_reason, bool cut_off,
+                                                  bool host_error) {
   const std::string reason = Bounded(raw_reason);
   std::shared_ptr<Live> live;
   {
@@ -549,11 +550,19 @@ absl::StatusOr<StudyState> StudyManager::EndStudy(int64_t study_id,
   StudyState state = live->record.state;
   absl::Status s;
   if (state == StudyState::kRunning) {
-    state = cut_off ? StudyState::kCutOff : StudyState::kFailed;
+    // A job's host that gives up for its own reasons (a platform failure) leaves the study
+    // unscored: the job runs again. Otherwise an unfinished study is the optimizer's failure.
+    const bool platform = host_error && live->record.job_id.has_value() && !cut_off;
+    state = cut_off ? StudyState::kCutOff : platform ? StudyState::kAbandoned : StudyState::kFailed;
     std::string why = Bounded(absl::StrCat("ended by host after ", live->next_batch, " of ",
-                                           live->record.budget.n_batches, " batches: ", reason));
+                                           live->record.budget.n_batches, " batches: ", reason,
+                                           platform ? " (a platform failure: the job runs again)"
+                                                    : ""));
     std::optional<StudyErrorRecord> error;
-    if (!cut_off) error = StudyErrorRecord{study_id, live->next_batch, "ended_early", reason};
+    if (!cut_off) {
+      error = StudyErrorRecord{study_id, live->next_batch, platform ? "host_error" : "ended_early",
+                               reason};
+    }
     s = Finish(*live, state, why, std::move(error));
   } else {
     // Already ended in memory; if its end is still pending, this is another chance to write it.

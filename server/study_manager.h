@@ -160,7 +160,7 @@ class StudyManager {
   static constexpr size_t kRememberedAnswers = 4096;
   absl::Status OptimizerReady(const Identity& who, int64_t study_id);
   absl::StatusOr<StudyState> EndStudy(const Identity& who, int64_t study_id,
-                                      const std::string& reason);
+                                      const std::string& reason, bool host_error = false);
 
   // How OpenForJob and the study calls tell whether `who` registered `worker_id` (the
   // coordinator wires JobQueue::Owns). Unset: only trusted calls can open job studies.
@@ -191,8 +191,10 @@ class StudyManager {
   // Ends a study. A study that has not run all its batches ends as failed (the host gave up)
   // unless `cut_off`; an already-final study is left alone. Returns the final state. Store
   // errors as they come: the end then stays pending (Sweep retries it; so does EndStudy).
+  // `host_error`: the host gives up for a reason of its own (a platform failure, not the
+  // optimizer's): a job's unfinished study is then abandoned instead, and its job runs again.
   absl::StatusOr<StudyState> EndStudy(int64_t study_id, const std::string& reason,
-                                      bool cut_off = false);
+                                      bool cut_off = false, bool host_error = false);
 
   // Cuts off practice studies whose turn ran past budget + grace (their client vanished),
   // retries the store writes of study ends that failed, and forgets finished studies. Call

@@ -793,16 +793,11 @@ TEST_F(FaultsTest, PartitionedWorkerHostLosesNothingAndDoesNothingTwice) {
 // a size-limited tmpfs mounted in a mount namespace of this test's own (its children see it,
 // nothing else does); a filler file takes every free byte, stays a few seconds, and goes.
 //
-// DISABLED because the platform fails it today (run it with --gtest_also_run_disabled_tests):
-// the server survives, logs the full disk, keeps every committed evaluation and the file
-// intact, but (a) a call refused for the full disk (RESOURCE_EXHAUSTED, which the worker does
-// not retry) makes the worker end its study with "host error", and the coordinator records that
-// as a final *failed* study, scored and charged to the participant (the job is done with 0-4 of
-// its 6 batches) instead of running the job again; and (b) at times the worker's FinishJob for
-// that job fails too and is not retried, while its heartbeats go on renewing all of its leases,
-// so the job stays leased, and the submission incomplete, for as long as the worker lives.
+// While the disk is full, a call the coordinator cannot store is refused (RESOURCE_EXHAUSTED):
+// the worker gives its study up as a platform failure (abandoned, not scored) and asks the
+// coordinator to take the job back until it can, so the job runs again once there is space.
 
-TEST_F(FaultsTest, DISABLED_FullDiskNeitherKillsNorCorruptsAndEveryJobFinishesOnce) {
+TEST_F(FaultsTest, FullDiskNeitherKillsNorCorruptsAndEveryJobFinishesOnce) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to mount a size-limited tmpfs";
   constexpr int kTrials = 8, kFills = 2;
   constexpr size_t kDiskBytes = 32 << 20;

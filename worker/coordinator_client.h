@@ -86,6 +86,12 @@ class CoordinatorClient {
                                                            const std::string& message,
                                                            bool optimizer_dead) = 0;
   virtual absl::Status EndStudy(int64_t study_id, const std::string& reason) = 0;
+  // The host gives up on the study for a reason of its own (not the optimizer's): the
+  // coordinator abandons it and the job runs again. A coordinator client that cannot say so
+  // ends it as EndStudy does.
+  virtual absl::Status GiveUpStudy(int64_t study_id, const std::string& reason) {
+    return EndStudy(study_id, reason);
+  }
   // The study's optimizer answered `start` with `ready`: the coordinator starts batch 0's turn
   // clock now, so start-up is not charged (it has its own budget, enforced by the worker).
   // Unimplemented by a coordinator that does not know the call; batch 0 then includes start-up.

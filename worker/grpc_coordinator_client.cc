@@ -243,6 +243,15 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     return Retried([&](grpc::ClientContext& c) { return study_->OptimizerReady(&c, req, &resp); });
   }
 
+  absl::Status GiveUpStudy(int64_t study_id, const std::string& reason) override {
+    v1::EndStudyRequest req;
+    req.set_study_id(study_id);
+    req.set_reason(reason);
+    req.set_host_error(true);
+    v1::EndStudyResponse resp;
+    return Retried([&](grpc::ClientContext& c) { return study_->EndStudy(&c, req, &resp); });
+  }
+
   absl::Status EndStudy(int64_t study_id, const std::string& reason) override {
     v1::EndStudyRequest req;
     req.set_study_id(study_id);

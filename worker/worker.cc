@@ -238,13 +238,12 @@ absl::Status Worker::RunJob(const JobLease& job) {
   absl::StatusOr<std::string> dir = SubmissionDir(job);
   if (!dir.ok()) {
     // A host problem, not the participant's: give the job back.
-    return client_->Finish(worker_id(), job.job_id,
-                           ForCoordinator(dir.status(), "cannot unpack submission: "));
+    return FinishJob(job.job_id, ForCoordinator(dir.status(), "cannot unpack submission: "));
   }
   absl::StatusOr<OpenedStudy> study = client_->OpenStudy(job.job_id, worker_id());
   if (!study.ok()) {
-    absl::Status finished = client_->Finish(
-        worker_id(), job.job_id, ForCoordinator(study.status(), "cannot open study: "));
+    absl::Status finished =
+        FinishJob(job.job_id, ForCoordinator(study.status(), "cannot open study: "));
     if (!finished.ok()) spdlog::warn("job={}: {}", job.job_id, finished.ToString());
     return study.status();
   }
@@ -259,12 +258,28 @@ absl::Status Worker::RunJob(const JobLease& job) {
   }
   if (!s.ok()) {
     // The study could not be carried to its end for a host-side reason (coordinator gone,
-    // lease lost): hand the job back so it runs again.
-    absl::Status ended = client_->EndStudy(study->study_id, ForCoordinator(s, "host error: "));
+    // lease lost, the coordinator's store full): a platform failure, not the optimizer's. The
+    // study is given up (abandoned, not scored) and the job handed back so it runs again.
+    absl::Status ended = client_->GiveUpStudy(study->study_id, ForCoordinator(s, "host error: "));
     if (!ended.ok()) spdlog::warn("study={}: {}", study->study_id, ended.ToString());
-    return client_->Finish(worker_id(), job.job_id, ForCoordinator(s));
+    return FinishJob(job.job_id, ForCoordinator(s));
   }
-  return client_->Finish(worker_id(), job.job_id, "");
+  return FinishJob(job.job_id, "");
+}
+
+absl::Status Worker::FinishJob(int64_t job_id, const std::string& error) {
+  absl::Duration pause = absl::Milliseconds(100);
+  while (true) {
+    absl::Status s = client_->Finish(worker_id(), job_id, error);
+    const bool retry = absl::IsUnavailable(s) || absl::IsResourceExhausted(s) ||
+                       absl::IsInternal(s) || absl::IsAborted(s) || absl::IsDeadlineExceeded(s) ||
+                       absl::IsDataLoss(s);
+    if (s.ok() || !retry || stop_) return s;
+    spdlog::warn("job={}: the coordinator did not take the job's end ({}); asking again in {}",
+                 job_id, s.ToString(), absl::FormatDuration(pause));
+    env_->SleepFor(pause);
+    pause = std::min(pause * 2, absl::Seconds(5));
+  }
 }
 
 absl::Status Worker::RunStudy(const JobLease& job, const std::string& dir,
@@ -474,6 +489,17 @@ absl::Status Worker::HostStudy(const OpenedStudy& study, const SandboxedCommand&
     }
     remaining = values->remaining_s;
     if (values->study_done) {
+      if (!values->evaluated.empty() && b + 1 == study.budget.n_batches) {
+        // As Bayesmark's run_study, the optimizer observes the last batch too (n_batches
+        // observes in all). The study is complete: this time is not charged, only bounded.
+        absl::Status last = host.Observe(
+            b, values->evaluated, values->values,
+            absl::Seconds(study.budget.suggest_budget_s + options_.kill_grace_s));
+        if (!last.ok() && last.code() != absl::StatusCode::kAborted) {
+          spdlog::info("event=observe_failed study={} batch={} error={}", study.study_id, b,
+                       last.ToString());
+        }
+      }
       host.End(values->evaluated.empty() ? "error" : "done");
       return absl::OkStatus();
     }

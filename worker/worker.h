@@ -68,6 +68,11 @@ class Worker {
   absl::Status Run();
   // Runs one leased job to its end; exposed for tests.
   absl::Status RunJob(const JobLease& job);
+  // Reports the job's end (`error` "" = done) until the coordinator takes it: a coordinator
+  // that cannot store it now (restarting, its disk full) is asked again, with backoff up to
+  // 5 s, for as long as the worker runs; the heartbeats keep the lease meanwhile. Stops at an
+  // answer that retrying cannot change (the lease is gone, the token refused).
+  absl::Status FinishJob(int64_t job_id, const std::string& error);
   void Stop();
   ~Worker();
 

@@ -87,7 +87,7 @@ grpc::Status StudyServiceImpl::EndStudy(grpc::ServerContext* context,
                                         const v1::EndStudyRequest* req,
                                         v1::EndStudyResponse* resp) {
   BBO_RPC_WHO(who, context, "EndStudy");
-  absl::StatusOr<StudyState> st = studies_->EndStudy(who, req->study_id(), req->reason());
+  absl::StatusOr<StudyState> st = studies_->EndStudy(who, req->study_id(), req->reason(), req->host_error());
   if (!st.ok()) return ToGrpcStatus(st.status());
   switch (*st) {
     case StudyState::kRunning: resp->set_state(v1::STUDY_STATE_RUNNING); break;
