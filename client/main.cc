@@ -1,7 +1,7 @@
 // bbo: the bbo-arena command line for participants and organizers. This file only wires the
 // command line (CLI11) to the commands of client/commands/ (commands.h).
 //
-//   bbo local SUBMISSION_DIR [--trials N] [--json]     score locally on the practice suite
+//   bbo local SUBMISSION [--trials N] [--json]         score locally on the practice suite
 //   bbo submit SUBMISSION [--name NAME] [--team T] [--server H:P]   register a submission
 //   bbo status [--server H:P] [--json]                 submissions and their progress
 //   bbo withdraw SUBMISSION_ID [--server H:P]          cancel a submission's queued jobs
@@ -21,14 +21,17 @@
 // Every command that talks to a server also takes --ca_file (TLS) and --cert_file/--key_file
 // (mutual TLS), or $BBO_CA_FILE, $BBO_CERT_FILE, $BBO_KEY_FILE.
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <string>
 #include <utility>
 
 #include "CLI/CLI.hpp"
 #include "client/commands/commands.h"
+#include "common/address.h"
 #include "problems/generated/task_generator.h"
 
 namespace bbo::client {
@@ -78,6 +81,7 @@ bool LoadTls(TlsFiles files, ServerArgs* server) {
 }
 
 int Main(int argc, char** argv) {
+  // Exit codes: 0 success, 1 the command failed, 2 a command line that cannot run.
   CLI::App app{"bbo: the bbo-arena command line (black-box optimization competitions)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("bbo ") + BBO_VERSION);
@@ -100,8 +104,9 @@ int Main(int argc, char** argv) {
   auto* cmd_local = app.add_subcommand(
       "local", "Score a submission on the practice problems on this machine (embedded coordinator "
                "and sandboxed worker).");
-  cmd_local->add_option("SUBMISSION_DIR", lo.submission_dir,
-                        "Folder with optimizer.py (Bayesmark-style) or an executable `optimizer`")
+  cmd_local->add_option("SUBMISSION", lo.submission_dir,
+                        "Folder with optimizer.py (Bayesmark-style) or an executable `optimizer`, "
+                        "or a .tar / .tar.gz / .zip of one (what `bbo submit` takes)")
       ->required();
   cmd_local->add_option("--trials", lo.trials, "Trials per problem")
       ->default_val(3)
@@ -370,7 +375,87 @@ int Main(int argc, char** argv) {
   cmd_admin->add_flag("--json", admin.json, "JSON output (tokens, audit, jobs)");
   cmd_admin->add_option("--reason", admin.reason, "unpublish: why (recorded and shown)");
 
-  CLI11_PARSE(app, argc, argv);
+  // Global options may come before or after the subcommand (`bbo leaderboard --token_file F`):
+  // what a subcommand does not know falls through to its parent.
+  std::vector<CLI::App*> pending = app.get_subcommands([](CLI::App*) { return true; });
+  while (!pending.empty()) {
+    CLI::App* sub = pending.back();
+    pending.pop_back();
+    sub->fallthrough();
+    for (CLI::App* s : sub->get_subcommands([](CLI::App*) { return true; })) pending.push_back(s);
+  }
+  // BBO_CLI_CHECK (tests/cli_docs_check.py): parse the command line and stop, exit 0 when it
+  // would run; "fragment" also accepts a line that only lacks required arguments (a command
+  // quoted inline in the docs).
+  const char* check = std::getenv("BBO_CLI_CHECK");
+  // Option names take dashes or underscores, as bbo-server's and bbo-worker's flags do
+  // (--suite-file and --suite_file, --token_file and --token-file).
+  std::set<std::string> names;
+  std::vector<CLI::App*> apps = {&app};
+  while (!apps.empty()) {
+    CLI::App* a = apps.back();
+    apps.pop_back();
+    for (CLI::Option* o : a->get_options()) {
+      for (const std::string& n : o->get_lnames()) names.insert(n);
+      // A fragment needs none of its arguments, but what it shows must exist.
+      if (check != nullptr && std::string(check) == "fragment") o->required(false);
+    }
+    for (CLI::App* s : a->get_subcommands([](CLI::App*) { return true; })) apps.push_back(s);
+  }
+  std::vector<std::string> args(argv, argv + argc);
+  for (size_t i = 1; i < args.size(); ++i) {
+    std::string& a = args[i];
+    if (a == "--") break;
+    if (a.size() < 3 || a.compare(0, 2, "--") != 0) continue;
+    const size_t end = std::min(a.find('='), a.size());
+    std::string name = a.substr(2, end - 2);
+    if (names.count(name)) continue;
+    std::string other = name;
+    for (char& c : other) c = c == '_' ? '-' : c == '-' ? '_' : c;
+    if (names.count(other)) a.replace(2, name.size(), other);
+  }
+  std::vector<char*> cargs;
+  for (std::string& a : args) cargs.push_back(a.data());
+  try {
+    app.parse(static_cast<int>(cargs.size()), cargs.data());
+    if (check != nullptr) return 0;
+  } catch (const CLI::RequiredError& e) {
+    if (check != nullptr && std::string(check) == "fragment") return 0;
+    std::fprintf(stderr, "bbo: %s\nRun with --help for more information.\n", e.what());
+    return 2;
+  } catch (const CLI::ArgumentMismatch& e) {
+    // A fragment may name an option without its value (`bbo report --server`).
+    if (check != nullptr && std::string(check) == "fragment") return 0;
+    std::fprintf(stderr, "bbo: %s\nRun with --help for more information.\n", e.what());
+    return 2;
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);  // the help, on stdout, exit 0
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // A command line that cannot run: exit 2, and never echo a token back (it would end up in
+    // terminals, logs and bug reports).
+    std::string what = e.what();
+    std::vector<std::string> secrets;
+    if (const char* env = std::getenv("BBO_TOKEN")) secrets.push_back(env);
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      if ((a == "--token") && i + 1 < argc) secrets.push_back(argv[i + 1]);
+      if (a.rfind("--token=", 0) == 0) secrets.push_back(a.substr(8));
+    }
+    for (const std::string& s : secrets) {
+      if (s.size() < 4) continue;
+      for (size_t at = what.find(s); at != std::string::npos; at = what.find(s, at)) {
+        what.replace(at, s.size(), "<token hidden>");
+      }
+    }
+    std::fprintf(stderr, "bbo: %s\nRun with --help for more information.\n", what.c_str());
+    return 2;
+  }
+  server.address = WithDefaultPort(server.address);
+  rep.server.address = WithDefaultPort(rep.server.address);
   if (!token_file.empty()) {
     std::ifstream in(token_file);
     std::getline(in, server.token);

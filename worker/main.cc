@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "common/address.h"
 #include "common/binary_main.h"
 #include "spdlog/spdlog.h"
 #include "worker/cgroup_tuning.h"
@@ -185,7 +186,7 @@ int main(int argc, char** argv) {
   } else if (const char* env = std::getenv("BBO_WORKER_TOKEN")) {
     token = env;
   }
-  auto client = bbo::MakeGrpcCoordinatorClient(absl::GetFlag(FLAGS_coordinator), *tls, 60, token);
+  auto client = bbo::MakeGrpcCoordinatorClient(bbo::WithDefaultPort(absl::GetFlag(FLAGS_coordinator)), *tls, 60, token);
   bbo::Env* env = bbo::Env::Default();
   bbo::Sandbox sandbox(opts.sandbox, env->launcher());
   bbo::Worker worker(client.get(), &sandbox, opts, env);

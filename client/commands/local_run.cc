@@ -3,12 +3,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <atomic>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
@@ -44,9 +48,24 @@ std::string SubmissionName(const std::string& dir) {
 
 absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
   std::error_code ec;
-  if (!fs::is_directory(o.submission_dir, ec)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("SUBMISSION_DIR: ", o.submission_dir, " is not a directory"));
+  // A folder, or an archive of one (.tar, .tar.gz, .zip: what `bbo submit` takes).
+  const bool is_archive = fs::is_regular_file(o.submission_dir, ec);
+  if (!is_archive && !fs::is_directory(o.submission_dir, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SUBMISSION: ", o.submission_dir, " is neither a folder nor an archive (.tar, .tar.gz, .zip)"));
+  }
+  if (!is_archive && !fs::exists(fs::path(o.submission_dir) / "optimizer.py", ec) &&
+      !fs::exists(fs::path(o.submission_dir) / "optimizer", ec)) {
+    // A source folder (examples/cma-es-cpp): its built optimizer lives in the build tree.
+    const fs::path rel = fs::path(o.submission_dir).lexically_normal();
+    for (const fs::path& build : {fs::path("build") / rel, fs::path("..") / "build" / rel}) {
+      if (!rel.is_absolute() && fs::exists(build / "optimizer", ec)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            o.submission_dir, " holds no optimizer.py and no executable `optimizer`: it is the "
+            "source of one. Its built optimizer is in ", build.string(), ": bbo local ",
+            build.string()));
+      }
+    }
   }
   RETURN_IF_ERROR(o.budget.Validate());
   // A root run mounts a size-limited /tmp per study: keep those mounts private to this process,
@@ -103,8 +122,20 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
   ASSIGN_OR_RETURN(std::unique_ptr<LocalServer> server,
                    LocalServer::Start(lo, std::move(problems)));
 
-  ASSIGN_OR_RETURN(std::string archive, TarDirectory(o.submission_dir));
+  std::string archive;
   std::string name = SubmissionName(o.submission_dir);
+  if (is_archive) {
+    std::ifstream in(o.submission_dir, std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", o.submission_dir));
+    archive = bytes.str();
+    for (const char* ext : {".tar.gz", ".tgz", ".zip", ".tar"}) {
+      if (absl::EndsWith(name, ext)) name = name.substr(0, name.size() - strlen(ext));
+    }
+  } else {
+    ASSIGN_OR_RETURN(archive, TarDirectory(o.submission_dir));
+  }
   ASSIGN_OR_RETURN(LocalSubmission reg, server->Register(name, archive, o.trials));
   if (o.progress) {
     std::fprintf(stderr,
