@@ -2,8 +2,10 @@
 // bbo-server child on 127.0.0.1 (anonymous callers, no rate limit, no baseline studies, the
 // `test` problem set, a fresh SQLite file in a temporary directory) and drives it over gRPC:
 //
-//  A. `clients` threads, each looping OpenStudy -> n_batches x SubmitBatch (random valid points
-//     in the problem's api_config) for `seconds` after a 2 s warm-up: SubmitBatch latency
+//  A. `clients` clients, each looping OpenStudy -> n_batches x SubmitBatch (random valid points
+//     in the problem's api_config) for `seconds` after a 2 s warm-up, driven asynchronously by a
+//     few threads (one completion queue each, so the client's CPU stays well below the server's
+//     on a shared machine): SubmitBatch latency
 //     (p50/p90/p99/max, client wall time per call), studies completed and evaluations ingested
 //     per second, errors by gRPC code, server and client CPU time, server RSS peak.
 //  B. `open` studies opened at once (each submits its first batch so it holds state); the
@@ -21,7 +23,8 @@
 //   law). rate=R > 0: the clients together offer R evaluations per second, each pacing its calls
 //   evenly (as optimizers that take time to suggest) -- the latency at a given load.
 //   BBO_LOAD_CHANNELS=N spreads the clients over N gRPC channels (TCP connections; default 1 per
-//   32 clients). BBO_LOAD_SERVER_ARGS="--flag=v ..." passes more flags to the server.
+//   32 clients). BBO_LOAD_THREADS=N drives the clients of phase A from N threads (default 2).
+//   BBO_LOAD_SERVER_ARGS="--flag=v ..." passes more flags to the server.
 
 #include <fcntl.h>
 #include <signal.h>
@@ -41,9 +44,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <queue>
 #include <random>
 #include <sstream>
 #include <string>
@@ -345,19 +350,18 @@ bool Open(StudyService::Stub* stub, const std::string& problem, OpenStudy* out, 
   return true;
 }
 
-// Submits the study's next batch. `latency_ms` gets the call's wall time. Returns false on an
-// RPC error (counted) or an unexpected answer.
-bool Submit(StudyService::Stub* stub, OpenStudy* st, std::mt19937_64& rng, Stats* stats,
-            double* latency_ms, bool* done, long* crashed) {
-  bbo::v1::SubmitBatchRequest req;
-  req.set_study_id(st->id);
-  req.set_batch(st->next_batch);
-  for (int i = 0; i < st->batch_size; ++i) RandomPoint(st->space, rng, req.add_suggestions());
-  bbo::v1::SubmitBatchResponse resp;
-  auto ctx = NewContext();
-  auto t0 = Clock::now();
-  grpc::Status s = stub->SubmitBatch(ctx.get(), req, &resp);
-  *latency_ms = Seconds(t0, Clock::now()) * 1e3;
+// The study's next batch: random valid points.
+void BuildBatch(const OpenStudy& st, std::mt19937_64& rng, bbo::v1::SubmitBatchRequest* req) {
+  req->Clear();
+  req->set_study_id(st.id);
+  req->set_batch(st.next_batch);
+  for (int i = 0; i < st.batch_size; ++i) RandomPoint(st.space, rng, req->add_suggestions());
+}
+
+// Checks a SubmitBatch answer and moves the study on. Returns false on an RPC error (counted) or
+// an unexpected answer.
+bool CheckAnswer(const grpc::Status& s, const bbo::v1::SubmitBatchResponse& resp, OpenStudy* st,
+                 Stats* stats, bool* done, long* crashed) {
   if (!s.ok()) {
     stats->Error(s, "SubmitBatch");
     return false;
@@ -378,6 +382,19 @@ bool Submit(StudyService::Stub* stub, OpenStudy* st, std::mt19937_64& rng, Stats
     return false;
   }
   return true;
+}
+
+// Submits the study's next batch (blocking). `latency_ms` gets the call's wall time.
+bool Submit(StudyService::Stub* stub, OpenStudy* st, std::mt19937_64& rng, Stats* stats,
+            double* latency_ms, bool* done, long* crashed) {
+  bbo::v1::SubmitBatchRequest req;
+  BuildBatch(*st, rng, &req);
+  bbo::v1::SubmitBatchResponse resp;
+  auto ctx = NewContext();
+  auto t0 = Clock::now();
+  grpc::Status s = stub->SubmitBatch(ctx.get(), req, &resp);
+  *latency_ms = Seconds(t0, Clock::now()) * 1e3;
+  return CheckAnswer(s, resp, st, stats, done, crashed);
 }
 
 std::vector<std::shared_ptr<grpc::Channel>> MakeChannels(int port, int n) {
@@ -411,9 +428,11 @@ std::string ServerPragmas() {
   size_t pos = 0;
   while ((pos = src.find("PRAGMA ", pos)) != std::string::npos) {
     size_t end = src.find_first_of(";\"", pos);
-    if (!out.empty()) out += ", ";
-    out += src.substr(pos + 7, end - pos - 7);
+    const std::string pragma = src.substr(pos + 7, end - pos - 7);
     pos = end;
+    if (pragma.find('=') == std::string::npos) continue;  // a query, not a setting
+    if (!out.empty()) out += ", ";
+    out += pragma;
   }
   return out.empty() ? "(not found)" : out;
 }
@@ -439,6 +458,141 @@ std::string Mib(long kib) {
   return buf;
 }
 
+// ---- phase A: many clients, few threads ----
+
+// One remote client of phase A: loops OpenStudy -> n_batches x SubmitBatch until the window
+// ends (the study in progress is finished). It has at most one call or pacing alarm pending,
+// on the completion queue of the thread that drives it, with the client itself as the tag.
+struct Client {
+  StudyService::Stub* stub = nullptr;
+  std::mt19937_64 rng;
+  OpenStudy st;
+  bool have_study = false, finished = false;
+  enum class Pending { kOpen, kSubmit, kWait } pending = Pending::kOpen;
+  std::unique_ptr<grpc::ClientContext> ctx;
+  bbo::v1::OpenStudyRequest open_req;
+  bbo::v1::OpenStudyResponse open_resp;
+  bbo::v1::SubmitBatchRequest req;
+  bbo::v1::SubmitBatchResponse resp;
+  std::unique_ptr<grpc::ClientAsyncResponseReader<bbo::v1::OpenStudyResponse>> open_call;
+  std::unique_ptr<grpc::ClientAsyncResponseReader<bbo::v1::SubmitBatchResponse>> submit_call;
+  grpc::Status status;
+  Clock::time_point next, t0;
+  std::vector<double> lat;
+  long batches = 0, evals = 0, completed = 0, crashed = 0;
+};
+
+struct PhaseA {
+  std::string problem;
+  double rate = 0;
+  int clients = 0;
+  Clock::time_point t_measure, t_end;
+  Clock::duration period{};
+  Stats* stats = nullptr;
+  std::function<void()> on_measure_start, on_measure_end;
+
+  // Starts the client's next step; false once it has finished.
+  bool Next(Client& c, grpc::CompletionQueue* cq) {
+    if (!c.have_study) {
+      if (Clock::now() >= t_end) return false;
+      c.open_req.set_problem(problem);
+      c.ctx = NewContext();
+      c.pending = Client::Pending::kOpen;
+      c.open_call = c.stub->AsyncOpenStudy(c.ctx.get(), c.open_req, cq);
+      c.open_call->Finish(&c.open_resp, &c.status, &c);
+      return true;
+    }
+    if (rate > 0 && Clock::now() < c.next) {
+      c.pending = Client::Pending::kWait;  // Drive starts it when it is due
+      return true;
+    }
+    if (rate > 0) c.next = std::max(c.next + period, Clock::now());
+    BuildBatch(c.st, c.rng, &c.req);
+    c.ctx = NewContext();
+    c.pending = Client::Pending::kSubmit;
+    c.t0 = Clock::now();
+    if (c.t0 >= t_measure) on_measure_start();
+    c.submit_call = c.stub->AsyncSubmitBatch(c.ctx.get(), c.req, cq);
+    c.submit_call->Finish(&c.resp, &c.status, &c);
+    return true;
+  }
+
+  // Handles the completion of the client's pending step; false when the client stops on an
+  // error.
+  bool Done(Client& c) {
+    switch (c.pending) {
+      case Client::Pending::kWait:
+        return true;
+      case Client::Pending::kOpen:
+        if (!c.status.ok()) {
+          stats->Error(c.status, "OpenStudy");
+          return false;
+        }
+        c.st.id = c.open_resp.study_id();
+        c.st.batch_size = c.open_resp.batch_size();
+        c.st.n_batches = c.open_resp.n_batches();
+        c.st.next_batch = 0;
+        if (c.st.space.empty()) c.st.space = ParseApiConfig(c.open_resp.api_config_json());
+        c.have_study = true;
+        return true;
+      case Client::Pending::kSubmit: {
+        const auto t1 = Clock::now();
+        bool done = false;
+        if (!CheckAnswer(c.status, c.resp, &c.st, stats, &done, &c.crashed)) return false;
+        if (t1 >= t_end) on_measure_end();
+        // The study in progress at the end is finished, outside the measured window.
+        if (c.t0 >= t_measure && t1 <= t_end) {
+          c.lat.push_back(Seconds(c.t0, t1) * 1e3);
+          c.batches++;
+          c.evals += c.st.batch_size;
+          if (done) c.completed++;
+        }
+        if (done) c.have_study = false;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Drives `mine` on one completion queue until each has finished. Paced clients wait in a
+  // queue ordered by when their next batch is due; the thread sleeps in the completion queue
+  // until the first of them is (cheaper than a timer per call).
+  void Drive(std::vector<Client*> mine) {
+    grpc::CompletionQueue cq;
+    using Due = std::pair<Clock::time_point, Client*>;
+    std::priority_queue<Due, std::vector<Due>, std::greater<Due>> waiting;
+    size_t active = 0;
+    auto step = [&](Client& c, bool first) {
+      if ((first || Done(c)) && Next(c, &cq)) {
+        if (c.pending == Client::Pending::kWait) waiting.push({c.next, &c});
+        return;
+      }
+      c.finished = true;
+      active--;
+    };
+    active = mine.size();
+    for (Client* c : mine) step(*c, true);
+    void* tag = nullptr;
+    bool ok = false;
+    while (active > 0) {
+      const auto until = waiting.empty() ? Clock::now() + std::chrono::seconds(1)
+                                         : waiting.top().first;
+      const auto r = cq.AsyncNext(&tag, &ok,
+                                  std::chrono::system_clock::now() + (until - Clock::now()));
+      if (r == grpc::CompletionQueue::SHUTDOWN) break;
+      if (r == grpc::CompletionQueue::GOT_EVENT) step(*static_cast<Client*>(tag), false);
+      while (!waiting.empty() && waiting.top().first <= Clock::now()) {
+        Client* c = waiting.top().second;
+        waiting.pop();
+        step(*c, false);
+      }
+    }
+    cq.Shutdown();
+    while (cq.Next(&tag, &ok)) {
+    }
+  }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -447,6 +601,9 @@ int main(int argc, char** argv) {
   const int n_open = argc > 3 ? std::atoi(argv[3]) : 1000;
   const double rate = argc > 4 ? std::atof(argv[4]) : 0;
   const std::string server_bin = argc > 5 ? argv[5] : BBO_SERVER_BIN;
+  const int driver_threads =
+      std::getenv("BBO_LOAD_THREADS") ? std::max(1, std::atoi(std::getenv("BBO_LOAD_THREADS")))
+                                      : 2;
   const int channels = std::getenv("BBO_LOAD_CHANNELS")
                            ? std::max(1, std::atoi(std::getenv("BBO_LOAD_CHANNELS")))
                            : std::max(1, clients / 32);
@@ -478,9 +635,9 @@ int main(int argc, char** argv) {
     std::istringstream in(extra);
     for (std::string a; in >> a;) server_args.push_back(a);
   }
-  std::printf("load_bench: %.0f s (after %.0f s warm-up), %d clients on %d channel(s), %s, %d "
-              "open studies; %u CPUs; load average %s\n",
-              seconds, kWarmupS, clients, channels,
+  std::printf("load_bench: %.0f s (after %.0f s warm-up), %d clients on %d channel(s) and %d "
+              "client thread(s), %s, %d open studies; %u CPUs; load average %s\n",
+              seconds, kWarmupS, clients, channels, driver_threads,
               rate > 0 ? ("offering " + std::to_string(static_cast<long>(rate)) + " evaluations/s")
                              .c_str()
                        : "closed loop",
@@ -578,60 +735,46 @@ int main(int argc, char** argv) {
     }
   };
   {
-    std::vector<std::thread> threads;
+    // A few threads, each with its own completion queue, drive all the clients (a client is a
+    // state machine, not a thread: 256 blocking threads cost the shared cores more than the
+    // calls they make).
+    PhaseA phase;
+    phase.problem = problem;
+    phase.rate = rate;
+    phase.clients = clients;
+    phase.t_measure = t_measure;
+    phase.t_end = t_end;
+    phase.stats = &stats;
+    phase.on_measure_start = [&] { mark(measure_started, &server_cpu0, &client_cpu0); };
+    phase.on_measure_end = [&] { mark(measure_ended, &server_cpu1, &client_cpu1); };
+    if (rate > 0) {
+      // Batches of 8, the server's default.
+      phase.period = std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(clients * 8.0 / rate));
+    }
+    std::vector<Client> all(clients);
     for (int c = 0; c < clients; ++c) {
-      threads.emplace_back([&, c] {
-        StudyService::Stub* stub = stubs[c % stubs.size()].get();
-        std::mt19937_64 rng(1000 + c);
-        std::vector<double> lat;
-        long batches = 0, evals = 0, completed = 0, crashed = 0;
-        bool failed = false;
-        // Paced clients: one batch every `period`, starting at a random offset.
-        Clock::duration period{};
-        Clock::time_point next = Clock::now();
-        if (rate > 0) {
-          // Batches of 8, the server's default.
-          period = std::chrono::duration_cast<Clock::duration>(
-              std::chrono::duration<double>(clients * 8.0 / rate));
-          next += Clock::duration(static_cast<Clock::rep>(
-              std::uniform_real_distribution<double>(0, 1)(rng) * period.count()));
-        }
-        while (!failed && Clock::now() < t_end) {
-          OpenStudy st;
-          if (!Open(stub, problem, &st, &stats)) break;
-          bool done = false;
-          while (!done) {
-            double ms = 0;
-            if (rate > 0) {
-              std::this_thread::sleep_until(next);
-              next = std::max(next + period, Clock::now());
-            }
-            auto t0 = Clock::now();
-            if (t0 >= t_measure) mark(measure_started, &server_cpu0, &client_cpu0);
-            if (!Submit(stub, &st, rng, &stats, &ms, &done, &crashed)) {
-              failed = true;
-              break;
-            }
-            auto t1 = Clock::now();
-            if (t1 >= t_end) mark(measure_ended, &server_cpu1, &client_cpu1);
-            // The study in progress at the end is finished, outside the measured window.
-            if (t0 >= t_measure && t1 <= t_end) {
-              lat.push_back(ms);
-              batches++;
-              evals += st.batch_size;
-              if (done) completed++;
-            }
-          }
-        }
-        std::lock_guard<std::mutex> l(stats.mu);
-        stats.latencies_ms.insert(stats.latencies_ms.end(), lat.begin(), lat.end());
-        stats.batches += batches;
-        stats.evaluations += evals;
-        stats.studies_completed += completed;
-        stats.crashed_values += crashed;
-      });
+      all[c].stub = stubs[c % stubs.size()].get();
+      all[c].rng.seed(1000 + c);
+      // Paced clients: one batch every `period`, starting at a random offset.
+      all[c].next = Clock::now() + Clock::duration(static_cast<Clock::rep>(
+                                       std::uniform_real_distribution<double>(0, 1)(all[c].rng) *
+                                       phase.period.count()));
+    }
+    std::vector<std::thread> threads;
+    for (int t = 0; t < driver_threads; ++t) {
+      std::vector<Client*> mine;
+      for (int c = t; c < clients; c += driver_threads) mine.push_back(&all[c]);
+      threads.emplace_back([&phase, mine] { phase.Drive(mine); });
     }
     for (auto& t : threads) t.join();
+    for (const Client& c : all) {
+      stats.latencies_ms.insert(stats.latencies_ms.end(), c.lat.begin(), c.lat.end());
+      stats.batches += c.batches;
+      stats.evaluations += c.evals;
+      stats.studies_completed += c.completed;
+      stats.crashed_values += c.crashed;
+    }
   }
   mark(measure_ended, &server_cpu1, &client_cpu1);
   mark(measure_started, &server_cpu0, &client_cpu0);
