@@ -19,6 +19,7 @@
 #include "server/coordinator.h"
 #include "server/ops/ops_http.h"
 #include "server/rpc/grpc_server.h"
+#include "server/web/web_server.h"
 #include "spdlog/spdlog.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
@@ -133,6 +134,11 @@ ABSL_FLAG(std::string, metrics_listen, "",
           "port 0 = any free port (written to --metrics_port_file). Empty = off. No "
           "authentication: listen on loopback or a private network.");
 ABSL_FLAG(std::string, metrics_port_file, "", "If set, write the metrics port here.");
+ABSL_FLAG(std::string, web_listen, "",
+          "host:port for the web leaderboard (docs/web.md; port 0 = any free port, written to "
+          "--web_port_file). Empty = off. HTTPS with --tls_cert_file; plain HTTP on an address "
+          "other hosts can reach is refused without --insecure, as for --listen.");
+ABSL_FLAG(std::string, web_port_file, "", "If set, write the web leaderboard's port here.");
 
 namespace {
 
@@ -181,6 +187,13 @@ int main(int argc, char** argv) {
   listen.rate_limit_burst = absl::GetFlag(FLAGS_rate_limit_burst);
   if (absl::Status valid = bbo::rpc::CheckServerOptions(listen); !valid.ok()) {
     std::fprintf(stderr, "bbo-server: %s\n", std::string(valid.message()).c_str());
+    return 2;
+  }
+  const std::string web_listen = absl::GetFlag(FLAGS_web_listen);
+  if (!web_listen.empty() && !listen.tls() && !listen.allow_insecure &&
+      !bbo::rpc::IsLoopbackAddress(web_listen)) {
+    std::fprintf(stderr, "bbo-server: --web_listen=%s is not loopback: add --tls_cert_file and "
+                 "--tls_key_file, or --insecure to serve plain HTTP anyway\n", web_listen.c_str());
     return 2;
   }
   if (!listen.tls() && !bbo::rpc::IsLoopbackAddress(listen.address)) {
@@ -361,6 +374,23 @@ int Serve(absl::StatusOr<std::unique_ptr<bbo::Coordinator>> coordinator,
       std::ofstream(absl::GetFlag(FLAGS_metrics_port_file)) << ops->port() << "\n";
     }
   }
+  std::unique_ptr<bbo::web::WebServer> web;
+  if (!absl::GetFlag(FLAGS_web_listen).empty()) {
+    auto started = bbo::web::WebServer::Start(
+        coordinator->get(), {absl::GetFlag(FLAGS_web_listen), listen.tls_cert_file,
+                             listen.tls_key_file, listen.tls_client_ca_file});
+    if (!started.ok()) {
+      spdlog::error("cannot serve the web leaderboard: {}",
+                    std::string(started.status().message()));
+      return 1;
+    }
+    web = *std::move(started);
+    spdlog::info("event=web_serving address={} port={} tls={}", absl::GetFlag(FLAGS_web_listen),
+                 web->port(), web->tls() ? "on" : "off");
+    if (!absl::GetFlag(FLAGS_web_port_file).empty()) {
+      std::ofstream(absl::GetFlag(FLAGS_web_port_file)) << web->port() << "\n";
+    }
+  }
   (*coordinator)->Start();
   spdlog::info("event=serving target={} tls={} db={} phases={} problems={} batch_size={} "
                "n_batches={}",
@@ -382,6 +412,7 @@ int Serve(absl::StatusOr<std::unique_ptr<bbo::Coordinator>> coordinator,
   int sig = 0;
   sigwait(&signals, &sig);
   spdlog::info("event=shutdown signal={}", sig);
+  web.reset();
   ops.reset();
   (*server)->Shutdown();
   (*coordinator)->Stop();

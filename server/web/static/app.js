@@ -1,0 +1,381 @@
+// bbo-arena's web leaderboard (docs/web.md): signs in with a token kept in sessionStorage,
+// sends it as `Authorization: Bearer` to the JSON API under /api/, and polls every few seconds.
+// Every text from the server goes into the page through textContent, never as markup: names are
+// the participants' own.
+'use strict';
+
+const TOKEN_KEY = 'bbo-arena-token';
+const POLL_MS = 5000;
+
+const state = {
+  token: sessionStorage.getItem(TOKEN_KEY) || '',
+  me: null,
+  phases: null,         // the last /api/phases answer
+  phasesAt: 0,          // Date.now() when it arrived (the countdown runs from there)
+  phase: '',            // the phase shown ("" = follow the current one)
+  board: 'main',
+  polling: false,
+  timer: null,
+};
+
+const $ = (id) => document.getElementById(id);
+
+// An element with text children (strings) or elements; attributes set as properties or data-*.
+function el(tag, props, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props || {})) {
+    if (k.startsWith('data-')) e.setAttribute(k, v);
+    else e[k] = v;
+  }
+  for (const c of children) {
+    if (c === null || c === undefined) continue;
+    e.append(c instanceof Node ? c : String(c));
+  }
+  return e;
+}
+
+async function api(path) {
+  const headers = {};
+  if (state.token) headers.Authorization = 'Bearer ' + state.token;
+  const res = await fetch(path, {headers, cache: 'no-store', credentials: 'omit'});
+  let body = null;
+  try {
+    body = await res.json();
+  } catch (e) {
+    body = {error: 'the server sent no JSON (HTTP ' + res.status + ')'};
+  }
+  if (res.status === 401 && state.token) signOut('Your token was refused: ' + body.error);
+  return {ok: res.ok, status: res.status, body};
+}
+
+function fmtScore(v) {
+  return typeof v === 'number' ? v.toFixed(2) : '—';
+}
+
+function fmtUtc(seconds) {
+  if (seconds === null || seconds === undefined) return 'open';
+  return new Date(seconds * 1000).toISOString().replace('T', ' ').replace(/:\d\d\.\d+Z$/, ' UTC');
+}
+
+function fmtDuration(seconds) {
+  let s = Math.max(0, Math.floor(seconds));
+  const d = Math.floor(s / 86400); s -= d * 86400;
+  const h = Math.floor(s / 3600); s -= h * 3600;
+  const m = Math.floor(s / 60); s -= m * 60;
+  if (d > 0) return `${d} d ${h} h ${m} min`;
+  if (h > 0) return `${h} h ${m} min`;
+  return `${m} min ${s} s`;
+}
+
+// --- signing in and out
+
+function showSignIn(message) {
+  $('app').hidden = true;
+  $('who').hidden = true;
+  $('sign-in').hidden = false;
+  $('sign-in-error').textContent = message || '';
+  $('updated').textContent = '';
+}
+
+function signOut(message) {
+  state.token = '';
+  state.me = null;
+  sessionStorage.removeItem(TOKEN_KEY);
+  if (state.timer) clearInterval(state.timer);
+  state.timer = null;
+  showSignIn(message);
+}
+
+async function signIn(token) {
+  state.token = token;
+  const r = await api('/api/me');
+  if (!r.ok) {
+    signOut(r.body.error || ('HTTP ' + r.status));
+    return;
+  }
+  state.me = r.body;
+  sessionStorage.setItem(TOKEN_KEY, token);
+  $('sign-in').hidden = true;
+  $('app').hidden = false;
+  $('who').hidden = false;
+  $('who-name').textContent = r.body.role === 'team' ? 'team ' + r.body.name : r.body.role;
+  const organizer = r.body.role === 'organizer';
+  $('organizer').hidden = !organizer;
+  $('submissions-title').textContent = organizer ? 'All submissions' : 'Your submissions';
+  if (r.body.competition) $('competition').textContent = r.body.competition;
+  await refresh();
+  if (!state.timer) state.timer = setInterval(refresh, POLL_MS);
+}
+
+// --- the phase
+
+function currentPhase() {
+  if (!state.phases) return null;
+  const list = state.phases.phases;
+  return list.find((p) => p.name === state.phase) || list.find((p) => p.current) || list[0];
+}
+
+function renderPhaseSelect() {
+  const select = $('phase-select');
+  const shown = currentPhase();
+  // Rebuilt only when the options change, so that a poll does not close an open list.
+  const labels = state.phases.phases.map((p) => p.name + (p.current ? ' (current)' : ''));
+  if (select.dataset.labels !== labels.join('\n')) {
+    select.dataset.labels = labels.join('\n');
+    select.replaceChildren(...state.phases.phases.map((p, i) => el('option', {value: p.name}, labels[i])));
+  }
+  if (shown) select.value = shown.name;
+  const boards = shown ? shown.boards : ['main'];
+  if (!boards.includes(state.board)) state.board = boards[0];
+  const boardSelect = $('board-select');
+  if (boardSelect.dataset.labels !== boards.join('\n')) {
+    boardSelect.dataset.labels = boards.join('\n');
+    boardSelect.replaceChildren(...boards.map((b) => el('option', {value: b}, b)));
+  }
+  boardSelect.value = state.board;
+  $('board-label').hidden = boards.length < 2;
+}
+
+function renderPhase() {
+  const p = currentPhase();
+  if (!p) return;
+  $('phase-title').textContent = (p.title || p.name) + (p.current ? ' — current phase' : '');
+  $('phase-window').textContent = 'Submissions from ' + fmtUtc(p.start_s) + ' until ' +
+      fmtUtc(p.end_s) + (p.accepts_submissions ? '' : ' (entries migrate from ' +
+      p.migrate_from + '; no direct submissions)');
+  $('phase-rules').textContent = p.rules || '';
+  let board = '';
+  if (p.board_hidden_until_published) {
+    board = p.published ? 'The board is published.' : 'The board is hidden until the organizers publish it.';
+  }
+  if (p.hidden) board += ' Problems and per-problem results are for organizers only.';
+  $('phase-board-state').textContent = board.trim();
+  tickDeadline();
+}
+
+// The time left, from the calendar's time at the last poll plus the time elapsed since.
+function tickDeadline() {
+  const p = currentPhase();
+  if (!p) return;
+  const now = state.phases.now_s + (Date.now() - state.phasesAt) / 1000;
+  let text;
+  if (p.start_s !== null && now < p.start_s) {
+    text = 'Opens ' + fmtUtc(p.start_s) + ' (in ' + fmtDuration(p.start_s - now) + ')';
+  } else if (p.end_s !== null && now < p.end_s) {
+    text = 'Deadline ' + fmtUtc(p.end_s) + ' (' + fmtDuration(p.end_s - now) + ' left)';
+  } else if (p.end_s !== null) {
+    text = 'Ended ' + fmtUtc(p.end_s);
+  } else {
+    text = 'No deadline';
+  }
+  $('phase-deadline').textContent = text + (p.open ? '; open for submissions' : '');
+}
+
+// --- the leaderboard
+
+function renderBoard(r, phase) {
+  const table = $('board-table');
+  const message = $('board-message');
+  const pending = $('pending');
+  pending.replaceChildren();
+  if (!r) {
+    table.hidden = true;
+    message.textContent = 'The board of phase ' + phase.name + ' is hidden until the organizers ' +
+        'publish it: you see the states of your own submissions below, never scores or ranks.';
+    return;
+  }
+  if (!r.ok) {
+    table.hidden = true;
+    message.textContent = r.body.error || ('HTTP ' + r.status);
+    return;
+  }
+  const b = r.body;
+  message.textContent = b.per_problem ? '' : 'Overall scores only: per-problem results of this phase are for organizers.';
+  $('board-problems-head').hidden = !b.per_problem;
+  $('board-rows').replaceChildren(...b.rows.map((row) => {
+    const cells = [
+      el('td', {className: 'num'}, row.rank),
+      el('td', {className: 'name'}, row.name),
+      el('td', {className: 'num score'}, fmtScore(row.score)),
+      el('td', {className: 'num'}, fmtScore(row.score_error)),
+      el('td', {className: 'num'}, fmtScore(row.median_score)),
+      el('td', {}, row.complete ? 'yes' : 'not yet'),
+    ];
+    if (b.per_problem) {
+      const details = el('details', {}, el('summary', {}, row.problems.length + ' problems'),
+          el('table', {}, ...row.problems.map((p) => el('tr', {},
+              el('td', {}, p.problem), el('td', {className: 'num'}, fmtScore(p.score)),
+              el('td', {className: 'num'}, p.trials + ' trials')))));
+      cells.push(el('td', {}, details));
+    }
+    return el('tr', {className: row.baseline ? 'baseline' : '', 'data-name': row.name}, ...cells);
+  }));
+  table.hidden = false;
+  if (b.pending.length > 0) {
+    pending.append(el('p', {className: 'note'}, 'Not on the board yet: ' + b.pending.map((p) =>
+        `${p.name} (${p.jobs_done}/${p.jobs_total} jobs${p.jobs_failed ? ', ' + p.jobs_failed + ' failed' : ''})`)
+        .join(', ')));
+  }
+}
+
+// --- submissions
+
+async function toggleErrors(row, s, columns) {
+  const next = row.nextElementSibling;
+  if (next && next.classList.contains('errors-row')) {
+    next.remove();
+    return;
+  }
+  const cell = el('td', {colSpan: columns}, 'Loading…');
+  row.after(el('tr', {className: 'errors-row'}, cell));
+  const r = await api('/api/submissions/' + s.id + '/errors');
+  if (!r.ok) {
+    cell.textContent = r.body.error || ('HTTP ' + r.status);
+    return;
+  }
+  const e = r.body;
+  if (!e.shown) {
+    cell.textContent = `${e.studies_with_errors} studies had errors; in a hidden phase their ` +
+        'messages name problems and are shown to organizers only.';
+  } else if (e.errors.length === 0) {
+    cell.textContent = 'No study of this submission recorded an error.';
+  } else {
+    cell.replaceChildren(el('ul', {className: 'errors'}, ...e.errors.map((x) =>
+        el('li', {}, `${x.problem} (study ${x.study_id}, batch ${x.batch}) ${x.kind}: ${x.message}`))));
+    if (e.errors.length >= e.limit) cell.append(el('p', {className: 'note'}, `The first ${e.limit} errors.`));
+  }
+}
+
+function renderSubmissions(r) {
+  const table = $('submissions-table');
+  const message = $('submissions-message');
+  if (!r.ok) {
+    table.hidden = true;
+    message.textContent = r.body.error || ('HTTP ' + r.status);
+    return;
+  }
+  const organizer = state.me && state.me.role === 'organizer';
+  const scoresShown = {};
+  for (const p of state.phases.phases) scoresShown[p.name] = p.shows_scores;
+  const heads = ['ID', 'Name', ...(organizer ? ['Team'] : []), 'Phase', 'State', 'Jobs done',
+    'Failed', 'Studies with errors', 'Score', 'Chosen', ''];
+  $('submissions-head').replaceChildren(...heads.map((h) => el('th', {}, h)));
+  const list = r.body.submissions;
+  message.textContent = list.length === 0 ? 'No submissions yet.' :
+      (r.body.truncated ? `The ${r.body.limit} most recent submissions.` : '');
+  $('submissions-rows').replaceChildren(...list.map((s) => {
+    const score = !scoresShown[s.phase] ? 'hidden' : fmtScore(s.score);
+    const button = el('button', {type: 'button', className: 'errors-button'}, 'Errors');
+    const row = el('tr', {'data-id': s.id, 'data-name': s.name},
+        el('td', {className: 'num'}, s.id),
+        el('td', {className: 'name'}, s.name),
+        ...(organizer ? [el('td', {}, s.team)] : []),
+        el('td', {}, s.phase),
+        el('td', {className: 'state state-' + s.state}, s.state),
+        el('td', {className: 'num'}, `${s.jobs_done}/${s.jobs_total}`),
+        el('td', {className: 'num'}, s.jobs_failed),
+        el('td', {className: 'num'}, s.studies_with_errors),
+        el('td', {className: 'num score'}, score),
+        el('td', {}, s.chosen ? 'chosen' : ''),
+        el('td', {}, button));
+    button.addEventListener('click', () => toggleErrors(row, s, heads.length));
+    return row;
+  }));
+  table.hidden = list.length === 0;
+}
+
+// --- organizers
+
+function renderQueue(r) {
+  const dl = $('queue');
+  if (!r.ok) {
+    dl.replaceChildren(el('dt', {}, 'error'), el('dd', {}, r.body.error));
+    return;
+  }
+  const q = r.body;
+  const items = [['Jobs queued', q.jobs_queued], ['Jobs leased', q.jobs_leased],
+    ['Jobs done', q.jobs_done], ['Jobs failed', q.jobs_failed],
+    ['Studies running', q.running_studies], ['Workers connected', q.workers]];
+  dl.replaceChildren(...items.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {'data-key': k}, v)]));
+}
+
+async function loadReport() {
+  const p = currentPhase();
+  const message = $('report-message');
+  message.textContent = 'Computing the report…';
+  const r = await api('/api/report?phase=' + encodeURIComponent(p.name) + '&board=' +
+      encodeURIComponent(state.board));
+  if (!r.ok) {
+    message.textContent = r.body.error || ('HTTP ' + r.status);
+    return;
+  }
+  message.textContent = `Report of phase ${r.body.phase}, board ${r.body.board}.`;
+  // A sandboxed frame without scripts or this origin's rights shows the report's own page.
+  const frame = $('report');
+  frame.srcdoc = r.body.html;
+  frame.hidden = false;
+  const link = $('download-report');
+  if (link.href.startsWith('blob:')) URL.revokeObjectURL(link.href);
+  link.href = URL.createObjectURL(new Blob([r.body.html], {type: 'text/html'}));
+  link.hidden = false;
+}
+
+// --- polling
+
+async function refresh() {
+  if (state.polling || !state.token) return;
+  state.polling = true;
+  try {
+    const phases = await api('/api/phases');
+    if (!state.token) return;
+    if (!phases.ok) {
+      $('phase-title').textContent = phases.body.error || ('HTTP ' + phases.status);
+      return;
+    }
+    state.phases = phases.body;
+    state.phasesAt = Date.now();
+    renderPhaseSelect();
+    renderPhase();
+    const p = currentPhase();
+    const boardHidden = p.board_hidden_until_published && !p.shows_scores;
+    const [board, subs, queue] = await Promise.all([
+      boardHidden ? Promise.resolve(null) : api('/api/leaderboard?phase=' +
+          encodeURIComponent(p.name) + '&board=' + encodeURIComponent(state.board)),
+      api('/api/submissions'),
+      state.me.role === 'organizer' ? api('/api/queue') : Promise.resolve(null),
+    ]);
+    if (!state.token) return;
+    renderBoard(board, p);
+    renderSubmissions(subs);
+    if (queue) renderQueue(queue);
+    $('updated').textContent = 'updated ' + new Date().toLocaleTimeString('en-GB', {hour12: false});
+  } catch (e) {
+    $('updated').textContent = 'cannot reach the server (' + e.message + '); retrying';
+  } finally {
+    state.polling = false;
+  }
+}
+
+document.addEventListener('DOMContentLoaded', () => {
+  $('sign-in-form').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const token = $('token').value.trim();
+    $('token').value = '';
+    if (token) signIn(token);
+  });
+  $('sign-out').addEventListener('click', () => signOut(''));
+  $('phase-select').addEventListener('change', (ev) => {
+    state.phase = ev.target.value;
+    $('report').hidden = true;
+    $('report-message').textContent = '';
+    refresh();
+  });
+  $('board-select').addEventListener('change', (ev) => {
+    state.board = ev.target.value;
+    refresh();
+  });
+  $('load-report').addEventListener('click', loadReport);
+  setInterval(tickDeadline, 1000);
+  if (state.token) signIn(state.token);
+  else showSignIn('');
+});

@@ -1,0 +1,232 @@
+#include "server/web/views.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "common/status_macros.h"
+#include "server/competition.h"
+#include "server/phases.h"
+
+namespace bbo::web {
+namespace {
+
+using nlohmann::json;
+
+double EpochSeconds(absl::Time t) { return absl::ToDoubleSeconds(t - absl::UnixEpoch()); }
+
+json OptionalTime(const std::optional<absl::Time>& t) {
+  return t ? json(EpochSeconds(*t)) : json(nullptr);
+}
+
+// A finite number, or null (JSON has no infinity; nlohmann would write null anyway, said here).
+json Number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+const char* StateName(const SubmissionStatus& s) {
+  if (!s.finished()) return s.jobs.queued == s.jobs.total ? "queued" : "running";
+  return s.jobs.failed > 0 ? "incomplete" : "finished";
+}
+
+// The main-board scores `who` may see in `phase`, by submission name (empty when the board is
+// hidden from `who` or not ready: a missing score is shown as such, never as an error).
+std::map<std::string, double> VisibleScores(Competition* phase, const Identity& who) {
+  std::map<std::string, double> out;
+  absl::StatusOr<bool> shows = phase->ShowsScores(who);
+  if (!shows.ok() || !*shows) return out;
+  absl::StatusOr<LeaderboardReport> board = phase->Leaderboard(who, kMainBoard);
+  if (!board.ok()) return out;
+  for (const scoring::MethodResult& r : board->board.rows) {
+    if (!r.is_baseline) out[r.method] = r.score;
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* RoleName(Identity::Role role) {
+  switch (role) {
+    case Identity::Role::kOrganizer: return "organizer";
+    case Identity::Role::kTeam: return "team";
+    case Identity::Role::kWorker: return "worker";
+    case Identity::Role::kAnonymous: break;
+  }
+  return "anonymous";
+}
+
+json WebViews::Me(const Identity& who) const {
+  return {{"role", RoleName(who.role)},
+          {"name", who.name},
+          {"competition", coordinator_->phases().name()}};
+}
+
+absl::StatusOr<json> WebViews::Phases(const Identity& who) const {
+  bbo::Phases& phases = coordinator_->phases();
+  json list = json::array();
+  for (const PhaseView& v : phases.Describe()) {
+    ASSIGN_OR_RETURN(Competition * phase, phases.Get(v.name));
+    absl::StatusOr<bool> shows = phase->ShowsScores(who);
+    json boards = json::array();
+    for (const std::string& b : phase->boards()) boards.push_back(BoardDisplayName(b));
+    list.push_back({{"name", v.name},
+                    {"title", v.title},
+                    {"rules", v.rules},
+                    {"start_s", OptionalTime(v.start)},
+                    {"end_s", OptionalTime(v.end)},
+                    {"current", v.current},
+                    {"open", v.open},
+                    {"accepts_submissions", v.accepts_submissions},
+                    {"hidden", v.hidden},
+                    {"board_hidden_until_published", v.board_hidden_until_published},
+                    {"published", v.published},
+                    {"migrate_from", v.migrate_from},
+                    {"migrated_at_s", v.migrated_at > 0 ? json(v.migrated_at) : json(nullptr)},
+                    {"shows_scores", shows.ok() && *shows},
+                    {"per_problem", !v.hidden || who.is_organizer()},
+                    {"boards", std::move(boards)}});
+  }
+  return json{{"competition", phases.name()},
+              {"now_s", EpochSeconds(phases.calendar()->Now())},
+              {"phases", std::move(list)}};
+}
+
+absl::StatusOr<json> WebViews::Leaderboard(const Identity& who, const std::string& phase_name,
+                                           const std::string& board) const {
+  ASSIGN_OR_RETURN(Competition * phase, coordinator_->phases().Get(phase_name));
+  ASSIGN_OR_RETURN(LeaderboardReport report, phase->Leaderboard(who, board));
+  json rows = json::array();
+  int rank = 0;
+  for (const scoring::MethodResult& r : report.board.rows) {
+    json problems = json::array();
+    for (const scoring::ProblemResult& p : r.problems) {
+      problems.push_back({{"problem", p.problem}, {"score", Number(p.score)}, {"trials", p.trials}});
+    }
+    rows.push_back({{"rank", ++rank},
+                    {"name", r.method},
+                    {"score", Number(r.score)},
+                    {"score_error", r.mean_perf_eb.empty() ? json(nullptr)
+                                                           : Number(100 * r.mean_perf_eb.back())},
+                    {"median_score", Number(r.median_score)},
+                    {"baseline", r.is_baseline},
+                    {"complete", r.complete},
+                    {"problems", std::move(problems)}});
+  }
+  json pending = json::array();
+  for (const LeaderboardReport::Pending& p : report.pending) {
+    pending.push_back({{"name", p.name},
+                       {"jobs_total", p.jobs.total},
+                       {"jobs_done", p.jobs.done},
+                       {"jobs_failed", p.jobs.failed}});
+  }
+  return json{{"phase", phase->options().phase},
+              {"board", BoardDisplayName(phase->BoardKey(board))},
+              {"batch_size", report.batch_size},
+              {"n_batches", report.n_batches},
+              {"per_problem", report.per_problem},
+              {"rows", std::move(rows)},
+              {"pending", std::move(pending)}};
+}
+
+absl::StatusOr<json> WebViews::Submissions(const Identity& who, const std::string& phase) const {
+  ASSIGN_OR_RETURN(std::vector<PhaseSubmission> list, coordinator_->phases().List(who, phase));
+  list.erase(std::remove_if(list.begin(), list.end(),
+                            [](const PhaseSubmission& s) { return s.status.submission.is_baseline; }),
+             list.end());
+  const bool truncated = list.size() > static_cast<size_t>(kMaxSubmissions);
+  // Newest first; only the newest kMaxSubmissions.
+  std::reverse(list.begin(), list.end());
+  if (truncated) list.resize(kMaxSubmissions);
+  // Scores of the phases that appear, as `who` may see them (each board once, from its cache).
+  std::map<std::string, std::map<std::string, double>> scores;
+  for (const PhaseSubmission& s : list) {
+    if (scores.count(s.phase)) continue;
+    absl::StatusOr<Competition*> c = coordinator_->phases().Get(s.phase);
+    scores[s.phase] = c.ok() ? VisibleScores(*c, who) : std::map<std::string, double>{};
+  }
+  json out = json::array();
+  for (const PhaseSubmission& ps : list) {
+    const SubmissionStatus& s = ps.status;
+    const auto& phase_scores = scores[ps.phase];
+    auto score = phase_scores.find(s.submission.name);
+    out.push_back({{"id", s.submission.id},
+                   {"name", s.submission.name},
+                   {"team", s.submission.team},
+                   {"phase", ps.phase},
+                   {"state", StateName(s)},
+                   {"chosen", ps.chosen},
+                   {"migrated_from", s.submission.migrated_from},
+                   {"created_at_s", s.submission.created_at},
+                   {"jobs_total", s.jobs.total},
+                   {"jobs_queued", s.jobs.queued},
+                   {"jobs_running", s.jobs.leased},
+                   {"jobs_done", s.jobs.done},
+                   {"jobs_failed", s.jobs.failed},
+                   {"studies_with_errors", s.studies_with_errors},
+                   {"score", score == phase_scores.end() ? json(nullptr) : Number(score->second)}});
+  }
+  return json{{"submissions", std::move(out)}, {"truncated", truncated},
+              {"limit", kMaxSubmissions}};
+}
+
+absl::StatusOr<json> WebViews::SubmissionErrors(const Identity& who, int64_t id) const {
+  // Phases::List decides which submissions `who` sees; an unseen one is NotFound like a missing one.
+  ASSIGN_OR_RETURN(std::vector<PhaseSubmission> list, coordinator_->phases().List(who, ""));
+  const PhaseSubmission* found = nullptr;
+  for (const PhaseSubmission& s : list) {
+    if (s.status.submission.id == id && !s.status.submission.is_baseline) found = &s;
+  }
+  if (found == nullptr) return absl::NotFoundError(absl::StrCat("no submission ", id, " of yours"));
+  ASSIGN_OR_RETURN(Competition * phase, coordinator_->phases().Get(found->phase));
+  json out = {{"id", id},
+              {"phase", found->phase},
+              {"studies_with_errors", found->status.studies_with_errors},
+              {"errors", json::array()},
+              {"limit", kMaxErrors}};
+  // Error messages name problems: a team in a hidden phase gets the count alone.
+  const AccessPolicy policy(phase->options().hidden_phase);
+  out["shown"] = policy.ShowsPerProblemResults(who);
+  if (!policy.ShowsPerProblemResults(who)) return out;
+  ASSIGN_OR_RETURN(auto errors, coordinator_->store().ListSubmissionErrors(id, kMaxErrors));
+  for (const auto& [problem, e] : errors) {
+    out["errors"].push_back({{"problem", problem},
+                             {"study_id", e.study_id},
+                             {"batch", e.batch},
+                             {"kind", e.kind},
+                             {"message", e.message}});
+  }
+  return out;
+}
+
+absl::StatusOr<json> WebViews::Queue(const Identity& who) const {
+  if (!who.is_organizer()) {
+    return absl::PermissionDeniedError("the queue and the workers are shown to organizers only");
+  }
+  const MetricsGauges g = coordinator_->Gauges();
+  return json{{"jobs_queued", g.jobs_queued},   {"jobs_leased", g.jobs_leased},
+              {"jobs_done", g.jobs_done},       {"jobs_failed", g.jobs_failed},
+              {"running_studies", g.running_studies}, {"workers", g.workers},
+              {"epoch", g.epoch}};
+}
+
+absl::StatusOr<json> WebViews::Report(const Identity& who, const std::string& phase_name,
+                                      const std::string& board) const {
+  ASSIGN_OR_RETURN(Competition * phase, coordinator_->phases().Get(phase_name));
+  ReportRequest request;
+  request.phase = phase->options().phase;
+  request.board = board;
+  ASSIGN_OR_RETURN(std::vector<scoring::ReportFile> files, phase->ReportFiles(who, request, "html"));
+  for (scoring::ReportFile& f : files) {
+    if (f.media_type.rfind("text/html", 0) == 0) {
+      return json{{"phase", request.phase},
+                  {"board", BoardDisplayName(phase->BoardKey(board))},
+                  {"html", std::move(f.content)}};
+    }
+  }
+  return absl::InternalError("the report has no HTML page");
+}
+
+}  // namespace bbo::web

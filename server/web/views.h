@@ -1,0 +1,72 @@
+#ifndef BBO_SERVER_WEB_VIEWS_H_
+#define BBO_SERVER_WEB_VIEWS_H_
+
+// WebViews: the read-only answers of the web leaderboard's JSON API (docs/web.md), as `who` may
+// see them. Each view is one or a few calls of the domain (Phases, Competition, the Coordinator's
+// gauges and store), which decide what `who` may see: the same rules as the gRPC API
+// (server/access.h, Competition::ShowsScores). No HTTP here; server/web/web_server.h is the
+// transport. The views add two rules of their own, stated where they apply: the queue and the
+// workers are for organizers only, and a study's error messages are shown to a team only where
+// it may see per-problem results (AccessPolicy::ShowsPerProblemResults), since they name problems.
+//
+// Work per call is bounded: lists are cut to kMaxSubmissions / kMaxErrors entries (the answer
+// says so), leaderboards and reports come from the Competition's caches.
+//
+// Thread-safe (the domain objects are).
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "server/access.h"
+#include "server/coordinator.h"
+
+namespace bbo::web {
+
+class WebViews {
+ public:
+  // Submissions listed per call (the most recent ones).
+  static constexpr int kMaxSubmissions = 500;
+  // Study errors listed per submission (the first ones).
+  static constexpr int kMaxErrors = 50;
+
+  // `coordinator` is not owned and must outlive the views.
+  explicit WebViews(Coordinator* coordinator) : coordinator_(coordinator) {}
+
+  // Who `who` is: {role, name, competition}.
+  nlohmann::json Me(const Identity& who) const;
+  // The competition and every phase: title, rules, window (seconds since the epoch on the
+  // calendar), whether it is current and open, its boards, whether `who` sees scores there.
+  absl::StatusOr<nlohmann::json> Phases(const Identity& who) const;
+  // The board `board` ("" or "main", "warm-start") of phase `phase` ("" = current). NotFound
+  // for an unknown phase or board; PermissionDenied for a board hidden until published (to
+  // non-organizers); FailedPrecondition while the baseline runs. Per-problem scores only where
+  // `who` may see them.
+  absl::StatusOr<nlohmann::json> Leaderboard(const Identity& who, const std::string& phase,
+                                             const std::string& board) const;
+  // The submissions `who` may see (a team its own, an organizer all; "" = every phase), newest
+  // first, each with its score where `who` sees the scores of its phase's main board.
+  // Unauthenticated for an anonymous caller (Competition::List).
+  absl::StatusOr<nlohmann::json> Submissions(const Identity& who, const std::string& phase) const;
+  // The first errors of submission `id`'s studies. NotFound unless `who` sees that submission
+  // (the same answer for one that does not exist); for a team in a hidden phase, the count only.
+  absl::StatusOr<nlohmann::json> SubmissionErrors(const Identity& who, int64_t id) const;
+  // Jobs queued / leased / done / failed, running studies and workers. Organizers only
+  // (PermissionDenied otherwise).
+  absl::StatusOr<nlohmann::json> Queue(const Identity& who) const;
+  // The full scoring report of phase `phase`, board `board`, as one self-contained HTML page:
+  // {phase, board, html}. Competition::ReportFiles decides who may see it.
+  absl::StatusOr<nlohmann::json> Report(const Identity& who, const std::string& phase,
+                                        const std::string& board) const;
+
+ private:
+  Coordinator* coordinator_;
+};
+
+// A role's name in the API: "organizer", "team", "worker" or "anonymous".
+const char* RoleName(Identity::Role role);
+
+}  // namespace bbo::web
+
+#endif  // BBO_SERVER_WEB_VIEWS_H_

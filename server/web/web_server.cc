@@ -1,0 +1,226 @@
+#include "server/web/web_server.h"
+
+#include <chrono>
+#include <exception>
+#include <functional>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "httplib.h"
+#include "server/web/internal/assets.h"
+#include "server/web/internal/http.h"
+#include "server/web/views.h"
+
+namespace bbo::web {
+namespace {
+
+using nlohmann::json;
+
+// Scripts, styles and API calls of this origin only; the report is shown in a sandboxed frame
+// written from a string (srcdoc: it inherits this policy, hence its inline <style> needs
+// 'unsafe-inline' for styles; scripts stay 'self' only). No framing of these pages elsewhere.
+constexpr char kContentSecurityPolicy[] =
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' "
+    "data:; connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'";
+
+void SendJson(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_content(internal::SafeJson(body), "application/json; charset=utf-8");
+}
+
+std::string Peer(const httplib::Request& req) {
+  return absl::StrCat(req.remote_addr, ":", req.remote_port);
+}
+
+// A view of the API: given the caller and the request, its JSON or the domain's refusal.
+using View = std::function<absl::StatusOr<json>(const Identity&, const httplib::Request&)>;
+
+// Query parameter `key` of `req` if it is a plausible name ("" when absent); InvalidArgument
+// naming the parameter otherwise.
+absl::StatusOr<std::string> NameParam(const httplib::Request& req, const char* key) {
+  std::string value = req.get_param_value(key);
+  if (!internal::ValidName(value)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(key, ": at most 64 of A-Z a-z 0-9 . _ - (a phase or board name)"));
+  }
+  return value;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<WebServer>> WebServer::Start(Coordinator* coordinator,
+                                                            const WebServerOptions& options) {
+  absl::StatusOr<internal::HostPort> where =
+      internal::ParseHostPort(options.address, "--web_listen");
+  if (!where.ok()) return where.status();
+  auto s = std::unique_ptr<WebServer>(new WebServer());
+  s->tls_ = !options.tls_cert_file.empty() || !options.tls_key_file.empty();
+  if (s->tls_) {
+    if (options.tls_cert_file.empty() || options.tls_key_file.empty()) {
+      return absl::InvalidArgumentError(
+          "--web_listen: HTTPS needs both --tls_cert_file and --tls_key_file");
+    }
+    auto ssl = std::make_unique<httplib::SSLServer>(
+        options.tls_cert_file.c_str(), options.tls_key_file.c_str(),
+        options.tls_client_ca_file.empty() ? nullptr : options.tls_client_ca_file.c_str());
+    if (!ssl->is_valid()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--web_listen: cannot load the TLS certificate ", options.tls_cert_file, ", its key ",
+          options.tls_key_file,
+          options.tls_client_ca_file.empty() ? "" : " or the client CA " + options.tls_client_ca_file));
+    }
+    SSL_CTX_set_min_proto_version(ssl->ssl_context(), TLS1_2_VERSION);
+    s->http_ = std::move(ssl);
+  } else {
+    s->http_ = std::make_unique<httplib::Server>();
+  }
+  s->views_ = std::make_unique<WebViews>(coordinator);
+  s->http_->new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
+  s->http_->set_payload_max_length(kMaxBodyBytes);
+  s->http_->set_read_timeout(5, 0);
+  s->http_->set_write_timeout(5, 0);
+  s->http_->set_keep_alive_timeout(5);
+  s->http_->set_keep_alive_max_count(100);
+  s->Route(coordinator);
+  s->port_ = where->port == 0 ? s->http_->bind_to_any_port(where->host)
+                              : (s->http_->bind_to_port(where->host, where->port) ? where->port : -1);
+  if (s->port_ <= 0) {
+    return absl::UnavailableError(absl::StrCat("--web_listen: cannot listen on ", options.address,
+                                               " (taken, or not an address of this host)"));
+  }
+  httplib::Server* http = s->http_.get();
+  s->thread_ = std::thread([http] { http->listen_after_bind(); });
+  return s;
+}
+
+void WebServer::Route(Coordinator* coordinator) {
+  httplib::Server& http = *http_;
+  http.set_default_headers({{"Content-Security-Policy", kContentSecurityPolicy},
+                            {"X-Content-Type-Options", "nosniff"},
+                            {"X-Frame-Options", "DENY"},
+                            {"Referrer-Policy", "no-referrer"},
+                            {"Cross-Origin-Opener-Policy", "same-origin"},
+                            {"Cross-Origin-Resource-Policy", "same-origin"},
+                            {"Cache-Control", "no-store"}});
+  for (const internal::Asset& asset : internal::Assets()) {
+    auto serve = [asset](const httplib::Request&, httplib::Response& res) {
+      res.set_content(asset.content.data(), asset.content.size(), std::string(asset.media_type));
+    };
+    http.Get(std::string(asset.path), serve);
+    if (asset.path == "/") http.Get("/index.html", serve);
+  }
+
+  Credentials* credentials = &coordinator->credentials();
+  Metrics* metrics = &coordinator->metrics();
+  // Every API call: who is calling (a bad token is refused here, audited), then the view; its
+  // refusals are audited as the gRPC edge audits them.
+  auto api = [&http, credentials, metrics](const std::string& pattern, const char* action,
+                                           bool audit_organizer, View view) {
+    http.Get(pattern, [=](const httplib::Request& req, httplib::Response& res) {
+      const auto start = std::chrono::steady_clock::now();
+      Identity who = Identity::Anonymous();
+      absl::Status status;
+      json body;
+      if (req.has_header("Authorization")) {
+        absl::StatusOr<std::string> token =
+            internal::BearerToken(req.get_header_value("Authorization"));
+        absl::StatusOr<Identity> id =
+            token.ok() ? credentials->Authenticate(*token) : token.status();
+        if (id.ok()) {
+          who = *id;
+        } else if (absl::IsUnauthenticated(id.status())) {
+          // The domain's reason up to its advice for the CLI, then advice for a browser.
+          const absl::string_view why = id.status().message();
+          status = absl::UnauthenticatedError(absl::StrCat(
+              "sign-in refused: ", why.substr(0, why.find(';')),
+              "; paste the token exactly as the organizers issued it, or ask them for a new one"));
+        } else {
+          status = id.status();
+        }
+      }
+      if (status.ok()) {
+        absl::StatusOr<json> answer = view(who, req);
+        if (answer.ok()) {
+          body = *std::move(answer);
+        } else {
+          status = answer.status();
+        }
+      }
+      if (absl::IsUnauthenticated(status) || absl::IsPermissionDenied(status)) {
+        credentials->Audit(who, action, false, absl::StrCat(Peer(req), ": ", status.message()));
+      } else if (status.ok() && audit_organizer && who.is_organizer()) {
+        credentials->Audit(who, action, true, Peer(req));
+      }
+      SendJson(res, internal::HttpStatus(status), status.ok() ? body : internal::ErrorBody(status));
+      metrics->ObserveRpc(action, std::chrono::duration<double>(
+                                      std::chrono::steady_clock::now() - start).count());
+    });
+  };
+
+  WebViews* views = views_.get();
+  api("/api/me", "web:/api/me", true,
+      [views](const Identity& who, const httplib::Request&) -> absl::StatusOr<json> {
+        return views->Me(who);
+      });
+  api("/api/phases", "web:/api/phases", false,
+      [views](const Identity& who, const httplib::Request&) { return views->Phases(who); });
+  api("/api/leaderboard", "web:/api/leaderboard", false,
+      [views](const Identity& who, const httplib::Request& req) -> absl::StatusOr<json> {
+        absl::StatusOr<std::string> phase = NameParam(req, "phase");
+        if (!phase.ok()) return phase.status();
+        absl::StatusOr<std::string> board = NameParam(req, "board");
+        if (!board.ok()) return board.status();
+        return views->Leaderboard(who, *phase, *board);
+      });
+  api("/api/submissions", "web:/api/submissions", false,
+      [views](const Identity& who, const httplib::Request& req) -> absl::StatusOr<json> {
+        absl::StatusOr<std::string> phase = NameParam(req, "phase");
+        if (!phase.ok()) return phase.status();
+        return views->Submissions(who, *phase);
+      });
+  api(R"(/api/submissions/(\d{1,18})/errors)", "web:/api/submissions/errors", false,
+      [views](const Identity& who, const httplib::Request& req) -> absl::StatusOr<json> {
+        int64_t id = 0;
+        if (!absl::SimpleAtoi(req.matches[1].str(), &id)) {
+          return absl::InvalidArgumentError("id: not a submission id");
+        }
+        return views->SubmissionErrors(who, id);
+      });
+  api("/api/queue", "web:/api/queue", false,
+      [views](const Identity& who, const httplib::Request&) { return views->Queue(who); });
+  api("/api/report", "web:/api/report", true,
+      [views](const Identity& who, const httplib::Request& req) -> absl::StatusOr<json> {
+        absl::StatusOr<std::string> phase = NameParam(req, "phase");
+        if (!phase.ok()) return phase.status();
+        absl::StatusOr<std::string> board = NameParam(req, "board");
+        if (!board.ok()) return board.status();
+        return views->Report(who, *phase, *board);
+      });
+
+  // Unknown paths and refused requests (413 for a body over the limit) answer without echoing
+  // anything of the request.
+  http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    const std::string message = res.status == 413 ? "the request is too large"
+                                : res.status == 404 ? "no such page"
+                                                    : "the request was refused";
+    if (req.path.rfind("/api/", 0) == 0) {
+      SendJson(res, res.status, {{"error", message}});
+    } else {
+      res.set_content(message + "\n", "text/plain; charset=utf-8");
+    }
+  });
+  http.set_exception_handler([](const httplib::Request&, httplib::Response& res,
+                                std::exception_ptr) {
+    SendJson(res, 500, {{"error", "internal error"}});
+  });
+}
+
+WebServer::~WebServer() {
+  if (http_ != nullptr) http_->stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace bbo::web

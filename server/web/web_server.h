@@ -1,0 +1,88 @@
+#ifndef BBO_SERVER_WEB_WEB_SERVER_H_
+#define BBO_SERVER_WEB_WEB_SERVER_H_
+
+// The coordinator's web leaderboard (bbo-server --web_listen; docs/web.md): a small static page
+// (server/web/static, embedded at build time) and a read-only JSON API under /api/, over HTTP or
+// HTTPS (cpp-httplib) on an address of its own.
+//
+// Identities are the gRPC API's: the page sends a team's or an organizer's token as
+// `Authorization: Bearer <token>` (no cookies: a request from another site carries no
+// credentials, so there is nothing to forge); the server turns it into an Identity with
+// Credentials::Authenticate, and the domain decides what that identity sees (WebViews). A call
+// without a token is anonymous. A malformed, unknown or revoked token gets 401 and no data; every
+// 401 and 403 is written to the audit log with the caller's address, as the gRPC edge does.
+// Organizers' sign-ins and report fetches are audited too (the page's polls are not: one record
+// every few seconds would bury the log).
+//
+// Every answer carries a Content-Security-Policy (scripts and styles of this origin only, no
+// framing), X-Content-Type-Options: nosniff, Referrer-Policy: no-referrer and Cache-Control:
+// no-store. JSON has '<', '>' and '&' escaped as \u00XX, so no answer can be read as markup.
+// Requests are bounded: GET only (a body over kMaxBodyBytes is refused with 413), request
+// lines and headers of 8 KiB, kThreads handler threads, 5 s socket timeouts, and each view's
+// own bounds (server/web/views.h).
+//
+// Plaintext on an address other hosts can reach is the caller's rule to enforce (bbo-server
+// refuses it without --insecure, as for its gRPC port).
+//
+// Thread-safe; stops on destruction.
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "server/coordinator.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace bbo::web {
+
+class WebViews;
+
+struct WebServerOptions {
+  // "host:port" or "[v6]:port"; port 0 = any free port.
+  std::string address = "127.0.0.1:0";
+  // PEM certificate chain and key (bbo-server's --tls_cert_file / --tls_key_file). Both set =
+  // HTTPS only; both empty = plain HTTP.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  // PEM CA certificate(s) (--tls_client_ca_file): set = every client must present a certificate
+  // signed by one of them, as on the gRPC port. Needs the certificate and key.
+  std::string tls_client_ca_file;
+};
+
+class WebServer {
+ public:
+  // Handler threads.
+  static constexpr int kThreads = 4;
+  // Largest request body accepted, bytes (the API takes none).
+  static constexpr size_t kMaxBodyBytes = 16 << 10;
+
+  // Listens for `coordinator` (not owned; must outlive the server). InvalidArgument for a
+  // malformed address or TLS files that cannot be loaded; Unavailable when it cannot bind.
+  static absl::StatusOr<std::unique_ptr<WebServer>> Start(Coordinator* coordinator,
+                                                          const WebServerOptions& options);
+  ~WebServer();
+  WebServer(const WebServer&) = delete;
+  WebServer& operator=(const WebServer&) = delete;
+
+  // The port it listens on.
+  int port() const { return port_; }
+  bool tls() const { return tls_; }
+
+ private:
+  WebServer() = default;
+  void Route(Coordinator* coordinator);
+
+  std::unique_ptr<WebViews> views_;
+  std::unique_ptr<httplib::Server> http_;
+  std::thread thread_;
+  int port_ = 0;
+  bool tls_ = false;
+};
+
+}  // namespace bbo::web
+
+#endif  // BBO_SERVER_WEB_WEB_SERVER_H_
