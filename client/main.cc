@@ -7,6 +7,7 @@
 //   bbo withdraw SUBMISSION_ID [--server H:P]          cancel a submission's queued jobs
 //   bbo choose SUBMISSION_ID [--server H:P]            the submission that goes on to the next phase
 //   bbo phases [--server H:P] [--json]                 the competition's phases and windows
+//   bbo logs SUBMISSION_ID [--limit N] [--json]        why a submission's studies ended so
 //   bbo leaderboard [--server H:P] [--board main|warm-start] [--json]   the leaderboard
 //   bbo problems [--server H:P] [--json]               practice problems for remote studies
 //   bbo score RESULTS.csv [--random-search NAME] [--json]   offline Bayesmark scoring
@@ -179,6 +180,20 @@ int Main(int argc, char** argv) {
   cmd_choose->add_option("--server", server.address, "bbo-server address")
       ->default_val(server.address);
   AddTlsOptions(cmd_choose, &tls);
+
+  LogsArgs logs;
+  auto* cmd_logs = app.add_subcommand(
+      "logs", "Why a submission's studies ended as they did: each study's end, every error by "
+              "kind, and the first ones in full (your optimizer's messages and stderr tail).");
+  cmd_logs->add_option("SUBMISSION_ID", logs.submission_id, "As `bbo status` shows it")
+      ->required();
+  cmd_logs->add_option("--limit", logs.limit, "Errors shown in full (all are counted)")
+      ->default_val(logs.limit)
+      ->check(CLI::Range(1, 10000));
+  cmd_logs->add_flag("--json", logs.json, "JSON output");
+  cmd_logs->add_option("--server", server.address, "bbo-server address")
+      ->default_val(server.address);
+  AddTlsOptions(cmd_logs, &tls);
 
   PhasesArgs phases;
   auto* cmd_phases = app.add_subcommand(
@@ -468,6 +483,7 @@ int Main(int argc, char** argv) {
   if (cmd_local->parsed()) return RunLocalCommand(local);
   const bool remote = cmd_submit->parsed() || cmd_status->parsed() || cmd_withdraw->parsed() ||
                       cmd_board->parsed() || cmd_choose->parsed() || cmd_phases->parsed() ||
+                      cmd_logs->parsed() ||
                       (cmd_problems->parsed() && !cmd_problems_list->parsed()) ||
                       (cmd_report->parsed() && rep.results.empty() && rep.db.empty());
   if (remote && !LoadTls(tls, &server)) return 1;
@@ -486,6 +502,10 @@ int Main(int argc, char** argv) {
   if (cmd_choose->parsed()) {
     choose.server = server;
     return RunChoose(choose);
+  }
+  if (cmd_logs->parsed()) {
+    logs.server = server;
+    return RunLogs(logs);
   }
   if (cmd_phases->parsed()) {
     phases.server = server;

@@ -102,6 +102,18 @@ absl::StatusOr<v1::GetCompetitionResponse> Remote::GetCompetition() const {
       });
 }
 
+absl::StatusOr<v1::GetSubmissionLogResponse> Remote::GetSubmissionLog(int64_t submission_id,
+                                                                      int limit) const {
+  auto stub = v1::CompetitionService::NewStub(Channel(server_, tls_, CompetitionArgs()));
+  v1::GetSubmissionLogRequest request;
+  request.set_submission_id(submission_id);
+  request.set_limit(limit);
+  return Invoke<v1::GetSubmissionLogResponse>(
+      token_, tls_.enabled(), 30, [&](auto* ctx, auto* response) {
+        return stub->GetSubmissionLog(ctx, request, response);
+      });
+}
+
 absl::StatusOr<v1::ChooseSubmissionResponse> Remote::ChooseSubmission(
     int64_t submission_id) const {
   auto stub = v1::CompetitionService::NewStub(Channel(server_, tls_, CompetitionArgs()));

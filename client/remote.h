@@ -29,6 +29,8 @@ class Remote {
       const v1::RegisterSubmissionRequest& request) const;
   absl::StatusOr<v1::ListSubmissionsResponse> ListSubmissions(const std::string& phase = "") const;
   absl::StatusOr<v1::GetCompetitionResponse> GetCompetition() const;
+  absl::StatusOr<v1::GetSubmissionLogResponse> GetSubmissionLog(int64_t submission_id,
+                                                                int limit) const;
   absl::StatusOr<v1::ChooseSubmissionResponse> ChooseSubmission(int64_t submission_id) const;
   absl::StatusOr<v1::WithdrawSubmissionResponse> WithdrawSubmission(int64_t submission_id) const;
   absl::StatusOr<v1::GetLeaderboardResponse> GetLeaderboard(

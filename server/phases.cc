@@ -105,6 +105,25 @@ std::vector<PhaseView> Phases::Describe() {
   return out;
 }
 
+absl::StatusOr<SubmissionLog> Phases::Log(const Identity& who, int64_t submission_id,
+                                          int limit) {
+  RETURN_IF_ERROR(AccessPolicy(false, phases_.front().competition->options().allow_anonymous)
+                      .RequireParticipant(who, "submission logs"));
+  const auto unknown = absl::NotFoundError(absl::StrCat("no submission ", submission_id,
+                                                        " of yours"));
+  absl::StatusOr<SubmissionRecord> sub = store_->GetSubmission(submission_id);
+  if (!sub.ok() || sub->is_baseline) return unknown;
+  for (const Entry& e : phases_) {
+    const CompetitionOptions& o = e.competition->options();
+    if (o.phase_key != sub->phase) continue;
+    const AccessPolicy access(o.hidden_phase, o.allow_anonymous);
+    if (!access.SeesSubmissionsOf(who, sub->team)) return unknown;
+    return ReadSubmissionLog(*store_, *sub, e.competition->problems(),
+                             o.hidden_phase && !who.is_organizer(), std::max(0, limit));
+  }
+  return unknown;
+}
+
 absl::StatusOr<std::vector<PhaseSubmission>> Phases::List(const Identity& who,
                                                            const std::string& name) {
   std::vector<PhaseSubmission> out;

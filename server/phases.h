@@ -22,6 +22,7 @@
 #include "server/competition.h"
 #include "server/competition_file.h"
 #include "server/store/store.h"
+#include "server/submission_log.h"
 
 namespace bbo {
 
@@ -72,6 +73,10 @@ class Phases {
   absl::StatusOr<Competition*> ForSubmission(const std::string& name);
   // Every phase as `who` sees it.
   std::vector<PhaseView> Describe();
+  // The log of submission `submission_id` (server/submission_log.h) with the first `limit`
+  // errors in full: its team's or an organizer's (NotFound for another team's, as for an unknown
+  // one); in a hidden phase a team sees no problem names.
+  absl::StatusOr<SubmissionLog> Log(const Identity& who, int64_t submission_id, int limit);
   // The submissions `who` may see in phase `name` ("" = every phase), oldest first.
   absl::StatusOr<std::vector<PhaseSubmission>> List(const Identity& who, const std::string& name);
   // The name of the competition ("" = started from flags).

@@ -71,7 +71,7 @@ class E2eTest : public ::testing::Test {
   void TearDown() override {
     workers_.clear();
     server_.reset();
-    if (!HasFailure()) fs::remove_all(root_);
+    if (!HasFailure() && !std::getenv("BBO_E2E_KEEP")) fs::remove_all(root_);
   }
 
   // `bbo admin --db <db> ARGS`: its stdout (a token, for `... add NAME`), trimmed.
@@ -282,6 +282,42 @@ TEST_F(E2eTest, OptimizerThatDiesEndsStudyWithBestSoFar) {
   EXPECT_THAT(Q("SELECT message FROM study_errors e JOIN studies s ON s.id = e.study_id WHERE "
                 "s.submission_id = " + sid),
               HasSubstr("3"));  // the exit status
+}
+
+// bbo logs: a team learns why its studies ended as they did (the optimizer's own message and
+// exit status), in a hidden phase without problem names; another team learns nothing.
+TEST_F(E2eTest, LogsSayWhyStudiesFailedToTheirTeamOnly) {
+  StartServer({"--hidden"});
+  StartWorker();
+  const int64_t dies = Submit("dies");
+  const int64_t raises = Submit("raises");
+  ASSERT_TRUE(WaitFinished(dies, 60)) << Logs();
+  ASSERT_TRUE(WaitFinished(raises, 60)) << Logs();
+  const std::string server = " --server 127.0.0.1:" + std::to_string(port_);
+  auto bbo = [&](const std::string& token, const std::string& args) {
+    return bbo::testing::CommandOutput(std::string(BBO_CLI_BIN) + " --token " + token + " " +
+                                       args + server + " 2>&1; echo rc=$?");
+  };
+  const std::string died = bbo(team_token_, "logs " + std::to_string(dies));
+  EXPECT_THAT(died, HasSubstr("rc=0"));
+  EXPECT_THAT(died, HasSubstr("optimizer_died"));
+  EXPECT_THAT(died, HasSubstr("failed after 2 of 5 batches"));
+  EXPECT_THAT(died, HasSubstr("problem-1"));  // a hidden phase: no problem names for teams
+  EXPECT_THAT(died, Not(HasSubstr("test_crashing")));
+  const std::string raised = bbo(team_token_, "logs " + std::to_string(raises) + " --json");
+  EXPECT_THAT(raised, HasSubstr("deliberate failure in suggest"));
+  EXPECT_THAT(raised, HasSubstr("\"total_errors\": 1"));
+  // bbo status points at bbo logs.
+  EXPECT_THAT(bbo(team_token_, "status"), HasSubstr("bbo logs " + std::to_string(dies)));
+  // Another team: the same answer as for an unknown submission.
+  const std::string other = Admin("team add someone-else");
+  const std::string stranger = bbo(other, "logs " + std::to_string(dies));
+  EXPECT_THAT(stranger, HasSubstr("no submission " + std::to_string(dies) + " of yours"));
+  EXPECT_THAT(stranger, Not(HasSubstr("rc=0")));
+  EXPECT_THAT(bbo(other, "logs 999999"),
+              HasSubstr("no submission 999999 of yours"));
+  // Organizers see the problems' names.
+  EXPECT_THAT(bbo(organizer_token_, "logs " + std::to_string(dies)), HasSubstr("test_crashing"));
 }
 
 TEST_F(E2eTest, SandboxedOptimizerCannotReachCoordinatorOrReadProblemData) {

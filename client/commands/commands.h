@@ -78,6 +78,15 @@ struct ChooseArgs {
 };
 int RunChoose(const ChooseArgs& args);
 
+// bbo logs: why a submission's studies ended as they did.
+struct LogsArgs {
+  ServerArgs server;
+  int64_t submission_id = 0;
+  int limit = 50;
+  bool json = false;
+};
+int RunLogs(const LogsArgs& args);
+
 // bbo phases: the competition's phases, windows and rules.
 struct PhasesArgs {
   ServerArgs server;

@@ -185,6 +185,13 @@ int RunStatus(const StatusArgs& a) {
                     ? ("  (from submission " + std::to_string(sub.migrated_from()) + ")").c_str()
                     : "");
   }
+  for (const auto& sub : resp->submissions()) {
+    if (sub.studies_with_errors() > 0) {
+      std::printf("errors: %d of %s's studies recorded errors; `bbo logs %lld` says which and why\n",
+                  sub.studies_with_errors(), sub.name().c_str(),
+                  static_cast<long long>(sub.submission_id()));
+    }
+  }
   if (std::any_of(resp->submissions().begin(), resp->submissions().end(),
                   [](const auto& s) { return s.state() == v1::SUBMISSION_STATE_INCOMPLETE; })) {
     std::printf(

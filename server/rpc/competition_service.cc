@@ -2,6 +2,27 @@
 #include "server/rpc/services.h"
 
 namespace bbo::rpc {
+namespace {
+
+void StatusToProto(const SubmissionStatus& s, v1::SubmissionStatus* o) {
+  o->set_submission_id(s.submission.id);
+  o->set_name(s.submission.name);
+  o->set_kind(ToProto(s.submission.kind));
+  o->set_state(!s.finished()       ? v1::SUBMISSION_STATE_RUNNING
+               : s.jobs.failed > 0 ? v1::SUBMISSION_STATE_INCOMPLETE
+                                   : v1::SUBMISSION_STATE_FINISHED);
+  o->set_jobs_total(s.jobs.total);
+  o->set_jobs_queued(s.jobs.queued);
+  o->set_jobs_running(s.jobs.leased);
+  o->set_jobs_done(s.jobs.done);
+  o->set_jobs_failed(s.jobs.failed);
+  o->set_studies_with_errors(s.studies_with_errors);
+  o->set_created_at_s(s.submission.created_at);
+  o->set_team(s.submission.team);
+  o->set_migrated_from(s.submission.migrated_from);
+}
+
+}  // namespace
 
 grpc::Status CompetitionServiceImpl::RegisterSubmission(
     grpc::ServerContext* context, const v1::RegisterSubmissionRequest* req,
@@ -26,25 +47,10 @@ grpc::Status CompetitionServiceImpl::ListSubmissions(grpc::ServerContext* contex
   absl::StatusOr<std::vector<PhaseSubmission>> list = phases_->List(who, req->phase());
   if (!list.ok()) return ToGrpcStatus(auth_->Audited(who, "ListSubmissions", list.status()));
   for (const PhaseSubmission& ps : *list) {
-    const SubmissionStatus& s = ps.status;
-    v1::SubmissionStatus* o = resp->add_submissions();
+    StatusToProto(ps.status, resp->add_submissions());
+    v1::SubmissionStatus* o = resp->mutable_submissions(resp->submissions_size() - 1);
     o->set_phase(ps.phase);
-    o->set_migrated_from(s.submission.migrated_from);
     o->set_chosen(ps.chosen);
-    o->set_submission_id(s.submission.id);
-    o->set_name(s.submission.name);
-    o->set_kind(ToProto(s.submission.kind));
-    o->set_state(!s.finished()       ? v1::SUBMISSION_STATE_RUNNING
-                 : s.jobs.failed > 0 ? v1::SUBMISSION_STATE_INCOMPLETE
-                                     : v1::SUBMISSION_STATE_FINISHED);
-    o->set_jobs_total(s.jobs.total);
-    o->set_jobs_queued(s.jobs.queued);
-    o->set_jobs_running(s.jobs.leased);
-    o->set_jobs_done(s.jobs.done);
-    o->set_jobs_failed(s.jobs.failed);
-    o->set_studies_with_errors(s.studies_with_errors);
-    o->set_created_at_s(s.submission.created_at);
-    o->set_team(s.submission.team);
   }
   return grpc::Status::OK;
 }
@@ -133,6 +139,43 @@ grpc::Status CompetitionServiceImpl::ChooseSubmission(grpc::ServerContext* conte
   absl::StatusOr<std::string> next = phases_->Choose(who, req->submission_id());
   if (!next.ok()) return ToGrpcStatus(auth_->Audited(who, "ChooseSubmission", next.status()));
   resp->set_next_phase(*next);
+  return grpc::Status::OK;
+}
+
+grpc::Status CompetitionServiceImpl::GetSubmissionLog(grpc::ServerContext* context,
+                                                      const v1::GetSubmissionLogRequest* req,
+                                                      v1::GetSubmissionLogResponse* resp) {
+  BBO_RPC_WHO(who, context, "GetSubmissionLog");
+  absl::StatusOr<SubmissionLog> log =
+      phases_->Log(who, req->submission_id(), req->limit() > 0 ? req->limit() : 50);
+  if (!log.ok()) return ToGrpcStatus(auth_->Audited(who, "GetSubmissionLog", log.status()));
+  SubmissionStatus status;
+  status.submission = log->submission;
+  status.jobs = log->jobs;
+  for (const StudySummary& st : log->studies) {
+    v1::StudyLogLine* o = resp->add_studies();
+    o->set_study_id(st.study_id);
+    o->set_problem(st.problem);
+    o->set_trial(st.trial);
+    o->set_board(BoardDisplayName(st.board));
+    o->set_state(StudyStateName(st.state));
+    o->set_batches_done(st.batches_done);
+    o->set_n_batches(st.n_batches);
+    o->set_end_reason(st.end_reason);
+  }
+  for (const auto& [kind, n] : log->errors_by_kind) (*resp->mutable_errors_by_kind())[kind] = n;
+  resp->set_total_errors(log->total_errors);
+  for (const SubmissionLogError& e : log->errors) {
+    v1::ErrorLogLine* o = resp->add_errors();
+    o->set_problem(e.problem);
+    o->set_study_id(e.study_id);
+    o->set_batch(e.batch);
+    o->set_kind(e.kind);
+    o->set_message(e.message);
+  }
+  status.studies_with_errors = log->studies_with_errors;
+  StatusToProto(status, resp->mutable_submission());
+  resp->mutable_submission()->set_phase(log->submission.phase);
   return grpc::Status::OK;
 }
 

@@ -79,6 +79,8 @@ class CompetitionServiceImpl final : public v1::CompetitionService::Service {
                               v1::GetCompetitionResponse* resp) override;
   grpc::Status ChooseSubmission(grpc::ServerContext*, const v1::ChooseSubmissionRequest* req,
                                 v1::ChooseSubmissionResponse* resp) override;
+  grpc::Status GetSubmissionLog(grpc::ServerContext*, const v1::GetSubmissionLogRequest* req,
+                                v1::GetSubmissionLogResponse* resp) override;
 
  private:
   Phases* phases_;

@@ -122,6 +122,19 @@ InMemoryStore::ListSubmissionErrors(int64_t submission_id, int limit) {
   return out;
 }
 
+absl::StatusOr<std::vector<StudySummary>> InMemoryStore::ListSubmissionStudies(
+    int64_t submission_id) {
+  absl::MutexLock l(&mu_);
+  std::vector<StudySummary> out;
+  for (const auto& [id, study] : studies_) {
+    const StudyRecord& r = study.record;
+    if (r.submission_id != submission_id) continue;
+    out.push_back({id, r.job_id.value_or(0), r.problem, r.trial, r.board, r.state,
+                   study.batches_done, r.budget.n_batches, study.end_reason});
+  }
+  return out;
+}
+
 absl::StatusOr<int> InMemoryStore::CountStudiesWithErrors(int64_t submission_id) {
   absl::MutexLock l(&mu_);
   std::set<int64_t> with_errors;

@@ -174,6 +174,20 @@ struct StudyErrorRecord {
   std::string message;
 };
 
+// A study of a submission as its log lists it (StudyStore::ListSubmissionStudies).
+struct StudySummary {
+  int64_t study_id = 0;
+  int64_t job_id = 0;  // 0 = a practice study
+  std::string problem;
+  int trial = 0;
+  std::string board;
+  StudyState state = StudyState::kRunning;
+  int batches_done = 0;
+  int n_batches = 0;
+  // Why it ended ("" while running).
+  std::string end_reason;
+};
+
 // One evaluation of a scored study, as the results CSV lists it (ScoringStore::
 // ScoredEvaluations). A scored study without any evaluation is one row with `has_evaluation`
 // false (and batch, suggestion, value, generalization unset) so that its trial still counts.

@@ -99,6 +99,8 @@ class SqliteStore : public Store {
   absl::StatusOr<std::vector<StudyErrorRecord>> ListStudyErrors(int64_t study_id) override;
   absl::StatusOr<std::vector<std::pair<std::string, StudyErrorRecord>>> ListSubmissionErrors(
       int64_t submission_id, int limit) override;
+  absl::StatusOr<std::vector<StudySummary>> ListSubmissionStudies(
+      int64_t submission_id) override;
   absl::StatusOr<int> CountStudiesWithErrors(int64_t submission_id) override;
   absl::StatusOr<std::vector<std::vector<double>>> StudyValues(int64_t study_id) override;
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ProblemSignatures() override;

@@ -48,6 +48,9 @@ class StudyStore {
   // with problem names.
   virtual absl::StatusOr<std::vector<std::pair<std::string, StudyErrorRecord>>>
   ListSubmissionErrors(int64_t submission_id, int limit) = 0;
+  // Every study of a submission, by id.
+  virtual absl::StatusOr<std::vector<StudySummary>> ListSubmissionStudies(
+      int64_t submission_id) = 0;
   // How many of a submission's studies have at least one error.
   virtual absl::StatusOr<int> CountStudiesWithErrors(int64_t submission_id) = 0;
   // The values of one study, batch by batch, in index order (empty for an unknown study).

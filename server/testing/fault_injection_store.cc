@@ -229,6 +229,12 @@ FaultInjectionStore::ListSubmissionErrors(int64_t submission_id, int limit) {
   return base_->ListSubmissionErrors(submission_id, limit);
 }
 
+absl::StatusOr<std::vector<StudySummary>> FaultInjectionStore::ListSubmissionStudies(
+    int64_t submission_id) {
+  if (absl::Status s = Check("ListSubmissionStudies"); !s.ok()) return s;
+  return base_->ListSubmissionStudies(submission_id);
+}
+
 absl::StatusOr<int> FaultInjectionStore::CountStudiesWithErrors(int64_t submission_id) {
   if (absl::Status s = Check("CountStudiesWithErrors"); !s.ok()) return s;
   return base_->CountStudiesWithErrors(submission_id);
