@@ -3,7 +3,7 @@
 // model's 2,000 posterior draws (4 chains x 500 after 200 warmup sweeps) on every core and on one
 // thread, its diagnostics, and the random-walk temporal model (Laplace and HMC) on the same data,
 // and prints their ratios. Target: the independent model in <= 5 s on 2 cores.
-// Usage: pl_bench [T=200] [P=1000] [n=7] [threads=0 (all cores)]
+// Usage: pl_bench [T=200] [P=1000] [n=7] [threads=0 (all cores)] [temporal=1 (0: skip it)]
 
 #include <sys/resource.h>
 
@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
   const int P = argc > 2 ? std::atoi(argv[2]) : 1000;
   const int n = argc > 3 ? std::atoi(argv[3]) : 7;
   const int threads = argc > 4 ? std::atoi(argv[4]) : 0;
+  const bool run_temporal = argc > 5 ? std::atoi(argv[5]) != 0 : true;
   const unsigned cores = std::thread::hardware_concurrency();
   std::printf("pl_bench: T=%d P=%d n=%d cores=%u\n", T, P, n, cores);
 
@@ -93,12 +94,15 @@ int main(int argc, char** argv) {
   }
   auto stats = pl::ComputePlStats(*rankings);
   const auto t2 = Clock::now();
-  size_t stage_sets = 0;
-  for (const pl::PlStats& s : *stats) stage_sets += s.stages.size();
-  std::printf("rankings: %zu (%.3f s), stage statistics: %zu stage sets (%.3f s)\n",
-              rankings->rankings.size(), Seconds(t0, t1), stage_sets, Seconds(t1, t2));
+  size_t stage_sets = 0, chains = 0;
+  for (const pl::PlStats& s : *stats) {
+    stage_sets += s.stages.size();
+    chains += s.chains.size();
+  }
+  std::printf("rankings: %zu (%.3f s), stage statistics: %zu stage sets + %zu chains (%.3f s)\n",
+              rankings->rankings.size(), Seconds(t0, t1), stage_sets, chains, Seconds(t1, t2));
 
-  pl::GibbsOptions o;  // 4 chains x 500 draws after 200 warmup sweeps = 2,000 draws
+  pl::DirichletOptions o;  // 4 chains x 500 draws after 200 warmup sweeps = 2,000 draws
   o.threads = threads;
   const double c3 = CpuSeconds();
   const auto t3 = Clock::now();
@@ -125,6 +129,7 @@ int main(int argc, char** argv) {
   std::printf("independent Dirichlet on 1 thread: %.3f s wall, %.3f s CPU\n", one_thread,
               one_thread_cpu);
 
+  if (!run_temporal) return serial.ok() ? 0 : 1;
   pl::RandomWalkOptions rw;  // HMC: 4 chains x 500 draws after 300 warmup iterations
   rw.threads = threads;
   const double c7 = CpuSeconds();

@@ -6,8 +6,11 @@
 #include <cmath>
 #include <thread>
 
+#include "Eigen/Dense"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "scoring/plackett_luce/internal/helmert.h"
+#include "scoring/plackett_luce/internal/pl_eval.h"
 #include "scoring/plackett_luce/internal/random.h"
 
 namespace bbo::scoring::pl {
@@ -31,6 +34,16 @@ class GibbsKernel {
       weights_.push_back(s.weight);
     }
     offsets_.push_back(static_cast<int>(members_.size()));
+    size_t longest = 0;
+    for (const StageChain& c : st.chains) {
+      chain_offsets_.push_back(static_cast<int>(chain_order_.size()));
+      chain_order_.insert(chain_order_.end(), c.order.begin(), c.order.end());
+      chain_weights_.insert(chain_weights_.end(), c.weights.begin(), c.weights.end());
+      chain_weights_.push_back(0);  // the last position is no stage
+      longest = std::max(longest, c.order.size());
+    }
+    chain_offsets_.push_back(static_cast<int>(chain_order_.size()));
+    suffix_.resize(longest);
   }
 
   void InitFromPrior(internal::Rng& rng, double a, double* lambda) const {
@@ -47,6 +60,20 @@ class GibbsKernel {
       for (int k = 0; k < size; ++k) total += lambda[m[k]];
       const double z = rng.Gamma(weights_[s]) / total;
       for (int k = 0; k < size; ++k) rate_[m[k]] += z;
+    }
+    // Chains: Z_k ~ Gamma(w_k, lambda(suffix k)); the method at position j is in suffixes 0..j.
+    const int chains = static_cast<int>(chain_offsets_.size()) - 1;
+    for (int c = 0; c < chains; ++c) {
+      const int* o = chain_order_.data() + chain_offsets_[c];
+      const double* w = chain_weights_.data() + chain_offsets_[c];
+      const int len = chain_offsets_[c + 1] - chain_offsets_[c];
+      double sum = 0;
+      for (int k = len - 1; k >= 0; --k) suffix_[k] = sum += lambda[o[k]];
+      double acc = 0;
+      for (int k = 0; k < len; ++k) {
+        if (w[k] > 0) acc += rng.Gamma(w[k]) / suffix_[k];
+        rate_[o[k]] += acc;
+      }
     }
     for (int i = 0; i < n_; ++i) {
       lambda[i] = Clamp(rng.Gamma(a + wins_[i]) / rate_[i]);
@@ -68,6 +95,10 @@ class GibbsKernel {
   std::vector<int> members_;
   std::vector<int> offsets_;
   std::vector<double> weights_;
+  std::vector<int> chain_order_;
+  std::vector<int> chain_offsets_;
+  std::vector<double> chain_weights_;
+  std::vector<double> suffix_;
   std::vector<double> rate_;
 };
 
@@ -77,10 +108,11 @@ void WriteTheta(const double* lambda, int n, double* theta) {
   for (int i = 0; i < n; ++i) theta[i] = lambda[i] / sum;
 }
 
-absl::Status CheckGibbs(const GibbsOptions& o, bool need_alpha) {
+absl::Status CheckGibbs(const DirichletOptions& o, bool need_alpha) {
   if (need_alpha && (!(o.alpha > 0) || !std::isfinite(o.alpha))) {
     return absl::InvalidArgumentError("alpha: must be > 0 and finite");
   }
+  if (!(o.max_gibbs_cost >= 0)) return absl::InvalidArgumentError("max_gibbs_cost: must be >= 0");
   if (o.chains < 1) return absl::InvalidArgumentError("chains: must be >= 1");
   if (o.warmup < 0) return absl::InvalidArgumentError("warmup: must be >= 0");
   if (o.draws_per_chain < 4) return absl::InvalidArgumentError("draws_per_chain: must be >= 4");
@@ -110,12 +142,89 @@ double Seconds(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Estimated Gibbs cost of one sweep at one timepoint, in additions.
+double SweepCost(const PlStats& st) {
+  constexpr double kVariate = 8;
+  double c = st.n_methods * kVariate;
+  for (const StageSet& s : st.stages) c += s.members.size() + kVariate;
+  for (const StageChain& ch : st.chains) {
+    c += 2.0 * ch.order.size();
+    for (double w : ch.weights) c += w > 0 ? kVariate : 0;
+  }
+  return c;
+}
+
+// The Laplace approximation at one timepoint (see the header): draws into p.theta.
+absl::Status LaplaceTimepoint(const PlStats& st, int t, const DirichletOptions& o,
+                              RatingPosterior& p) {
+  const int n = p.n(), m = n - 1, S = p.S();
+  double* out = p.theta.data() + static_cast<size_t>(t) * S * n;
+  if (n == 1) {
+    std::fill(out, out + S, 1.0);
+    return absl::OkStatus();
+  }
+  internal::FlatStats fs = internal::Flatten(st);
+  internal::AddDirichletPrior(fs, n, o.alpha);
+  const Eigen::MatrixXd Q = internal::Helmert(n);
+  std::vector<double> e(n), pv(n), mu(n), grad(n);
+  Eigen::MatrixXd nh(n, n);
+  auto eval = [&](const Eigen::VectorXd& eta, Eigen::VectorXd* g, Eigen::MatrixXd* A) {
+    Eigen::Map<Eigen::VectorXd>(mu.data(), n) = Q * eta;
+    std::fill(grad.begin(), grad.end(), 0.0);
+    if (A != nullptr) nh.setZero();
+    const double f =
+        internal::EvalTimepoint(fs, mu.data(), n, grad.data(), A ? &nh : nullptr, e, pv);
+    if (g != nullptr) *g = Q.transpose() * Eigen::Map<Eigen::VectorXd>(grad.data(), n);
+    if (A != nullptr) *A = Q.transpose() * nh * Q;
+    return f;
+  };
+  Eigen::VectorXd eta = Eigen::VectorXd::Zero(m), g;
+  Eigen::MatrixXd A;
+  Eigen::LLT<Eigen::MatrixXd> llt;
+  bool converged = false;
+  for (int iter = 0; iter < 200 && !converged; ++iter) {
+    const double f = eval(eta, &g, &A);
+    llt.compute(A);
+    if (llt.info() != Eigen::Success) {
+      return absl::InternalError("laplace: Cholesky of the negative Hessian failed");
+    }
+    const Eigen::VectorXd delta = llt.solve(g);
+    double step = 1, f_new = eval(eta + delta, nullptr, nullptr);
+    for (int h = 0; h < 50 && !(f_new >= f + 1e-4 * step * g.dot(delta)); ++h) {
+      step /= 2;
+      f_new = eval(eta + step * delta, nullptr, nullptr);
+    }
+    eta += step * delta;
+    converged = (step * delta).lpNorm<Eigen::Infinity>() < 1e-10 || std::abs(f_new - f) < 1e-13;
+  }
+  if (!converged) return absl::InternalError("laplace: Newton did not converge in 200 iterations");
+  eval(eta, &g, &A);
+  llt.compute(A);
+  if (llt.info() != Eigen::Success) return absl::InternalError("laplace: Cholesky at the mode");
+  const Eigen::MatrixXd U = llt.matrixU();
+  Eigen::VectorXd z(m);
+  for (int c = 0; c < o.chains; ++c) {
+    internal::Rng rng(o.seed, t, c);
+    for (int k = 0; k < o.draws_per_chain; ++k) {
+      for (int j = 0; j < m; ++j) z[j] = rng.Normal();
+      const Eigen::VectorXd x = eta + U.triangularView<Eigen::Upper>().solve(z);
+      const Eigen::VectorXd mu_s = Q * x;
+      const double mx = mu_s.maxCoeff();
+      double* th = out + static_cast<size_t>(c * o.draws_per_chain + k) * n;
+      double sum = 0;
+      for (int i = 0; i < n; ++i) sum += th[i] = std::exp(mu_s[i] - mx);
+      for (int i = 0; i < n; ++i) th[i] /= sum;
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<RatingPosterior> FitIndependentDirichlet(const std::vector<PlStats>& stats,
                                                         const std::vector<std::string>& methods,
                                                         const TimeGrid& grid,
-                                                        const GibbsOptions& o) {
+                                                        const DirichletOptions& o) {
   RETURN_IF_ERROR(CheckGibbs(o, /*need_alpha=*/true));
   RETURN_IF_ERROR(ValidateGrid(grid));
   if (methods.empty()) return absl::InvalidArgumentError("methods: empty");
@@ -134,6 +243,21 @@ absl::StatusOr<RatingPosterior> FitIndependentDirichlet(const std::vector<PlStat
     if (st.n_methods != n) return absl::InvalidArgumentError("stats: n_methods != methods.size()");
   }
   p.theta.assign(static_cast<size_t>(T) * S * n, 0);
+  double cost = 0;
+  for (const PlStats& st : stats) {
+    cost += SweepCost(st) * o.chains * (o.warmup + static_cast<double>(o.draws_per_chain) * o.thin);
+  }
+  const bool laplace = o.inference == DirichletInference::kLaplace ||
+                       (o.inference == DirichletInference::kAuto && cost > o.max_gibbs_cost);
+  p.inference = laplace ? "laplace" : "gibbs";
+  if (laplace) {
+    std::vector<absl::Status> status(T);
+    ParallelFor(T, o.threads, [&](int t) { status[t] = LaplaceTimepoint(stats[t], t, o, p); });
+    for (const absl::Status& s : status) RETURN_IF_ERROR(s);
+    p.diagnostics.seconds = Seconds(start);
+    ComputeDiagnostics(p, o.threads);
+    return p;
+  }
   ParallelFor(T, o.threads, [&](int t) {
     GibbsKernel kernel(stats[t]);
     std::vector<double> lambda(n);
@@ -154,9 +278,9 @@ absl::StatusOr<RatingPosterior> FitIndependentDirichlet(const std::vector<PlStat
 }
 
 absl::StatusOr<RatingPosterior> FitIndependentDirichlet(const RankingSet& rankings,
-                                                        const GibbsOptions& o) {
+                                                        const DirichletOptions& o) {
   RETURN_IF_ERROR(CheckGibbs(o, /*need_alpha=*/true));
-  ASSIGN_OR_RETURN(std::vector<PlStats> stats, ComputePlStats(rankings, o.ties));
+  ASSIGN_OR_RETURN(std::vector<PlStats> stats, ComputePlStats(rankings, o.stats));
   return FitIndependentDirichlet(stats, rankings.methods, rankings.grid, o);
 }
 
@@ -191,16 +315,17 @@ double SliceStep(internal::Rng& rng, double u, F&& logf, double width = 1.0, int
 
 absl::StatusOr<RatingPosterior> FitHierarchicalDirichlet(const RankingSet& rankings,
                                                          const HierarchicalOptions& ho) {
-  const GibbsOptions& o = ho.gibbs;
+  const DirichletOptions& o = ho.gibbs;
   RETURN_IF_ERROR(CheckGibbs(o, /*need_alpha=*/false));
   if (ho.kappa_rate < 0 || !std::isfinite(ho.kappa_rate)) {
     return absl::InvalidArgumentError("kappa_rate: must be >= 0 and finite");
   }
   if (rankings.methods.empty()) return absl::InvalidArgumentError("rankings.methods: empty");
-  ASSIGN_OR_RETURN(std::vector<PlStats> stats, ComputePlStats(rankings, o.ties));
+  ASSIGN_OR_RETURN(std::vector<PlStats> stats, ComputePlStats(rankings, o.stats));
   const auto start = std::chrono::steady_clock::now();
   RatingPosterior p;
   p.model = "hierarchical_dirichlet";
+  p.inference = "gibbs";
   p.methods = rankings.methods;
   p.grid = rankings.grid;
   p.chains = o.chains;

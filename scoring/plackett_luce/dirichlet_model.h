@@ -22,6 +22,17 @@
 //   exp(-lambda_kappa kappa) prod_t Dirichlet(theta(t); kappa / n), then redraws every total
 //   Lambda(t) ~ Gamma(kappa, 1).
 //
+// For many methods and runs the Gibbs sampler becomes slow (each sweep costs O(runs x methods) and
+// it mixes like EM, slower as the data grow). The Laplace approximation is then the practical
+// choice (PolarBear §3.3: the independent Dirichlet model's posteriors "are typically
+// well-behaved, near-Gaussian ... making Pathfinder and Laplace reliable approximations"): per
+// timepoint, in Helmert coordinates mu = Q eta, theta = softmax(mu), the Dirichlet(alpha) prior
+// is the pseudo-data "every method wins alpha stages of one all-methods stage of weight n alpha"
+// (its log density is alpha sum_i log theta_i), Newton's method finds the mode of the concave log
+// posterior, and draws are eta^ + L^-T z with L L^T the negative Hessian at the mode.
+// DirichletInference::kAuto uses Gibbs when its estimated cost (sweeps x stage sizes) is at most
+// max_gibbs_cost, else Laplace; RatingPosterior::inference says which was used.
+//
 // Chains start from prior draws (overdispersed). Chain c of timepoint t uses its own generator
 // (seed, t, c), so draws do not depend on the number of threads. Inference for the independent
 // model runs timepoints in parallel (PolarBear §3.2.1: "embarrassingly parallel"); the
@@ -36,11 +47,17 @@
 
 namespace bbo::scoring::pl {
 
-struct GibbsOptions {
+enum class DirichletInference { kAuto, kGibbs, kLaplace };
+
+struct DirichletOptions {
+  DirichletInference inference = DirichletInference::kAuto;
+  // kAuto: Gibbs up to this estimated cost (additions; 2e9 is about 1-3 s on one core).
+  double max_gibbs_cost = 2e9;
   // Dirichlet concentration alpha > 0 of the independent model (PolarBear §3.2.1). 1 = uniform
   // on the simplex.
   double alpha = 1.0;
-  // Chains (>= 1), warmup sweeps per chain (>= 0, discarded), kept draws per chain (>= 4).
+  // Chains (>= 1), warmup sweeps per chain (>= 0, discarded; Gibbs only), kept draws per chain
+  // (>= 4).
   int chains = 4;
   int warmup = 200;
   int draws_per_chain = 500;
@@ -49,23 +66,25 @@ struct GibbsOptions {
   uint64_t seed = 1;
   // Worker threads; 0 = hardware concurrency.
   int threads = 0;
-  TieOptions ties;
+  // How rankings become likelihood statistics (ties, storage form).
+  StatsOptions stats;
 };
 
 // Independent Dirichlet(alpha) prior at every timepoint. InvalidArgument: an option out of range
 // (named) or a malformed ranking (ComputePlStats).
 absl::StatusOr<RatingPosterior> FitIndependentDirichlet(const RankingSet& rankings,
-                                                        const GibbsOptions& options = {});
+                                                        const DirichletOptions& options = {});
 
 // The same from precomputed statistics (one per timepoint of `grid`), e.g. to reuse them.
 absl::StatusOr<RatingPosterior> FitIndependentDirichlet(const std::vector<PlStats>& stats,
                                                         const std::vector<std::string>& methods,
                                                         const TimeGrid& grid,
-                                                        const GibbsOptions& options = {});
+                                                        const DirichletOptions& options = {});
 
 struct HierarchicalOptions {
-  // alpha is ignored; chains, warmup, draws, seed, threads and ties are used.
-  GibbsOptions gibbs;
+  // alpha and inference are ignored (always Gibbs); chains, warmup, draws, seed, threads and stats
+  // are used.
+  DirichletOptions gibbs;
   // Rate lambda_kappa of kappa's Exponential prior (PolarBear §3.2.1); 0 = 1 / n, prior mean
   // kappa = n (alpha = kappa / n = 1 on average). kappa is kept in [1e-3, 1e4] numerically.
   double kappa_rate = 0;

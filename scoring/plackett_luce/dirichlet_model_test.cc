@@ -23,8 +23,8 @@ RankingSet OneTimepoint(int n, std::vector<Ranking> rankings) {
   return set;
 }
 
-GibbsOptions Options(int draws = 2000, uint64_t seed = 11) {
-  GibbsOptions o;
+DirichletOptions Options(int draws = 2000, uint64_t seed = 11) {
+  DirichletOptions o;
   o.draws_per_chain = draws;
   o.seed = seed;
   return o;
@@ -76,7 +76,7 @@ TEST(IndependentDirichletTest, WinsAndLossesGiveBetaPosteriorForAnyAlpha) {
   std::vector<Ranking> rs;
   for (int k = 0; k < 7; ++k) rs.push_back(Ranking{0, {0, 1}, {0, 1}, 1});
   for (int k = 0; k < 3; ++k) rs.push_back(Ranking{0, {1, 0}, {0, 1}, 1});
-  GibbsOptions o = Options();
+  DirichletOptions o = Options();
   o.alpha = 2.5;
   auto p = FitIndependentDirichlet(OneTimepoint(2, rs), o);
   ASSERT_TRUE(p.ok());
@@ -222,8 +222,10 @@ TEST(IndependentDirichletTest, AgreesWithAnIndependentMetropolisSampler) {
     rs.push_back(RankValues(values, 0));
   }
   for (const double alpha : {1.0, 0.5}) {
-    GibbsOptions o = Options(2500, 21);
+    DirichletOptions o = Options(2500, 21);
     o.alpha = alpha;
+    // Stage sets for alpha = 1, chains for alpha = 1/2: both storage forms are exact.
+    o.stats.stage_form = alpha == 1.0 ? StageForm::kSets : StageForm::kChains;
     auto p = FitIndependentDirichlet(OneTimepoint(4, rs), o);
     ASSERT_TRUE(p.ok()) << p.status();
     MetropolisReference ref(4, alpha, rs);
@@ -321,7 +323,7 @@ TEST(IndependentDirichletTest, ResultsDoNotDependOnThreads) {
     traces["B"][{"p", p}] = StepTrace{{1}, {2}};
   }
   auto set = RankingsFromTraces(traces, *BatchGrid(3));
-  GibbsOptions o = Options(100);
+  DirichletOptions o = Options(100);
   o.threads = 1;
   auto one = FitIndependentDirichlet(*set, o);
   o.threads = 3;
@@ -332,8 +334,8 @@ TEST(IndependentDirichletTest, ResultsDoNotDependOnThreads) {
 
 TEST(IndependentDirichletTest, RejectsBadOptionsWithInvalidArgument) {
   RankingSet set = OneTimepoint(2, {Ranking{0, {0, 1}, {0, 1}, 1}});
-  auto code = [&](GibbsOptions o) { return FitIndependentDirichlet(set, o).status().code(); };
-  GibbsOptions o;
+  auto code = [&](DirichletOptions o) { return FitIndependentDirichlet(set, o).status().code(); };
+  DirichletOptions o;
   o.alpha = 0;
   EXPECT_EQ(code(o), absl::StatusCode::kInvalidArgument);
   o = {};
@@ -396,6 +398,56 @@ TEST(HierarchicalDirichletTest, KappaPriorIsRecoveredWithoutData) {
   auto p = FitHierarchicalDirichlet(set, ho);
   ASSERT_TRUE(p.ok());
   EXPECT_NEAR(Mean(p->hyper), 4.0, 4 * std::sqrt(16.0 / p->diagnostics.hyper_ess_bulk));
+}
+
+}  // namespace
+}  // namespace bbo::scoring::pl
+
+namespace bbo::scoring::pl {
+namespace {
+
+TEST(IndependentDirichletTest, LaplaceApproximationAgreesWithGibbsUnderStrongData) {
+  // 200 rankings of 5 methods per timepoint: the posterior is near-Gaussian (PolarBear §3.3).
+  std::mt19937_64 rng(31);
+  std::extreme_value_distribution<double> gumbel;
+  const std::vector<double> q = {0.0, 0.3, 0.6, 1.2, 2.0};
+  std::vector<Ranking> rs;
+  for (int t = 0; t < 2; ++t) {
+    for (int r = 0; r < 200; ++r) {
+      std::vector<std::pair<int, double>> v;
+      for (int i = 0; i < 5; ++i) {
+        if (r % 7 == 3 && i == 4) continue;  // partial rankings
+        v.push_back({i, q[i] - gumbel(rng) + (t == 1 && i == 0 ? 1.0 : 0.0)});
+      }
+      rs.push_back(RankValues(v, t));
+    }
+  }
+  RankingSet set = OneTimepoint(5, rs);
+  set.grid.points = {1, 2};
+  DirichletOptions gibbs = Options(1000);
+  gibbs.inference = DirichletInference::kGibbs;
+  DirichletOptions laplace = gibbs;
+  laplace.inference = DirichletInference::kLaplace;
+  auto g = FitIndependentDirichlet(set, gibbs);
+  auto l = FitIndependentDirichlet(set, laplace);
+  ASSERT_TRUE(g.ok() && l.ok()) << l.status();
+  EXPECT_EQ(g->inference, "gibbs");
+  EXPECT_EQ(l->inference, "laplace");
+  const RatingSummary a = Summarize(*g), b = Summarize(*l);
+  for (size_t k = 0; k < a.mean.size(); ++k) {
+    EXPECT_NEAR(a.mean[k], b.mean[k], 0.01) << k;
+    EXPECT_NEAR(a.upper[k] - a.lower[k], b.upper[k] - b.lower[k], 0.02) << k;
+  }
+  // kAuto switches to Laplace above the cost budget.
+  DirichletOptions cheap = Options(100);
+  cheap.max_gibbs_cost = 0;
+  EXPECT_EQ(FitIndependentDirichlet(set, cheap)->inference, "laplace");
+  EXPECT_EQ(FitIndependentDirichlet(set, Options(100))->inference, "gibbs");
+  // One method: rating 1 either way.
+  laplace.draws_per_chain = 10;
+  auto one = FitIndependentDirichlet(OneTimepoint(1, {}), laplace);
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->Theta(0, 3, 0), 1.0);
 }
 
 }  // namespace

@@ -35,6 +35,10 @@ struct ModelDiagnostics {
 struct RatingPosterior {
   // "independent_dirichlet", "hierarchical_dirichlet" or "random_walk".
   std::string model;
+  // How the draws were made: "gibbs" and "hmc" are exact MCMC, "laplace" is the Gaussian
+  // approximation at the posterior mode (i.i.d. draws; its R-hat and ESS say nothing about the
+  // approximation error).
+  std::string inference;
   std::vector<std::string> methods;
   TimeGrid grid;
   int chains = 0;

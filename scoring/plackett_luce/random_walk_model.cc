@@ -11,77 +11,19 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "scoring/plackett_luce/internal/helmert.h"
+#include "scoring/plackett_luce/internal/pl_eval.h"
 #include "scoring/plackett_luce/internal/random.h"
 
 namespace bbo::scoring::pl {
 namespace {
 
+using internal::EvalTimepoint;
+using internal::FlatStats;
+using internal::Flatten;
+
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
 using SpMat = Eigen::SparseMatrix<double>;
-
-// One timepoint's stage statistics, flattened for the inner loops.
-struct FlatStats {
-  std::vector<double> wins;
-  std::vector<int> members;
-  std::vector<int> offsets;
-  std::vector<double> weights;
-};
-
-FlatStats Flatten(const PlStats& st) {
-  FlatStats f;
-  f.wins = st.wins;
-  for (const StageSet& s : st.stages) {
-    f.offsets.push_back(static_cast<int>(f.members.size()));
-    f.members.insert(f.members.end(), s.members.begin(), s.members.end());
-    f.weights.push_back(s.weight);
-  }
-  f.offsets.push_back(static_cast<int>(f.members.size()));
-  return f;
-}
-
-// L_t(mu) of ranking_stats.h (*), its gradient added to `grad` and, if `neg_hess` is set, its
-// negative Hessian sum_S W_S (diag(p_S) - p_S p_S^T) added to it (n x n). `e` is scratch (n).
-double EvalTimepoint(const FlatStats& st, const double* mu, int n, double* grad, MatrixXd* neg_hess,
-                     std::vector<double>& e, std::vector<double>& p) {
-  double mx = -INFINITY;
-  for (int i = 0; i < n; ++i) mx = std::max(mx, mu[i]);
-  for (int i = 0; i < n; ++i) e[i] = std::exp(mu[i] - mx);
-  double ll = 0;
-  for (int i = 0; i < n; ++i) {
-    ll += st.wins[i] * mu[i];
-    grad[i] += st.wins[i];
-  }
-  const int stages = static_cast<int>(st.weights.size());
-  for (int s = 0; s < stages; ++s) {
-    const int* m = st.members.data() + st.offsets[s];
-    const int size = st.offsets[s + 1] - st.offsets[s];
-    const double w = st.weights[s];
-    double sum = 0;
-    for (int k = 0; k < size; ++k) sum += e[m[k]];
-    double lse;
-    if (sum > 1e-280) {
-      lse = mx + std::log(sum);
-      for (int k = 0; k < size; ++k) p[k] = e[m[k]] / sum;
-    } else {  // every member far below the overall maximum: its own shift
-      double lm = -INFINITY;
-      for (int k = 0; k < size; ++k) lm = std::max(lm, mu[m[k]]);
-      double ls = 0;
-      for (int k = 0; k < size; ++k) ls += p[k] = std::exp(mu[m[k]] - lm);
-      for (int k = 0; k < size; ++k) p[k] /= ls;
-      lse = lm + std::log(ls);
-    }
-    ll -= w * lse;
-    for (int k = 0; k < size; ++k) grad[m[k]] -= w * p[k];
-    if (neg_hess != nullptr) {
-      for (int a = 0; a < size; ++a) {
-        (*neg_hess)(m[a], m[a]) += w * p[a];
-        for (int b = 0; b < size; ++b) (*neg_hess)(m[a], m[b]) -= w * p[a] * p[b];
-      }
-    }
-  }
-  return ll;
-}
 
 // The model at a fixed sigma: log joint f(eta) = sum_t L_t(Q eta_t) - 1/2 eta^T P eta, with
 // eta[t * m + q], m = n - 1, and P = R (x) I_m, R the random walk's tridiagonal precision.
@@ -301,10 +243,11 @@ absl::StatusOr<RatingPosterior> FitRandomWalk(const RankingSet& rankings,
   RETURN_IF_ERROR(Check(o));
   RETURN_IF_ERROR(ValidateGrid(rankings.grid));
   if (rankings.methods.empty()) return absl::InvalidArgumentError("rankings.methods: empty");
-  ASSIGN_OR_RETURN(std::vector<PlStats> stats, ComputePlStats(rankings, o.ties));
+  ASSIGN_OR_RETURN(std::vector<PlStats> stats, ComputePlStats(rankings, o.stats));
   const auto start = std::chrono::steady_clock::now();
   RatingPosterior p;
   p.model = "random_walk";
+  p.inference = o.inference == TemporalInference::kHmc ? "hmc" : "laplace";
   p.methods = rankings.methods;
   p.grid = rankings.grid;
   p.chains = o.chains;

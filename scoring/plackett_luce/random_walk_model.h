@@ -60,7 +60,8 @@ struct RandomWalkOptions {
   uint64_t seed = 1;
   // Worker threads for the chains; 0 = hardware concurrency.
   int threads = 0;
-  TieOptions ties;
+  // How rankings become likelihood statistics (ties, storage form).
+  StatsOptions stats;
   // Newton: stop when the largest step is below this (in eta units).
   double newton_tolerance = 1e-8;
 };

@@ -107,6 +107,15 @@ TEST(RandomWalkTest, AgreesWithIndependentModelUnderStrongDataAndConverges) {
   RandomWalkOptions o;
   auto rw = FitRandomWalk(set, o);
   ASSERT_TRUE(rw.ok()) << rw.status();
+  // The chain form of the statistics gives the same mode, hence the same Laplace posterior.
+  RandomWalkOptions sets = o, chains = o;
+  sets.inference = chains.inference = TemporalInference::kLaplace;
+  sets.stats.stage_form = StageForm::kSets;
+  chains.stats.stage_form = StageForm::kChains;
+  auto ls = FitRandomWalk(set, sets), lc = FitRandomWalk(set, chains);
+  ASSERT_TRUE(ls.ok() && lc.ok());
+  EXPECT_NEAR(ls->hyper[0], lc->hyper[0], 1e-6);
+  for (size_t k = 0; k < ls->theta.size(); k += 101) EXPECT_NEAR(ls->theta[k], lc->theta[k], 1e-6);
   auto ind = FitIndependentDirichlet(set);
   ASSERT_TRUE(ind.ok());
   const RatingSummary a = Summarize(*rw), b = Summarize(*ind);

@@ -25,6 +25,9 @@ class StageAccumulator {
     }
     weights_[it->second] += w;
   }
+  size_t size() const { return masks_.size(); }
+  const Mask& mask(size_t k) const { return masks_[k]; }
+  double weight(size_t k) const { return weights_[k]; }
   std::vector<StageSet> Take() const {
     std::vector<StageSet> out(masks_.size());
     for (size_t s = 0; s < masks_.size(); ++s) {
@@ -73,9 +76,30 @@ absl::Status CheckRanking(const Ranking& r, int n, int T, size_t index) {
   return absl::OkStatus();
 }
 
+// Strict-prefix stages as chains keyed by the full ordering, in first-seen order.
+class ChainAccumulator {
+ public:
+  // Adds w to stages 0 .. stages - 1 of the chain of `order`.
+  void Add(const std::vector<int>& order, size_t stages, double w) {
+    auto [it, inserted] = index_.try_emplace(order, static_cast<int>(chains_.size()));
+    if (inserted) chains_.push_back(StageChain{order, std::vector<double>(order.size() - 1, 0.0)});
+    for (size_t k = 0; k < stages; ++k) chains_[it->second].weights[k] += w;
+  }
+  const std::vector<StageChain>& chains() const { return chains_; }
+
+ private:
+  absl::flat_hash_map<std::vector<int>, int> index_;
+  std::vector<StageChain> chains_;
+};
+
+// Sampling cost estimates in units of one addition; a gamma variate costs about this many.
+constexpr double kVariateCost = 8;
+
 }  // namespace
 
-absl::StatusOr<std::vector<PlStats>> ComputePlStats(const RankingSet& set, const TieOptions& ties) {
+absl::StatusOr<std::vector<PlStats>> ComputePlStats(const RankingSet& set,
+                                                    const StatsOptions& ties) {
+  const StageForm form = ties.stage_form;
   if (ties.max_exact_tie < 1 || ties.max_exact_tie > 20) {
     return absl::InvalidArgumentError("ties.max_exact_tie: must be in [1, 20]");
   }
@@ -88,6 +112,8 @@ absl::StatusOr<std::vector<PlStats>> ComputePlStats(const RankingSet& set, const
   const int n = set.n(), T = set.T();
   const int words = (n + 63) / 64;
   std::vector<StageAccumulator> acc(T, StageAccumulator(n));
+  std::vector<StageAccumulator> strict_acc(T, StageAccumulator(n));
+  std::vector<ChainAccumulator> chain_acc(T);
   std::vector<PlStats> out(T);
   for (PlStats& s : out) {
     s.n_methods = n;
@@ -114,17 +140,27 @@ absl::StatusOr<std::vector<PlStats>> ComputePlStats(const RankingSet& set, const
     std::fill(remaining.begin(), remaining.end(), 0);
     for (int i : r.order) Set(remaining, i);
     int left = static_cast<int>(r.order.size());
+    // Singleton stages before the first tie (the strict prefix) may become a chain; the others are
+    // stage sets.
+    bool in_prefix = true;
+    size_t prefix_stages = 0;
     for (size_t k = 0; k < r.order.size();) {
       size_t end = k;
       while (end < r.order.size() && r.group[end] == r.group[k]) ++end;
       const int gk = static_cast<int>(end - k);
       if (gk == 1) {
         if (left >= 2) {
-          acc[r.timepoint].Add(remaining, w);
+          if (in_prefix) {
+            strict_acc[r.timepoint].Add(remaining, w);
+            ++prefix_stages;
+          } else {
+            acc[r.timepoint].Add(remaining, w);
+          }
           st.wins[r.order[k]] += w;
         }
         Clear(remaining, r.order[k]);
       } else {
+        in_prefix = false;
         // Key: G's mask followed by R's mask.
         key.assign(2 * words, 0);
         for (size_t j = k; j < end; ++j) {
@@ -146,6 +182,9 @@ absl::StatusOr<std::vector<PlStats>> ComputePlStats(const RankingSet& set, const
       }
       left -= gk;
       k = end;
+    }
+    if (form != StageForm::kSets && prefix_stages > 0) {
+      chain_acc[r.timepoint].Add(r.order, prefix_stages, w);
     }
   }
   Mask m(words);
@@ -190,6 +229,26 @@ absl::StatusOr<std::vector<PlStats>> ComputePlStats(const RankingSet& set, const
         }
       }
     }
+    // The strict-prefix stages: as sets or as chains, whichever is cheaper to sample.
+    double set_cost = 0, chain_cost = 0;
+    for (size_t k = 0; k < strict_acc[t].size(); ++k) {
+      int members = 0;
+      for (uint64_t word : strict_acc[t].mask(k)) members += __builtin_popcountll(word);
+      set_cost += members + kVariateCost;
+    }
+    for (const StageChain& c : chain_acc[t].chains()) {
+      chain_cost += 2.0 * c.order.size();
+      for (double w : c.weights) chain_cost += w > 0 ? kVariateCost : 0;
+    }
+    const bool use_chains =
+        form == StageForm::kChains || (form == StageForm::kAuto && chain_cost < set_cost);
+    if (use_chains) {
+      st.chains = chain_acc[t].chains();
+    } else {
+      for (size_t k = 0; k < strict_acc[t].size(); ++k) {
+        a.Add(strict_acc[t].mask(k), strict_acc[t].weight(k));
+      }
+    }
     st.stages = a.Take();
   }
   return out;
@@ -208,12 +267,29 @@ double LogSumExp(const std::vector<int>& members, const std::vector<double>& x) 
 
 }  // namespace
 
+// The suffix sets of a chain as explicit member lists (simple and exact; for the reference
+// functions below).
+template <typename F>
+void ForEachChainStage(const StageChain& c, F&& f) {
+  std::vector<int> suffix;
+  for (size_t k = 0; k + 1 < c.order.size(); ++k) {
+    if (c.weights[k] == 0) continue;
+    suffix.assign(c.order.begin() + k, c.order.end());
+    f(suffix, c.weights[k]);
+  }
+}
+
 double PlLogLikelihood(const PlStats& stats, const std::vector<double>& log_lambda) {
   double ll = 0;
   for (int i = 0; i < stats.n_methods; ++i) {
     if (stats.wins[i] != 0) ll += stats.wins[i] * log_lambda[i];
   }
   for (const StageSet& s : stats.stages) ll -= s.weight * LogSumExp(s.members, log_lambda);
+  for (const StageChain& c : stats.chains) {
+    ForEachChainStage(c, [&](const std::vector<int>& members, double w) {
+      ll -= w * LogSumExp(members, log_lambda);
+    });
+  }
   return ll;
 }
 
@@ -222,6 +298,12 @@ std::vector<double> PlLogLikelihoodGradient(const PlStats& stats, const std::vec
   for (const StageSet& s : stats.stages) {
     const double lse = LogSumExp(s.members, mu);
     for (int i : s.members) g[i] -= s.weight * std::exp(mu[i] - lse);
+  }
+  for (const StageChain& c : stats.chains) {
+    ForEachChainStage(c, [&](const std::vector<int>& members, double w) {
+      const double lse = LogSumExp(members, mu);
+      for (int i : members) g[i] -= w * std::exp(mu[i] - lse);
+    });
   }
   return g;
 }

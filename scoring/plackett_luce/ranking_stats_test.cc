@@ -116,7 +116,7 @@ TEST(PlStatsTest, ExactTieExpansionEqualsEnumeratingAllOrderings) {
 TEST(PlStatsTest, LargeTiesAreSampledWithoutBiasAndDeterministically) {
   // A 6-way tie above one method, expanded by 4000 sampled orderings vs exactly.
   std::vector<Ranking> rs = {Ranking{0, {0, 1, 2, 3, 4, 5, 6}, {0, 0, 0, 0, 0, 0, 1}, 1}};
-  TieOptions sampled{.max_exact_tie = 2, .sampled_orderings = 4000, .seed = 9};
+  StatsOptions sampled{.max_exact_tie = 2, .sampled_orderings = 4000, .seed = 9};
   sampled.max_sampled_orderings = 4000;
   auto exact = ComputePlStats(OneTimepoint(7, rs));
   auto approx = ComputePlStats(OneTimepoint(7, rs), sampled);
@@ -129,6 +129,38 @@ TEST(PlStatsTest, LargeTiesAreSampledWithoutBiasAndDeterministically) {
   // Every method of the group wins exactly one stage in each ordering (R is non-empty).
   for (int i = 0; i < 6; ++i) EXPECT_NEAR((*approx)[0].wins[i], 1, 1e-12);
   EXPECT_EQ((*approx)[0].wins[6], 0);
+}
+
+TEST(PlStatsTest, ChainsAndStageSetsGiveTheSameLikelihood) {
+  // Random rankings of 6 methods with ties anywhere and partial rankings.
+  std::mt19937_64 rng(12);
+  std::uniform_int_distribution<int> value(0, 8);
+  std::vector<Ranking> rs;
+  for (int r = 0; r < 60; ++r) {
+    std::vector<std::pair<int, double>> v;
+    for (int i = 0; i < 6; ++i) {
+      if (value(rng) > 0) v.push_back({i, static_cast<double>(value(rng))});
+    }
+    if (v.size() >= 2) rs.push_back(RankValues(v, 0));
+  }
+  StatsOptions sets, chains;
+  sets.stage_form = StageForm::kSets;
+  chains.stage_form = StageForm::kChains;
+  auto a = ComputePlStats(OneTimepoint(6, rs), sets);
+  auto b = ComputePlStats(OneTimepoint(6, rs), chains);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_TRUE((*a)[0].chains.empty());
+  EXPECT_FALSE((*b)[0].chains.empty());
+  EXPECT_EQ((*a)[0].wins, (*b)[0].wins);
+  std::normal_distribution<double> z;
+  for (int rep = 0; rep < 5; ++rep) {
+    std::vector<double> mu(6);
+    for (double& m : mu) m = 2 * z(rng);
+    EXPECT_NEAR(PlLogLikelihood((*a)[0], mu), PlLogLikelihood((*b)[0], mu), 1e-9);
+    const std::vector<double> ga = PlLogLikelihoodGradient((*a)[0], mu);
+    const std::vector<double> gb = PlLogLikelihoodGradient((*b)[0], mu);
+    for (int i = 0; i < 6; ++i) EXPECT_NEAR(ga[i], gb[i], 1e-9);
+  }
 }
 
 TEST(PlStatsTest, GradientMatchesFiniteDifferences) {
@@ -148,7 +180,7 @@ TEST(PlStatsTest, GradientMatchesFiniteDifferences) {
 }
 
 TEST(PlStatsTest, RejectsMalformedRankingsAndOptions) {
-  auto code = [](const Ranking& r, TieOptions t = {}) {
+  auto code = [](const Ranking& r, StatsOptions t = {}) {
     return ComputePlStats(OneTimepoint(3, {r}), t).status().code();
   };
   EXPECT_EQ(code(Ranking{1, {0, 1}, {0, 1}, 1}), absl::StatusCode::kInvalidArgument);
@@ -158,9 +190,9 @@ TEST(PlStatsTest, RejectsMalformedRankingsAndOptions) {
   EXPECT_EQ(code(Ranking{0, {0, 1}, {0}, 1}), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(code(Ranking{0, {0, 1}, {0, 1}, 0}), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(code(Ranking{0, {0, 1}, {0, 1}, NAN}), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(code(Ranking{0, {0, 1}, {0, 1}, 1}, TieOptions{.max_exact_tie = 0}),
+  EXPECT_EQ(code(Ranking{0, {0, 1}, {0, 1}, 1}, StatsOptions{.max_exact_tie = 0}),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(code(Ranking{0, {0, 1}, {0, 1}, 1}, TieOptions{.sampled_orderings = 0}),
+  EXPECT_EQ(code(Ranking{0, {0, 1}, {0, 1}, 1}, StatsOptions{.sampled_orderings = 0}),
             absl::StatusCode::kInvalidArgument);
 }
 

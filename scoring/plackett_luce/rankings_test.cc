@@ -51,6 +51,28 @@ TEST(RankingsFromTracesTest, OneRankingPerRunAndTimepointOfTheMethodsPresent) {
   EXPECT_EQ(set->rankings[4].timepoint, 2);
 }
 
+TEST(RankingsFromTracesTest, TracesEndAtTheirHorizon) {
+  // B was stopped at t = 2 (racing, tau_B): at t = 3 the run ranks A and C only; with C also
+  // stopped there is nothing to rank at t = 3.
+  TraceSet traces;
+  traces["A"][{"p", 0}] = StepTrace{{1}, {3}};
+  StepTrace b{{1}, {1}};
+  b.horizon = 2;
+  traces["B"][{"p", 0}] = b;
+  traces["C"][{"p", 0}] = StepTrace{{1}, {2}};
+  auto set = RankingsFromTraces(traces, *BatchGrid(3));
+  ASSERT_TRUE(set.ok());
+  ASSERT_EQ(set->rankings.size(), 3u);
+  EXPECT_THAT(set->rankings[1].order, ElementsAre(1, 2, 0));
+  EXPECT_THAT(set->rankings[2].order, ElementsAre(2, 0));
+  traces["C"][{"p", 0}].horizon = 2.5;
+  set = RankingsFromTraces(traces, *BatchGrid(3));
+  EXPECT_EQ(set->rankings.size(), 2u);
+  traces["C"][{"p", 0}].horizon = NAN;
+  EXPECT_EQ(RankingsFromTraces(traces, *BatchGrid(3)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(RankingsFromTracesTest, RejectsBadInput) {
   TraceSet traces;
   auto grid = BatchGrid(2);

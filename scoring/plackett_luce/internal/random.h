@@ -73,8 +73,10 @@ class Rng {
     return std::log(GammaAtLeastOne(shape + 1)) + std::log(Uniform01()) / shape;
   }
 
-  // A Gamma(shape, 1) variate, shape > 0 (0 when it underflows).
+  // A Gamma(shape, 1) variate, shape > 0 (0 when it underflows). Shape 1 (the unit-weight stage
+  // of a single ranking) is an exponential variate.
   double Gamma(double shape) {
+    if (shape == 1) return -std::log(Uniform01());
     return shape >= 1 ? GammaAtLeastOne(shape) : std::exp(LogGamma(shape));
   }
 
