@@ -71,7 +71,8 @@ struct DirichletOptions {
 };
 
 // Independent Dirichlet(alpha) prior at every timepoint. InvalidArgument: an option out of range
-// (named) or a malformed ranking (ComputePlStats).
+// (named) or a malformed ranking (ComputePlStats). Internal: the Laplace approximation failed
+// (Newton did not converge in 200 iterations or the Hessian was not positive definite).
 absl::StatusOr<RatingPosterior> FitIndependentDirichlet(const RankingSet& rankings,
                                                         const DirichletOptions& options = {});
 
