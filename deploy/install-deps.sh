@@ -18,6 +18,14 @@ PACKAGES=(
 LINT_PACKAGES=(yamllint shellcheck docker-compose)
 if [ "${1:-}" != "--no-lint" ]; then
   PACKAGES+=("${LINT_PACKAGES[@]}")
+  # tests/web (WebBrowserTest): Debian's chromium, driven headless by playwright-core.
+  PACKAGES+=(chromium)
+fi
+
+# tests/web's node_modules in CI: playwright-core from its lock file (no browser download; it
+# drives the chromium above). Needs only npm; without npm the browser test says it is skipped.
+if [ "${CI:-}" = "true" ] && [ "${1:-}" != "--no-lint" ] && command -v npm >/dev/null; then
+  npm ci --prefix "$(dirname "$0")/../tests/web" --no-audit --no-fund
 fi
 
 missing=()

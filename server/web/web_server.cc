@@ -111,6 +111,8 @@ void WebServer::Route(Coordinator* coordinator) {
     http.Get(std::string(asset.path), serve);
     if (asset.path == "/") http.Get("/index.html", serve);
   }
+  // Browsers ask for it unprompted; there is none.
+  http.Get("/favicon.ico", [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
 
   Credentials* credentials = &coordinator->credentials();
   Metrics* metrics = &coordinator->metrics();

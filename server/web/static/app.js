@@ -15,6 +15,7 @@ const state = {
   phase: '',            // the phase shown ("" = follow the current one)
   board: 'main',
   polling: false,
+  again: false,
   timer: null,
 };
 
@@ -202,7 +203,7 @@ function renderBoard(r, phase) {
       el('td', {}, row.complete ? 'yes' : 'not yet'),
     ];
     if (b.per_problem) {
-      const details = el('details', {}, el('summary', {}, row.problems.length + ' problems'),
+      const details = el('details', {}, el('summary', {}, row.problems.length + (row.problems.length === 1 ? ' problem' : ' problems')),
           el('table', {}, ...row.problems.map((p) => el('tr', {},
               el('td', {}, p.problem), el('td', {className: 'num'}, fmtScore(p.score)),
               el('td', {className: 'num'}, p.trials + ' trials')))));
@@ -323,8 +324,13 @@ async function loadReport() {
 // --- polling
 
 async function refresh() {
-  if (state.polling || !state.token) return;
+  if (!state.token) return;
+  if (state.polling) {
+    state.again = true;  // a change of phase or board during a poll: poll once more after it
+    return;
+  }
   state.polling = true;
+  state.again = false;
   try {
     const phases = await api('/api/phases');
     if (!state.token) return;
@@ -353,6 +359,7 @@ async function refresh() {
     $('updated').textContent = 'cannot reach the server (' + e.message + '); retrying';
   } finally {
     state.polling = false;
+    if (state.again) refresh();
   }
 }
 

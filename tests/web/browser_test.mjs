@@ -1,0 +1,196 @@
+// The web leaderboard in headless Chromium (Debian's /usr/bin/chromium, driven by
+// playwright-core; no browser download). Run by run_browser_test.sh, which has a three-phase
+// competition ready in its final phase, the final board hidden until published. Checks what a
+// team and an organizer see, that a bad token gets a clear refusal, that names and messages
+// holding markup stay text, and that the page refreshes by itself; saves screenshots to
+// $ARTIFACTS. Prints "N passed, N failed" and exits 1 on any failure.
+import assert from 'node:assert/strict';
+import {execSync} from 'node:child_process';
+import path from 'node:path';
+import {chromium} from 'playwright-core';
+
+const env = (name) => {
+  const v = process.env[name];
+  if (!v) throw new Error(`browser_test: ${name} is not set (run run_browser_test.sh)`);
+  return v;
+};
+const URL_ = env('WEB_URL');
+const RED = env('RED_TOKEN');
+const ORGANIZER = env('ORGANIZER_TOKEN');
+const HTML_NAME = env('HTML_NAME');
+const ARTIFACTS = env('ARTIFACTS');
+const TIMEOUT = 10000;
+
+let passed = 0;
+let failed = 0;
+async function check(name, fn) {
+  try {
+    await fn();
+    passed++;
+    console.log(`ok   ${name}`);
+  } catch (e) {
+    failed++;
+    console.log(`FAIL ${name}\n     ${String(e && e.stack || e).split('\n').slice(0, 6).join('\n     ')}`);
+  }
+}
+
+const browser = await chromium.launch({
+  executablePath: env('CHROMIUM'),
+  timeout: 30000,
+  // As root on a machine with no network: no sandbox, no background connections.
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const shot = (page, name) => page.screenshot({path: path.join(ARTIFACTS, name), fullPage: true});
+
+// A fresh tab (its own sessionStorage) whose scripts errors and blocked requests are recorded.
+async function openPage() {
+  const context = await browser.newContext({viewport: {width: 1280, height: 900}});
+  const page = await context.newPage();
+  page.problems = [];
+  page.on('pageerror', (e) => page.problems.push('page error: ' + e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().includes('401') && !m.text().includes('403')) {
+      page.problems.push('console: ' + m.text());
+    }
+  });
+  page.setDefaultTimeout(TIMEOUT);
+  await page.goto(URL_);
+  return page;
+}
+
+async function signIn(page, token) {
+  await page.fill('#token', token);
+  await page.click('#sign-in-button');
+  await page.waitForSelector('#updated:has-text("updated")');
+}
+
+// Nothing from a participant's text became markup anywhere on the page.
+async function assertNoInjection(page) {
+  assert.equal(await page.evaluate(() => window.injected), undefined);
+  assert.equal(await page.locator('main img').count(), 0);
+  assert.equal(await page.locator('main script').count(), 0);
+  assert.equal(await page.locator('#phase-rules b').count(), 0);
+}
+
+try {
+  await check('a bad token is refused with a clear message and shows nothing', async () => {
+    const page = await openPage();
+    await page.fill('#token', 'bbo_team_not-a-real-token');
+    await page.click('#sign-in-button');
+    await page.waitForSelector('#sign-in-error:has-text("sign-in refused")');
+    assert.equal(await page.isVisible('#app'), false);
+    assert.equal(await page.evaluate(() => sessionStorage.length), 0);
+    await shot(page, '01-bad-token.png');
+    await page.context().close();
+  });
+
+  const team = await openPage();
+  await check('a team signs in; the token stays in sessionStorage, no cookie', async () => {
+    await signIn(team, RED);
+    assert.equal(await team.textContent('#who-name'), 'team red');
+    assert.equal(await team.evaluate(() => sessionStorage.getItem('bbo-arena-token')), RED);
+    assert.equal(await team.evaluate(() => document.cookie), '');
+    assert.equal(await team.isVisible('#organizer'), false);
+  });
+
+  await check('in the hidden final a team sees its own states only, no score or rank', async () => {
+    assert.match(await team.textContent('#phase-title'), /Final — current phase/);
+    assert.match(await team.textContent('#phase-deadline'), /Deadline 2026-03-15 00:00 UTC \(12 d 23 h \d+ min left\)/);
+    assert.match(await team.textContent('#board-message'), /hidden until the organizers publish/);
+    assert.equal(await team.isVisible('#board-table'), false);
+    const rows = team.locator('#submissions-rows tr');
+    assert.equal(await rows.count(), 3);  // practice, feedback, final: red's own
+    const text = await team.textContent('#submissions');
+    assert.doesNotMatch(text, /blue/);
+    assert.doesNotMatch(await team.textContent('#submissions-head'), /Team/);
+    const final = team.locator('#submissions-rows tr', {hasText: 'final'});
+    assert.equal(await final.locator('td.state').textContent(), 'finished');
+    assert.equal(await final.locator('td.score').textContent(), 'hidden');
+    await assertNoInjection(team);
+    await shot(team, '02-team-final-hidden.png');
+  });
+
+  await check('the page refreshes itself ("updated hh:mm:ss")', async () => {
+    const before = await team.textContent('#updated');
+    assert.match(before, /^updated \d\d:\d\d:\d\d$/);
+    await team.waitForFunction((b) => document.querySelector('#updated').textContent !== b,
+        before, {timeout: 9000});
+  });
+
+  await check('practice: the public board; markup in names and errors stays text', async () => {
+    await team.selectOption('#phase-select', 'practice');
+    await team.waitForSelector('#board-rows td.name:text-is("blue-practice")');
+    assert.match(await team.textContent('#phase-rules'), /Try things out\. <b>Not bold\.<\/b>/);
+    const names = await team.locator('#board-rows td.name').allTextContents();
+    assert.ok(names.includes(HTML_NAME), `board names: ${names}`);
+    assert.ok(names.includes('blue-practice'), `board names: ${names}`);
+    assert.ok(names.includes('random-search-baseline'));
+    assert.ok(await team.locator('#board-rows details').count() > 0);  // per-problem scores
+    const row = team.locator(`#submissions-rows tr[data-name="${HTML_NAME.replace(/"/g, '\\"')}"]`);
+    assert.equal(await row.locator('td.name').textContent(), HTML_NAME);
+    assert.match(await row.locator('td.score').textContent(), /^-?\d+\.\d\d$/);
+    await row.locator('button.errors-button').click();
+    await team.waitForSelector('ul.errors li');
+    assert.match(await team.textContent('ul.errors'), /<script>window\.injected=2<\/script>/);
+    await assertNoInjection(team);
+    await shot(team, '03-team-practice.png');
+  });
+
+  const organizer = await openPage();
+  await check('an organizer sees the live final board, every team, the queue and workers', async () => {
+    await signIn(organizer, ORGANIZER);
+    assert.equal(await organizer.textContent('#who-name'), 'organizer');
+    await organizer.waitForSelector('#board-table:visible');
+    const names = await organizer.locator('#board-rows td.name').allTextContents();
+    assert.ok(names.includes('red-feedback') && names.includes('blue-feedback'), `${names}`);
+    assert.ok(await organizer.locator('#board-rows details').count() > 0);  // per problem
+    assert.match(await organizer.textContent('#submissions-head'), /Team/);
+    const teams = await organizer.locator('#submissions-rows tr td:nth-child(3)').allTextContents();
+    assert.ok(teams.includes('red') && teams.includes('blue'), `${teams}`);
+    assert.equal(await organizer.textContent('#submissions-title'), 'All submissions');
+    await organizer.waitForSelector('#queue dd');
+    assert.ok(Number(await organizer.textContent('#queue dd[data-key="Workers connected"]')) >= 1);
+    assert.equal(await organizer.textContent('#queue dd[data-key="Jobs queued"]'), '0');
+  });
+
+  await check('an organizer opens the full scoring report in a sandboxed frame', async () => {
+    await organizer.click('#load-report');
+    await organizer.waitForSelector('#report:visible', {timeout: 30000});
+    assert.equal(await organizer.getAttribute('#report', 'sandbox'), '');
+    const frame = organizer.frameLocator('#report');
+    await frame.locator('h2').first().waitFor();
+    assert.ok(await frame.locator('section').count() > 1);
+    assert.equal(await organizer.isVisible('#download-report'), true);
+    await assertNoInjection(organizer);
+    assert.deepEqual(organizer.problems, []);
+    await shot(organizer, '04-organizer-final.png');
+    await organizer.locator('#report').screenshot({path: path.join(ARTIFACTS, '05-organizer-report.png')});
+  });
+
+  await check('once published, the team sees the final board and its score', async () => {
+    execSync(env('PUBLISH_COMMAND'), {stdio: 'pipe'});
+    await team.selectOption('#phase-select', 'final');
+    await team.waitForSelector('#board-rows td.name:text-is("red-feedback")', {timeout: 12000});
+    assert.match(await team.textContent('#phase-board-state'), /The board is published/);
+    const names = await team.locator('#board-rows td.name').allTextContents();
+    assert.ok(names.includes('red-feedback') && names.includes('blue-feedback'), `${names}`);
+    assert.equal(await team.locator('#board-rows details').count(), 0);  // hidden problems
+    const final = team.locator('#submissions-rows tr', {hasText: 'final'});
+    assert.match(await final.locator('td.score').textContent(), /^-?\d+\.\d\d$/);
+    await assertNoInjection(team);
+    assert.deepEqual(team.problems, []);
+    await shot(team, '06-team-final-published.png');
+  });
+
+  await check('signing out forgets the token', async () => {
+    await team.click('#sign-out');
+    await team.waitForSelector('#sign-in:visible');
+    assert.equal(await team.evaluate(() => sessionStorage.length), 0);
+  });
+} finally {
+  await browser.close();
+}
+console.log(`\nscreenshots in ${ARTIFACTS}`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 && passed > 0 ? 0 : 1);

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# The web leaderboard in a real browser (ctest WebBrowserTest, label "web"; tests/web/README.md).
+#   run_browser_test.sh --build-dir BUILD --source-dir SRC --artifacts DIR
+# Starts a real bbo-server (three-phase competition on a calendar file, the web leaderboard on
+# 127.0.0.1), a sandboxed bbo-worker and the bbo CLI on a temporary SQLite file; plays practice,
+# feedback and the migration into the final; then runs browser_test.mjs (playwright-core driving
+# Debian's /usr/bin/chromium headless), which writes its screenshots to DIR. Exits 77 (skipped)
+# when chromium or tests/web/node_modules is missing. Every wait has a deadline.
+set -euo pipefail
+
+build="" source="" artifacts=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build-dir) build="$2"; shift 2 ;;
+    --source-dir) source="$2"; shift 2 ;;
+    --artifacts) artifacts="$2"; shift 2 ;;
+    *) echo "run_browser_test: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+if [ -z "$build" ] || [ -z "$source" ] || [ -z "$artifacts" ]; then
+  echo "usage: run_browser_test.sh --build-dir BUILD --source-dir SRC --artifacts DIR" >&2
+  exit 2
+fi
+
+build="$(cd "$build" && pwd)"
+source="$(cd "$source" && pwd)"
+mkdir -p "$artifacts"
+artifacts="$(cd "$artifacts" && pwd)"
+
+chromium="${BBO_CHROMIUM:-/usr/bin/chromium}"
+if [ ! -x "$chromium" ]; then
+  echo "SKIPPED: no chromium at $chromium (apt-get install chromium; deploy/install-deps.sh does)"
+  exit 77
+fi
+if ! command -v node >/dev/null || [ ! -d "$source/tests/web/node_modules/playwright-core" ]; then
+  echo "SKIPPED: no node or no tests/web/node_modules/playwright-core (cd tests/web && npm ci;" \
+       "deploy/install-deps.sh does it when CI=true)"
+  exit 77
+fi
+
+bbo="$build/client/bbo"
+server_bin="$build/server/bbo-server"
+worker_bin="$build/worker/bbo-worker"
+root="$(mktemp -d /tmp/bbo_web_browser.XXXXXX)"
+# The sandbox's unprivileged uid must traverse the worker's folders under it.
+chmod 755 "$root"
+rm -f "$artifacts"/*.png "$artifacts"/*.log
+server_pid="" worker_pid=""
+cleanup() {
+  local code=$?
+  # Only the processes this script started, by their ids.
+  [ -n "$worker_pid" ] && kill "$worker_pid" 2>/dev/null && wait "$worker_pid" 2>/dev/null
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  if [ "$code" -ne 0 ]; then
+    cp "$root"/*.log "$artifacts"/ 2>/dev/null || true
+    echo "run_browser_test: failed ($code); logs copied to $artifacts" >&2
+  fi
+  rm -rf "$root"
+  exit "$code"
+}
+trap cleanup EXIT
+
+db="$root/arena.sqlite"
+cat >"$root/competition.json" <<'EOF'
+{
+  "name": "web-2026",
+  "seed": 11,
+  "phases": [
+    {"name": "practice", "title": "Practice", "rules": "Try things out. <b>Not bold.</b>",
+     "start": "2026-01-01T00:00:00Z", "end": "2026-02-01T00:00:00Z",
+     "problem_set": "test", "batch_size": 4, "n_batches": 3, "default_trials": 1,
+     "baseline_trials": 1},
+    {"name": "feedback", "title": "Feedback", "rules": "Hidden problems: overall scores only.",
+     "start": "2026-02-01T00:00:00Z", "end": "2026-03-01T00:00:00Z", "problem_set": "test",
+     "batch_size": 4, "n_batches": 3, "default_trials": 1, "baseline_trials": 1,
+     "hidden": true},
+    {"name": "final", "title": "Final", "rules": "Each team's chosen submission runs once.",
+     "migrate_from": "feedback", "start": "2026-03-01T00:00:00Z", "end": "2026-03-15T00:00:00Z",
+     "board": "hidden_until_published", "problem_set": "test", "batch_size": 4,
+     "n_batches": 3, "default_trials": 2, "baseline_trials": 1, "hidden": true}
+  ]
+}
+EOF
+for team in red blue; do
+  "$bbo" admin --db "$db" team add "$team" >"$root/$team.token" 2>/dev/null
+done
+"$bbo" admin --db "$db" organizer add ops >"$root/organizer.token" 2>/dev/null
+"$bbo" admin --db "$db" worker add host >"$root/worker.token" 2>/dev/null
+set_date() { echo "$1" >"$root/date.tmp" && mv "$root/date.tmp" "$root/date"; }
+sql() { sqlite3 -cmd ".timeout 5000" "$db" "$1"; }
+wait_for() {  # seconds, command...
+  local limit=$(($1 * 10)); shift
+  for _ in $(seq "$limit"); do "$@" && return 0; sleep 0.1; done
+  echo "run_browser_test: timed out waiting for: $*" >&2
+  return 1
+}
+port_ready() { [ -s "$1" ] && grep -q '^[0-9]*$' "$1"; }
+idle() { [ "$(sql "SELECT COUNT(*) FROM jobs WHERE state IN ('queued', 'leased')")" = 0 ]; }
+submit() {  # team name
+  "$bbo" --token_file "$root/$1.token" submit "$root/sub" --name "$2" \
+    --server "127.0.0.1:$grpc_port" >>"$root/cli.log" 2>&1
+  sql "SELECT id FROM submissions WHERE name = '$2'"
+}
+
+mkdir -p "$root/sub"
+cp "$source/tests/optimizers/steady/optimizer.py" "$root/sub/"
+set_date 2026-01-10T00:00:00Z
+"$server_bin" --listen=127.0.0.1:0 --port_file="$root/port" --db="$db" \
+  --competition_file="$root/competition.json" --testing_calendar_file="$root/date" \
+  --web_listen=127.0.0.1:0 --web_port_file="$root/web_port" >"$root/server.log" 2>&1 &
+server_pid=$!
+wait_for 10 port_ready "$root/port"
+wait_for 10 port_ready "$root/web_port"
+grpc_port="$(cat "$root/port")"
+"$worker_bin" --coordinator="127.0.0.1:$grpc_port" --work_dir="$root/work" \
+  --token_file="$root/worker.token" --python_dir="$source/python" --cgroups=auto \
+  >"$root/worker.log" 2>&1 &
+worker_pid=$!
+
+# Practice: a name holding markup (written behind the server's back: no validation lets one
+# through) and an error message holding markup, as an optimizer's stderr could.
+html_name='<img src=x onerror="window.injected=1">'
+red_practice="$(submit red red-practice)"
+submit blue blue-practice >/dev/null
+sql "UPDATE submissions SET name = '${html_name//\'/\'\'}' WHERE id = $red_practice"
+wait_for 40 idle
+sql "INSERT INTO study_errors (study_id, batch, kind, message) SELECT id, 0, 'suggest',
+     '<script>window.injected=2</script>' FROM studies WHERE submission_id = $red_practice LIMIT 1"
+
+# Feedback: both teams submit, red chooses its entry into the final.
+set_date 2026-02-10T00:00:00Z
+red_feedback="$(submit red red-feedback)"
+submit blue blue-feedback >/dev/null
+wait_for 40 idle
+"$bbo" --token_file "$root/red.token" choose "$red_feedback" --server "127.0.0.1:$grpc_port" \
+  >>"$root/cli.log" 2>&1
+
+# The final: the entries migrate and run; the board stays hidden until published.
+set_date 2026-03-02T00:00:00Z
+migrated() { [ "$(sql "SELECT COUNT(*) FROM submissions WHERE phase = 'final' AND is_baseline = 0")" = 2 ]; }
+wait_for 20 migrated
+wait_for 40 idle
+
+WEB_URL="http://127.0.0.1:$(cat "$root/web_port")/" \
+RED_TOKEN="$(cat "$root/red.token")" \
+ORGANIZER_TOKEN="$(cat "$root/organizer.token")" \
+HTML_NAME="$html_name" \
+PUBLISH_COMMAND="$bbo admin --db $db publish final" \
+CHROMIUM="$chromium" \
+ARTIFACTS="$artifacts" \
+  node "$source/tests/web/browser_test.mjs"

@@ -1,0 +1,470 @@
+// The web leaderboard's JSON API (docs/web.md) on a real bbo-server and SQLite file, with a real
+// sandboxed bbo-worker, the bbo CLI and tokens from `bbo admin`: a three-phase competition
+// (practice, a hidden feedback phase, a final whose board is hidden until published) whose
+// calendar the test moves (--testing_calendar_file). Checked: who sees which submissions, scores
+// and per-problem results; the hidden final board refused to teams until `bbo admin publish
+// final`, live for organizers; the queue and workers for organizers only; 401 and no data for
+// bad tokens, every refusal in the audit log; a name holding HTML comes back as text that
+// cannot be read as markup; the security headers; the request-size limit; plain HTTP refused on
+// a non-loopback address; HTTPS with the gRPC port's certificate. Every wait has a deadline.
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "httplib.h"
+#include "nlohmann/json.hpp"
+#include "tests/spawned_process.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using Proc = bbo::testing::SpawnedProcess;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kCompetition[] = R"json(
+// tests/web: the shape of deploy/competition.json with tiny budgets.
+{
+  "name": "web-2026",
+  "seed": 11,
+  "phases": [
+    {"name": "practice", "title": "Practice", "rules": "Try things out. <b>Not bold.</b>",
+     "start": "2026-01-01T00:00:00Z", "end": "2026-02-01T00:00:00Z",
+     "problem_set": "test", "batch_size": 4, "n_batches": 3, "default_trials": 1,
+     "baseline_trials": 1},
+    {"name": "feedback", "title": "Feedback", "start": "2026-02-01T00:00:00Z",
+     "end": "2026-03-01T00:00:00Z", "problem_set": "test", "batch_size": 4, "n_batches": 3,
+     "default_trials": 1, "baseline_trials": 1, "hidden": true},
+    {"name": "final", "title": "Final", "migrate_from": "feedback",
+     "start": "2026-03-01T00:00:00Z", "end": "2026-03-15T00:00:00Z",
+     "board": "hidden_until_published", "problem_set": "test", "batch_size": 4,
+     "n_batches": 3, "default_trials": 2, "baseline_trials": 1, "hidden": true}
+  ]
+})json";
+
+// A name no validation lets through, written into the database behind the server's back: what
+// the page must show as text if one ever got there.
+constexpr char kHtmlName[] = "<img src=x onerror=alert(1)>";
+
+std::string Q(const std::string& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  std::string out;
+  if (sqlite3_open(db.c_str(), &h) == SQLITE_OK) {
+    sqlite3_busy_timeout(h, 5000);
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) != nullptr) {
+      out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    }
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(h);
+  return out;
+}
+
+// Reads a port file once it holds a number (at most 10 s).
+int WaitPort(const fs::path& file) {
+  for (int i = 0; i < 100; ++i) {
+    const std::string text = bbo::testing::ReadWholeFile(file.string());
+    if (!text.empty() && text.back() == '\n') return std::atoi(text.c_str());
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return 0;
+}
+
+struct Answer {
+  int status = 0;
+  std::string body;
+  httplib::Headers headers;
+  json Json() const { return json::parse(body, nullptr, false); }
+  std::string Header(const std::string& name) const {
+    auto it = headers.find(name);
+    return it == headers.end() ? "" : it->second;
+  }
+};
+
+class WebApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("bbo_web_api_" + std::to_string(getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "sub");
+    db_ = (root_ / "arena.sqlite").string();
+  }
+  void TearDown() override {
+    worker_.reset();
+    server_.reset();
+    if (!HasFailure()) fs::remove_all(root_);
+  }
+  void MakeCompetition() {
+    fs::copy_file(fs::path(BBO_TEST_OPTIMIZERS) / "steady" / "optimizer.py",
+                  root_ / "sub" / "optimizer.py");
+    std::ofstream(root_ / "competition.json") << kCompetition;
+    for (const char* team : {"red", "blue"}) {
+      tokens_[team] = bbo::testing::BboAdmin(BBO_CLI_BIN, db_, std::string("team add ") + team);
+      std::ofstream(root_ / (std::string(team) + ".token")) << tokens_[team] << "\n";
+    }
+    tokens_["organizer"] = bbo::testing::BboAdmin(BBO_CLI_BIN, db_, "organizer add ops");
+    std::ofstream(root_ / "worker.token")
+        << bbo::testing::BboAdmin(BBO_CLI_BIN, db_, "worker add host") << "\n";
+  }
+  // bbo-server with the competition and the web leaderboard; `extra` flags appended.
+  void StartServer(std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv = {BBO_SERVER_BIN,
+                                     "--listen=127.0.0.1:0",
+                                     "--port_file=" + (root_ / "port").string(),
+                                     "--db=" + db_,
+                                     "--competition_file=" + (root_ / "competition.json").string(),
+                                     "--testing_calendar_file=" + (root_ / "date").string(),
+                                     "--web_listen=127.0.0.1:0",
+                                     "--web_port_file=" + (root_ / "web_port").string()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    server_ = std::make_unique<Proc>(argv, (root_ / "server.log").string());
+    grpc_port_ = WaitPort(root_ / "port");
+    web_port_ = WaitPort(root_ / "web_port");
+  }
+  void StartWorker() {
+    worker_ = std::make_unique<Proc>(
+        std::vector<std::string>{BBO_WORKER_BIN,
+                                 "--coordinator=127.0.0.1:" + std::to_string(grpc_port_),
+                                 "--work_dir=" + (root_ / "work").string(),
+                                 "--token_file=" + (root_ / "worker.token").string(),
+                                 "--python_dir=" BBO_PYTHON_DIR, "--cgroups=auto"},
+        (root_ / "worker.log").string());
+  }
+  void SetDate(const std::string& rfc3339) {
+    std::ofstream(root_ / "date.tmp") << rfc3339 << "\n";
+    fs::rename(root_ / "date.tmp", root_ / "date");
+  }
+  // `bbo ARGS` with the token of `who`; its exit code.
+  int Bbo(const std::string& args, const std::string& who) {
+    const std::string cmd = std::string(BBO_CLI_BIN) + " --token_file " +
+                            (root_ / (who + ".token")).string() + " " + args +
+                            " --server 127.0.0.1:" + std::to_string(grpc_port_) + " >>" +
+                            (root_ / "cli.log").string() + " 2>&1";
+    const int status = std::system(cmd.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  std::string Submit(const std::string& name, const std::string& who) {
+    EXPECT_EQ(Bbo("submit " + (root_ / "sub").string() + " --name " + name, who), 0) << Logs();
+    return Q(db_, "SELECT id FROM submissions WHERE name = '" + name + "'");
+  }
+  bool WaitIdle(int seconds) {
+    for (int i = 0; i < seconds * 10; ++i) {
+      if (Q(db_, "SELECT COUNT(*) FROM jobs WHERE state IN ('queued', 'leased')") == "0") {
+        return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  }
+  // GET `path` with the token of `who` ("" = none; anything not a known name is sent as is).
+  Answer Get(const std::string& path, const std::string& who) {
+    httplib::Client client("127.0.0.1", web_port_);
+    client.set_connection_timeout(5);
+    client.set_read_timeout(30);
+    httplib::Headers headers;
+    if (!who.empty()) {
+      headers.emplace("Authorization",
+                      tokens_.count(who) ? "Bearer " + tokens_[who] : who);
+    }
+    auto res = client.Get(path, headers);
+    if (!res) return {};
+    return {res->status, res->body, res->headers};
+  }
+  int AuditRefusals() {
+    return std::atoi(
+        Q(db_, "SELECT COUNT(*) FROM audit WHERE allowed = 0 AND action LIKE 'web:%'").c_str());
+  }
+  std::string Logs() {
+    auto tail = [](const std::string& t) { return t.size() > 3000 ? t.substr(t.size() - 3000) : t; };
+    return "--- server.log\n" + tail(bbo::testing::ReadWholeFile((root_ / "server.log").string())) +
+           "--- worker.log\n" + tail(bbo::testing::ReadWholeFile((root_ / "worker.log").string())) +
+           "--- cli.log\n" + tail(bbo::testing::ReadWholeFile((root_ / "cli.log").string()));
+  }
+
+  fs::path root_;
+  std::string db_;
+  std::map<std::string, std::string> tokens_;
+  int grpc_port_ = 0;
+  int web_port_ = 0;
+  std::unique_ptr<Proc> server_;
+  std::unique_ptr<Proc> worker_;
+};
+
+// The names of the submissions in an /api/submissions answer, and their teams.
+std::vector<std::string> Names(const json& answer, const char* key = "name") {
+  std::vector<std::string> out;
+  for (const json& s : answer["submissions"]) out.push_back(s[key].get<std::string>());
+  return out;
+}
+
+TEST_F(WebApiTest, EachIdentitySeesWhatTheDomainAllowsThroughEveryPhase) {
+  MakeCompetition();
+  SetDate("2026-01-10T00:00:00Z");
+  StartServer();
+  ASSERT_GT(web_port_, 0) << Logs();
+  StartWorker();
+
+  // Practice: each team submits; one name is then made into markup in the database.
+  const std::string red_id = Submit("red-practice", "red");
+  const std::string blue_id = Submit("blue-practice", "blue");
+  ASSERT_FALSE(red_id.empty());
+  Q(db_, std::string("UPDATE submissions SET name = '") + kHtmlName + "' WHERE id = " + red_id +
+             " RETURNING id");
+  ASSERT_TRUE(WaitIdle(40)) << Logs();
+  // An error message holding markup, as an optimizer's stderr could.
+  Q(db_, "INSERT INTO study_errors (study_id, batch, kind, message) SELECT id, 0, 'suggest', "
+         "'<script>alert(2)</script>' FROM studies WHERE submission_id = " + red_id +
+         " LIMIT 1 RETURNING id");
+
+  // Bad tokens: 401 with a message and nothing else, each refusal audited.
+  const int refusals = AuditRefusals();
+  for (const std::string bad : {"Bearer bbo_team_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+                                "Bearer not-a-token", "Basic cmVkOnJlZA==", "Bearer "}) {
+    for (const std::string path : {"/api/me", "/api/submissions", "/api/leaderboard"}) {
+      Answer a = Get(path, bad);
+      EXPECT_EQ(a.status, 401) << bad << " " << path << ": " << a.body;
+      json body = a.Json();
+      ASSERT_TRUE(body.is_object()) << a.body;
+      EXPECT_THAT(body["error"].get<std::string>(), HasSubstr("sign-in refused")) << a.body;
+      EXPECT_EQ(body.size(), 2u) << a.body;  // error and code: no data
+    }
+  }
+  EXPECT_EQ(AuditRefusals(), refusals + 12);
+  // Revoked: the same.
+  tokens_["revoked"] = bbo::testing::BboAdmin(BBO_CLI_BIN, db_, "team add gone");
+  bbo::testing::BboAdmin(BBO_CLI_BIN, db_, "team revoke gone");
+  EXPECT_EQ(Get("/api/me", "revoked").status, 401);
+
+  // Who is who.
+  EXPECT_EQ(Get("/api/me", "red").Json()["role"], "team");
+  EXPECT_EQ(Get("/api/me", "red").Json()["name"], "red");
+  EXPECT_EQ(Get("/api/me", "organizer").Json()["role"], "organizer");
+  EXPECT_EQ(Get("/api/me", "").Json()["role"], "anonymous");
+
+  // A team sees its own submissions only; an organizer every team's; no token, none.
+  Answer red = Get("/api/submissions", "red");
+  ASSERT_EQ(red.status, 200) << red.body;
+  EXPECT_THAT(Names(red.Json()), ::testing::ElementsAre(kHtmlName));
+  EXPECT_THAT(Names(red.Json(), "team"), ::testing::Each("red"));
+  EXPECT_THAT(Names(Get("/api/submissions", "blue").Json()),
+              ::testing::ElementsAre("blue-practice"));
+  Answer all = Get("/api/submissions", "organizer");
+  EXPECT_THAT(Names(all.Json()), ::testing::UnorderedElementsAre(kHtmlName, "blue-practice"));
+  EXPECT_EQ(Get("/api/submissions", "").status, 401);
+  json mine = red.Json()["submissions"][0];
+  EXPECT_EQ(mine["state"], "finished");
+  EXPECT_EQ(mine["jobs_done"], mine["jobs_total"]);
+  EXPECT_EQ(mine["studies_with_errors"], 1);
+  EXPECT_TRUE(mine["score"].is_number()) << red.body;  // practice: a public board
+
+  // The markup comes back as JSON text that no browser would take for markup.
+  EXPECT_EQ(red.body.find('<'), std::string::npos) << red.body;
+  EXPECT_THAT(red.body, HasSubstr("\\u003cimg src=x onerror=alert(1)\\u003e"));
+  EXPECT_EQ(red.Header("Content-Type"), "application/json; charset=utf-8");
+  EXPECT_EQ(red.Header("X-Content-Type-Options"), "nosniff");
+  EXPECT_EQ(red.Header("Cache-Control"), "no-store");
+  EXPECT_THAT(red.Header("Content-Security-Policy"), HasSubstr("script-src 'self'"));
+  EXPECT_THAT(red.Header("Content-Security-Policy"), HasSubstr("frame-ancestors 'none'"));
+  Answer board = Get("/api/leaderboard?phase=practice", "blue");
+  ASSERT_EQ(board.status, 200) << board.body;
+  EXPECT_EQ(board.body.find('<'), std::string::npos);
+  EXPECT_THAT(board.Json().dump(), HasSubstr(kHtmlName));
+  EXPECT_TRUE(board.Json()["per_problem"].get<bool>());
+  Answer phases = Get("/api/phases", "red");
+  EXPECT_EQ(phases.body.find('<'), std::string::npos);
+  EXPECT_EQ(phases.Json()["phases"][0]["rules"], "Try things out. <b>Not bold.</b>");
+
+  // Study errors: a team's own (practice shows the messages), not another team's.
+  Answer errors = Get("/api/submissions/" + red_id + "/errors", "red");
+  ASSERT_EQ(errors.status, 200) << errors.body;
+  EXPECT_TRUE(errors.Json()["shown"].get<bool>());
+  EXPECT_EQ(errors.Json()["errors"][0]["message"], "<script>alert(2)</script>");
+  EXPECT_EQ(errors.body.find('<'), std::string::npos);
+  EXPECT_EQ(Get("/api/submissions/" + red_id + "/errors", "blue").status, 404);
+  EXPECT_EQ(Get("/api/submissions/" + blue_id + "/errors", "organizer").status, 200);
+
+  // The queue and the workers: organizers only.
+  Answer queue = Get("/api/queue", "organizer");
+  ASSERT_EQ(queue.status, 200) << queue.body;
+  EXPECT_GE(queue.Json()["workers"].get<int>(), 1) << queue.body;
+  EXPECT_EQ(queue.Json()["jobs_queued"], 0);
+  EXPECT_GE(queue.Json()["jobs_done"].get<int>(), 2);
+  const int before = AuditRefusals();
+  EXPECT_EQ(Get("/api/queue", "red").status, 403);
+  EXPECT_EQ(Get("/api/queue", "").status, 403);
+  EXPECT_EQ(AuditRefusals(), before + 2);
+  EXPECT_EQ(Q(db_, "SELECT who FROM audit WHERE action = 'web:/api/queue' AND allowed = 0 "
+                   "ORDER BY id LIMIT 1"),
+            "team:red");
+
+  // Feedback (hidden problems): overall scores for teams, per-problem results for organizers.
+  SetDate("2026-02-10T00:00:00Z");
+  const std::string red_fb = Submit("red-feedback", "red");
+  Submit("blue-feedback", "blue");
+  ASSERT_TRUE(WaitIdle(40)) << Logs();
+  ASSERT_EQ(Bbo("choose " + red_fb, "red"), 0) << Logs();
+  Answer hidden = Get("/api/leaderboard", "red");
+  ASSERT_EQ(hidden.status, 200) << hidden.body;
+  EXPECT_EQ(hidden.Json()["phase"], "feedback");
+  EXPECT_FALSE(hidden.Json()["per_problem"].get<bool>());
+  EXPECT_THAT(hidden.body, HasSubstr("red-feedback"));
+  for (const json& row : hidden.Json()["rows"]) EXPECT_TRUE(row["problems"].empty());
+  EXPECT_THAT(hidden.body, Not(HasSubstr("test_crashing")));  // the problem's name
+  Answer live = Get("/api/leaderboard?phase=feedback", "organizer");
+  EXPECT_TRUE(live.Json()["per_problem"].get<bool>());
+  EXPECT_THAT(live.body, HasSubstr("test_crashing"));
+  Answer fb_errors = Get("/api/submissions/" + red_fb + "/errors", "red");
+  EXPECT_FALSE(fb_errors.Json()["shown"].get<bool>()) << fb_errors.body;
+  EXPECT_EQ(Get("/api/report?phase=feedback", "red").status, 403);
+  Answer report = Get("/api/report?phase=feedback", "organizer");
+  ASSERT_EQ(report.status, 200) << report.body;
+  EXPECT_THAT(report.Json()["html"].get<std::string>(), HasSubstr("<html"));
+
+  // The final: entries migrate when the feedback phase ends; the board is hidden from teams.
+  SetDate("2026-03-02T00:00:00Z");
+  for (int i = 0; i < 100 && Q(db_, "SELECT COUNT(*) FROM submissions WHERE phase = 'final' AND "
+                                    "is_baseline = 0") != "2"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(WaitIdle(40)) << Logs();
+  for (const std::string who : {"red", "blue", ""}) {
+    Answer refused = Get("/api/leaderboard", who);
+    EXPECT_EQ(refused.status, 403) << who << ": " << refused.body;
+    EXPECT_THAT(refused.body, HasSubstr("hidden until the organizers publish"));
+    EXPECT_THAT(refused.body, Not(HasSubstr("score")));
+    EXPECT_EQ(Get("/api/report?phase=final", who).status, 403);
+  }
+  json final_phase = Get("/api/phases", "red").Json()["phases"][2];
+  EXPECT_TRUE(final_phase["current"].get<bool>());
+  EXPECT_FALSE(final_phase["shows_scores"].get<bool>());
+  EXPECT_TRUE(Get("/api/phases", "organizer").Json()["phases"][2]["shows_scores"].get<bool>());
+  Answer states = Get("/api/submissions?phase=final", "red");
+  ASSERT_EQ(states.status, 200) << states.body;
+  ASSERT_EQ(states.Json()["submissions"].size(), 1u) << states.body;
+  EXPECT_EQ(states.Json()["submissions"][0]["state"], "finished");
+  EXPECT_TRUE(states.Json()["submissions"][0]["score"].is_null()) << states.body;
+  Answer organizer_final = Get("/api/leaderboard?phase=final", "organizer");
+  ASSERT_EQ(organizer_final.status, 200) << organizer_final.body;
+  EXPECT_THAT(organizer_final.body, HasSubstr("red-feedback"));
+  EXPECT_THAT(organizer_final.body, HasSubstr("blue-feedback"));
+
+  // Published: every team sees it from the next call on.
+  EXPECT_THAT(bbo::testing::CommandOutput(std::string(BBO_CLI_BIN) + " admin --db " + db_ +
+                                          " publish final 2>&1"),
+              HasSubstr("published the board of phase final"));
+  Answer published = Get("/api/leaderboard?phase=final", "blue");
+  ASSERT_EQ(published.status, 200) << published.body;
+  EXPECT_THAT(published.body, HasSubstr("red-feedback"));
+  EXPECT_FALSE(published.Json()["per_problem"].get<bool>());
+  EXPECT_TRUE(Get("/api/submissions?phase=final", "red").Json()["submissions"][0]["score"]
+                  .is_number());
+
+  // Names the domain does not know, and malformed parameters.
+  EXPECT_EQ(Get("/api/leaderboard?phase=nosuch", "red").status, 404);
+  EXPECT_EQ(Get("/api/leaderboard?phase=%3Cscript%3E", "red").status, 400);
+  EXPECT_EQ(Get("/api/leaderboard?phase=final&board=warm-start", "organizer").status, 404);
+  EXPECT_EQ(Get("/api/nosuch", "red").status, 404);
+  Answer unknown_sub = Get("/api/submissions/999999/errors", "organizer");
+  EXPECT_EQ(unknown_sub.status, 404);
+}
+
+TEST_F(WebApiTest, ServesThePageWithItsHeadersAndRefusesLargeRequests) {
+  MakeCompetition();
+  SetDate("2026-01-10T00:00:00Z");
+  StartServer();
+  ASSERT_GT(web_port_, 0) << Logs();
+  Answer page = Get("/", "");
+  ASSERT_EQ(page.status, 200);
+  EXPECT_EQ(page.Header("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_THAT(page.Header("Content-Security-Policy"), HasSubstr("default-src 'none'"));
+  EXPECT_EQ(page.Header("X-Frame-Options"), "DENY");
+  EXPECT_THAT(page.body, HasSubstr("<script src=\"/app.js\""));
+  EXPECT_THAT(page.body, Not(HasSubstr("http")));  // nothing from another site
+  EXPECT_EQ(Get("/app.js", "").Header("Content-Type"), "text/javascript; charset=utf-8");
+  EXPECT_EQ(Get("/app.css", "").status, 200);
+
+  httplib::Client client("127.0.0.1", web_port_);
+  const std::string big(64 << 10, 'x');
+  auto post = client.Post("/api/me", big, "application/octet-stream");
+  ASSERT_TRUE(post);
+  EXPECT_EQ(post->status, 413);
+  EXPECT_EQ(post->body.find('x'), std::string::npos);  // nothing of the request echoed
+  // The API is read-only.
+  auto small = client.Post("/api/me", "{}", "application/json");
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->status, 404);
+  // Still serving.
+  EXPECT_EQ(Get("/api/me", "red").status, 200);
+}
+
+TEST_F(WebApiTest, RefusesPlainHttpOnAnAddressOtherHostsReach) {
+  MakeCompetition();
+  Proc server({BBO_SERVER_BIN, "--listen=127.0.0.1:0", "--db=" + (root_ / "other.sqlite").string(),
+               "--competition_file=" + (root_ / "competition.json").string(),
+               "--web_listen=0.0.0.0:0"},
+              (root_ / "refused.log").string());
+  EXPECT_EQ(server.WaitExit(std::chrono::seconds(10)), 2);
+  EXPECT_THAT(bbo::testing::ReadWholeFile((root_ / "refused.log").string()),
+              HasSubstr("--web_listen=0.0.0.0:0 is not loopback"));
+  EXPECT_FALSE(fs::exists(root_ / "other.sqlite"));  // refused before the database is made
+}
+
+TEST_F(WebApiTest, ServesHttpsWithTheCoordinatorsCertificate) {
+  MakeCompetition();
+  const fs::path certs = root_ / "certs";
+  fs::create_directories(certs);
+  // deploy/README.md, "TLS": a CA and a server certificate for the address clients dial.
+  const std::string script = "set -e; cd " + certs.string() + R"(
+key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1"; }
+key ca.key
+openssl req -x509 -new -key ca.key -out ca.pem -days 2 -subj "/CN=bbo-arena web test ca" \
+  -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign
+key server.key
+openssl req -new -key server.key -out server.csr -subj "/CN=bbo-arena web test server"
+printf "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n" >server.ext
+openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+  -extfile server.ext -out server.pem
+)";
+  std::ofstream(certs / "make.sh") << script;
+  ASSERT_EQ(std::system(("bash " + (certs / "make.sh").string() + " >" +
+                         (certs / "make.log").string() + " 2>&1").c_str()),
+            0)
+      << bbo::testing::ReadWholeFile((certs / "make.log").string());
+  SetDate("2026-01-10T00:00:00Z");
+  StartServer({"--tls_cert_file=" + (certs / "server.pem").string(),
+               "--tls_key_file=" + (certs / "server.key").string()});
+  ASSERT_GT(web_port_, 0) << Logs();
+  EXPECT_THAT(bbo::testing::ReadWholeFile((root_ / "server.log").string()),
+              HasSubstr("event=web_serving address=127.0.0.1:0 port=" +
+                        std::to_string(web_port_) + " tls=on"));
+
+  httplib::SSLClient tls("127.0.0.1", web_port_);
+  tls.set_ca_cert_path((certs / "ca.pem").string());
+  tls.enable_server_certificate_verification(true);
+  auto me = tls.Get("/api/me", {{"Authorization", "Bearer " + tokens_["red"]}});
+  ASSERT_TRUE(me) << httplib::to_string(me.error());
+  EXPECT_EQ(me->status, 200);
+  EXPECT_THAT(me->body, HasSubstr("\"team\""));
+  // Plain HTTP gets no answer from the TLS port.
+  httplib::Client plain("127.0.0.1", web_port_);
+  plain.set_read_timeout(5);
+  auto refused = plain.Get("/api/me");
+  EXPECT_TRUE(!refused || refused->status != 200);
+}
+
+}  // namespace
