@@ -2,6 +2,7 @@
 // command line (CLI11) to the commands of client/commands/ (commands.h).
 //
 //   bbo local SUBMISSION [--trials N] [--json]         score locally on the practice suite
+//   bbo check SUBMISSION                               one short study, in seconds
 //   bbo submit SUBMISSION [--name NAME] [--team T] [--server H:P]   register a submission
 //   bbo status [--server H:P] [--json]                 submissions and their progress
 //   bbo withdraw SUBMISSION_ID [--server H:P]          cancel a submission's queued jobs
@@ -145,6 +146,21 @@ int Main(int argc, char** argv) {
                       "Run the optimizer without the bubblewrap sandbox (hosts without user "
                       "namespaces)");
   cmd_local->add_flag("--verbose", lo.verbose, "Show the optimizer's stderr");
+
+  CheckArgs check_args;
+  auto* cmd_check = app.add_subcommand(
+      "check", "Run one short study of a submission on one practice problem, in seconds, before "
+               "submitting it: exit 1, quoting your files' traceback, when it would fail.");
+  cmd_check->add_option("SUBMISSION", check_args.run.submission_dir,
+                        "Folder with optimizer.py or an executable `optimizer`, or an archive")
+      ->required();
+  cmd_check->add_option("--problem", check_args.problem, "The practice problem")
+      ->default_val(check_args.problem);
+  cmd_check->add_option("--n-batches", check_args.batches, "Batches of the study")
+      ->default_val(check_args.batches)
+      ->check(CLI::Range(1, 16));
+  cmd_check->add_flag("--insecure-no-sandbox", check_args.run.insecure_no_sandbox,
+                      "Run the optimizer without the bubblewrap sandbox");
 
   SubmitArgs submit;
   auto* cmd_submit = app.add_subcommand("submit", "Register a submission with a bbo-server.");
@@ -481,6 +497,7 @@ int Main(int argc, char** argv) {
   }
 
   if (cmd_local->parsed()) return RunLocalCommand(local);
+  if (cmd_check->parsed()) return RunCheck(check_args);
   const bool remote = cmd_submit->parsed() || cmd_status->parsed() || cmd_withdraw->parsed() ||
                       cmd_board->parsed() || cmd_choose->parsed() || cmd_phases->parsed() ||
                       cmd_logs->parsed() ||

@@ -17,6 +17,7 @@
 #include "server/store/export.h"
 #include "server/store/sqlite_store.h"
 #include "server/store/store.h"
+#include "server/submission_log.h"
 
 namespace bbo {
 
@@ -85,6 +86,27 @@ absl::StatusOr<std::vector<LocalStudyError>> LocalServer::StudyErrors(int64_t su
   std::vector<LocalStudyError> out;
   for (auto& [problem, e] : errors) {
     out.push_back({problem, e.batch, std::move(e.kind), std::move(e.message)});
+  }
+  return out;
+}
+
+absl::StatusOr<LocalLog> LocalServer::Log(int64_t submission_id, int limit) {
+  ASSIGN_OR_RETURN(SubmissionRecord sub, coordinator_->store().GetSubmission(submission_id));
+  ASSIGN_OR_RETURN(SubmissionLog log, ReadSubmissionLog(coordinator_->store(), sub,
+                                                        coordinator_->problems(), false, limit));
+  LocalLog out;
+  out.studies_by_state = log.studies_by_state;
+  out.total_errors = log.total_errors;
+  out.errors_by_kind = log.errors_by_kind;
+  for (const StudySummary& s : log.studies) {
+    out.batches += s.batches_done;
+    out.random_batches += s.random_batches;
+    if (s.state != StudyState::kCompleted && s.state != StudyState::kRunning) {
+      out.failures.push_back(absl::StrCat(s.problem, " trial ", s.trial, ": ", s.end_reason));
+    }
+  }
+  for (SubmissionLogError& e : log.errors) {
+    out.errors.push_back({e.problem, e.batch, std::move(e.kind), std::move(e.message)});
   }
   return out;
 }

@@ -69,6 +69,18 @@ struct LocalStudyError {
   std::string message;
 };
 
+// How a submission's studies went, for bbo local and bbo check.
+struct LocalLog {
+  std::map<std::string, int> studies_by_state;  // completed, cut_off, failed, ...
+  int batches = 0;                              // batches run
+  int random_batches = 0;  // of them, batches whose points all came from random search
+  int total_errors = 0;
+  std::map<std::string, int> errors_by_kind;
+  std::vector<LocalStudyError> errors;  // the first `limit`, oldest first
+  // "<problem> trial <t>: <why it ended>" for every study that did not complete.
+  std::vector<std::string> failures;
+};
+
 // A coordinator with its gRPC services on 127.0.0.1 (a free port) in this process, its
 // background threads (lease expiry, the random-search baseline) running: workers connect to
 // address(). Stop() (or the destructor) shuts the services down and then the coordinator.
@@ -102,6 +114,7 @@ class LocalServer {
   absl::StatusOr<scoring::Leaderboard> Leaderboard();
   // The first `limit` errors of a submission's studies, oldest first.
   absl::StatusOr<std::vector<LocalStudyError>> StudyErrors(int64_t submission_id, int limit);
+  absl::StatusOr<LocalLog> Log(int64_t submission_id, int limit);
   // Idempotent.
   void Stop();
 

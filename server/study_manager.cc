@@ -455,7 +455,7 @@ absl::StatusOr<BatchOutcome> StudyManager::ReportSuggestFailure(int64_t study_id
     std::vector<Point> points = space.SampleRandom(live->record.budget.batch_size, live->rng);
     std::vector<bool> replaced(points.size(), true);
     std::vector<std::string> errors = {
-        Bounded(absl::StrCat("suggest failed: ", message, "; batch filled by random search"))};
+        Bounded(absl::StrCat("suggest failed (batch filled by random search): ", message))};
     std::vector<std::string> suggested(points.size());
     return Evaluate(*live, std::move(points), std::move(replaced), std::move(suggested),
                     std::move(errors), BatchSource::kRandomFill, turn_s, 0, 0);

@@ -320,6 +320,52 @@ TEST_F(E2eTest, LogsSayWhyStudiesFailedToTheirTeamOnly) {
   EXPECT_THAT(bbo(organizer_token_, "logs " + std::to_string(dies)), HasSubstr("test_crashing"));
 }
 
+// bbo check and bbo local fail loudly: a broken optimizer exits 1, quoting the lines of the
+// participant's own files (not the bayesmark package's), in seconds; a sound one exits 0.
+TEST_F(E2eTest, BboCheckFailsLoudlyQuotingTheParticipantsOwnFiles) {
+  auto write = [&](const std::string& name, const std::string& code) {
+    fs::create_directories(root_ / name);
+    std::ofstream(root_ / name / "optimizer.py") << code;
+    return (root_ / name).string();
+  };
+  const std::string head =
+      "from bayesmark.abstract_optimizer import AbstractOptimizer\n"
+      "from bayesmark.experiment import experiment_main\n";
+  const std::string syntax = write("syntax", head + "class O(AbstractOptimizer)\n    pass\n");
+  const std::string raises = write(
+      "raises", head +
+                    "def helper(n):\n    return [1] * n / 0\n\n"
+                    "class R(AbstractOptimizer):\n"
+                    "    def __init__(self, api_config, **kwargs):\n"
+                    "        AbstractOptimizer.__init__(self, api_config)\n"
+                    "    def suggest(self, n_suggestions=1):\n"
+                    "        return helper(n_suggestions)\n"
+                    "    def observe(self, X, y):\n        pass\n\n"
+                    "if __name__ == '__main__':\n    experiment_main(R)\n");
+  auto check = [&](const std::string& args) {
+    return bbo::testing::CommandOutput(std::string(BBO_CLI_BIN) + " " + args +
+                                       " 2>&1; echo rc=$?");
+  };
+  const std::string broken = check("check " + syntax);
+  EXPECT_THAT(broken, HasSubstr("rc=1"));
+  EXPECT_THAT(broken, HasSubstr("did not complete"));
+  EXPECT_THAT(broken, HasSubstr("File \"/sub/optimizer.py\", line 3"));
+  EXPECT_THAT(broken, HasSubstr("SyntaxError"));
+  const std::string raised = check("check " + raises);
+  EXPECT_THAT(raised, HasSubstr("rc=1"));
+  EXPECT_THAT(raised, HasSubstr("3 of 3 batches were filled by random search"));
+  EXPECT_THAT(raised, HasSubstr("line 4, in helper"));
+  EXPECT_THAT(raised, HasSubstr("return [1] * n / 0"));
+  EXPECT_THAT(raised, Not(HasSubstr("bayesmark/experiment.py")));
+  // bbo local gives the same verdict, after the scores.
+  const std::string local = check("local " + raises + " --problems branin --trials 1 --n-batches 2");
+  EXPECT_THAT(local, HasSubstr("Leaderboard score"));
+  EXPECT_THAT(local, HasSubstr("rc=1"));
+  const std::string fine = check("check " BBO_SOURCE_DIR "/examples/random-search-py");
+  EXPECT_THAT(fine, HasSubstr("bbo check: OK"));
+  EXPECT_THAT(fine, HasSubstr("rc=0"));
+}
+
 TEST_F(E2eTest, SandboxedOptimizerCannotReachCoordinatorOrReadProblemData) {
   StartServer({"--batch_size=8"});
   StartWorker();

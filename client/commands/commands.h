@@ -41,6 +41,14 @@ struct LocalArgs {
 };
 int RunLocalCommand(LocalArgs args);
 
+// bbo check: one short study on one practice problem, in seconds, before submitting.
+struct CheckArgs {
+  LocalRunOptions run;
+  std::string problem = "branin";
+  int batches = 3;
+};
+int RunCheck(CheckArgs args);
+
 // bbo submit: register a submission folder or archive.
 struct SubmitArgs {
   ServerArgs server;

@@ -12,9 +12,12 @@
 #include <sstream>
 #include <thread>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "common/archive.h"
 #include "common/status_macros.h"
@@ -248,18 +251,86 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
       report["normalized_mean_perf"] = normalized;
     }
   }
+  ASSIGN_OR_RETURN(LocalLog log, server->Log(reg.id, 50));
   nlohmann::json errors = nlohmann::json::array();
-  // The errors are advisory: a report without them is still the submission's score.
-  auto errs = server->StudyErrors(reg.id, 50);
-  if (errs.ok()) {
-    for (const LocalStudyError& e : *errs) {
-      errors.push_back({{"problem", e.problem}, {"batch", e.batch}, {"kind", e.kind},
-                        {"message", e.message}});
-    }
+  for (const LocalStudyError& e : log.errors) {
+    errors.push_back({{"problem", e.problem}, {"batch", e.batch}, {"kind", e.kind},
+                      {"message", e.message}});
   }
   report["errors"] = errors;
+  report["errors_total"] = log.total_errors;
+  report["errors_by_kind"] = log.errors_by_kind;
+  report["studies"] = log.studies_by_state;
+  report["batches"] = log.batches;
+  report["random_batches"] = log.random_batches;
+  report["failed_studies"] = log.failures;
+  // The verdict (docs/participants.md, "bbo local and bbo check"): a study that did not complete
+  // (the optimizer died, failed to start or ran out of time), or more than half of all batches
+  // filled by random search, is a failure: the score would not be the optimizer's.
+  std::vector<std::string> why;
+  if (!log.failures.empty()) {
+    why.push_back(absl::StrCat(log.failures.size(), " of ", reg.jobs,
+                               " studies did not complete"));
+  }
+  if (log.batches > 0 && 2 * log.random_batches > log.batches) {
+    why.push_back(absl::StrCat(log.random_batches, " of ", log.batches,
+                               " batches were filled by random search instead of the optimizer"));
+  }
+  report["ok"] = why.empty();
+  report["failure"] = why;
+  // The traceback lines from the participant's own files, from the first errors.
+  std::vector<std::string> own;
+  for (const LocalStudyError& e : log.errors) {
+    for (const std::string& line : OwnTracebackLines(e.message, o.submission_dir)) {
+      if (std::find(own.begin(), own.end(), line) == own.end()) own.push_back(line);
+    }
+    if (own.size() >= 12) break;
+  }
+  report["traceback"] = own;
   server->Stop();
   return report;
+}
+
+std::vector<std::string> OwnTracebackLines(const std::string& message,
+                                           const std::string& submission_dir) {
+  // The worker quotes the optimizer's stderr tail C-escaped: `...; stderr: "<tail>"`.
+  std::string text = message;
+  const size_t quoted = message.find("stderr: \"");
+  if (quoted != std::string::npos && message.size() > quoted + 10) {
+    const size_t close = message.rfind('"');
+    std::string unescaped;
+    if (close > quoted + 9 &&
+        absl::CUnescape(message.substr(quoted + 9, close - quoted - 9), &unescaped)) {
+      text = unescaped;
+    }
+  }
+  std::vector<std::string> lines = absl::StrSplit(text, '\n');
+  std::vector<std::string> out;
+  const std::string host_dir = fs::absolute(submission_dir).lexically_normal().string();
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string& l = lines[i];
+    // A frame in one of the submission's files: inside the sandbox they are under /sub.
+    const bool own = absl::StrContains(l, "File \"/sub/") ||
+                     (!host_dir.empty() && absl::StrContains(l, "File \"" + host_dir));
+    if (!own) continue;
+    out.push_back(std::string(absl::StripAsciiWhitespace(l)));
+    if (i + 1 < lines.size() && !absl::StrContains(lines[i + 1], "File \"")) {
+      out.push_back("  " + std::string(absl::StripAsciiWhitespace(lines[i + 1])));
+    }
+  }
+  if (!out.empty()) {
+    // The exception itself: the last line that starts a line of its own (frames and source
+    // lines are indented), Python's "Traceback ..." header aside.
+    for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+      if (it->empty() || absl::ascii_isspace(static_cast<unsigned char>((*it)[0])) ||
+          absl::StartsWith(*it, "Traceback") || absl::StartsWith(*it, "File \"")) {
+        continue;
+      }
+      out.push_back(std::string(absl::StripAsciiWhitespace(*it)));
+      break;
+    }
+  }
+  return out;
 }
 
 std::string FormatLocalReport(const nlohmann::json& r) {
@@ -287,12 +358,24 @@ std::string FormatLocalReport(const nlohmann::json& r) {
     absl::StrAppendFormat(&out, "Random search:     %.3f\n",
                           num(r["random_search"]["leaderboard_score"]));
   }
-  if (r.contains("errors") && !r["errors"].empty()) {
-    absl::StrAppendFormat(&out, "\n%d problem(s) reported during the studies (first shown):\n",
-                          static_cast<int>(r["errors"].size()));
+  const int total = r.value("errors_total", 0);
+  if (total > 0) {
+    std::string kinds;
+    if (r.contains("errors_by_kind")) {
+      for (auto it = r["errors_by_kind"].begin(); it != r["errors_by_kind"].end(); ++it) {
+        absl::StrAppend(&kinds, kinds.empty() ? "" : ", ", it.key(), " ", it.value().dump());
+      }
+    }
+    absl::StrAppendFormat(&out, "\n%d error(s) recorded during the studies (%s); the first:\n",
+                          total, kinds);
     const auto& e = r["errors"][0];
     absl::StrAppendFormat(&out, "  %s batch %d [%s]: %s\n", e.value("problem", ""),
                           e.value("batch", 0), e.value("kind", ""), e.value("message", ""));
+  }
+  if (r.contains("failed_studies")) {
+    for (const auto& f : r["failed_studies"]) {
+      absl::StrAppend(&out, "  did not complete: ", f.get<std::string>(), "\n");
+    }
   }
   return out;
 }

@@ -48,6 +48,12 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& options);
 // Human-readable table of a RunLocal report.
 std::string FormatLocalReport(const nlohmann::json& report);
 
+// The lines of an error message (an optimizer's stderr tail) that point into the submission's
+// own files: each traceback frame in them with its source line, then the exception. Frames in
+// the bayesmark package or the standard library are left out. Empty when there is none.
+std::vector<std::string> OwnTracebackLines(const std::string& message,
+                                           const std::string& submission_dir);
+
 }  // namespace bbo::client
 
 #endif  // BBO_CLIENT_COMMANDS_LOCAL_RUN_H_

@@ -284,8 +284,22 @@ class _Channel:
                 return msg
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
 def _error_text(e):
-    return "%s: %s" % (type(e).__name__, e)
+    """The exception, then the traceback frames in the submission's own files (not this package's
+    or the standard library's), innermost last, as Python prints them."""
+    text = "%s: %s" % (type(e).__name__, e)
+    frames = []
+    for f in traceback.extract_tb(e.__traceback__):
+        path = os.path.abspath(f.filename)
+        if path.startswith(_PACKAGE_DIR) or "/lib/python3" in path or path.startswith("<"):
+            continue
+        frames.append('  File "%s", line %d, in %s' % (f.filename, f.lineno, f.name))
+        if f.line:
+            frames.append("    " + f.line.strip())
+    return text + ("\n" + "\n".join(frames[-12:]) if frames else "")
 
 
 def experiment_main(opt_class, args=None):

@@ -129,8 +129,18 @@ absl::StatusOr<std::vector<StudySummary>> InMemoryStore::ListSubmissionStudies(
   for (const auto& [id, study] : studies_) {
     const StudyRecord& r = study.record;
     if (r.submission_id != submission_id) continue;
-    out.push_back({id, r.job_id.value_or(0), r.problem, r.trial, r.board, r.state,
-                   study.batches_done, r.budget.n_batches, study.end_reason});
+    StudySummary s{id, r.job_id.value_or(0), r.problem, r.trial, r.board, r.state,
+                   study.batches_done, r.budget.n_batches, study.end_reason};
+    for (const auto& [index, batch] : study.batches) {
+      int replaced = 0;
+      for (const EvaluationRecord& e : batch.evaluations) replaced += e.replaced ? 1 : 0;
+      s.replaced_points += replaced;
+      if (batch.source == BatchSource::kRandomFill ||
+          (replaced > 0 && replaced == static_cast<int>(batch.evaluations.size()))) {
+        s.random_batches++;
+      }
+    }
+    out.push_back(std::move(s));
   }
   return out;
 }

@@ -186,6 +186,10 @@ struct StudySummary {
   int n_batches = 0;
   // Why it ended ("" while running).
   std::string end_reason;
+  // Batches whose points all came from random search instead of the optimizer (its suggest
+  // failed, or every point it suggested was invalid), and points replaced one by one.
+  int random_batches = 0;
+  int replaced_points = 0;
 };
 
 // One evaluation of a scored study, as the results CSV lists it (ScoringStore::

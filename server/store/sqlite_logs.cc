@@ -12,9 +12,15 @@ using store_internal::ParseStudyState;
 absl::StatusOr<std::vector<StudySummary>> SqliteStore::ListSubmissionStudies(
     int64_t submission_id) {
   absl::MutexLock l(&mu_);
-  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT id, job_id, problem, trial, board, state, batches_done,"
-                                 " n_batches, end_reason FROM studies WHERE submission_id = ?"
-                                 " ORDER BY id"));
+  ASSIGN_OR_RETURN(
+      auto* q,
+      Stmt("SELECT s.id, s.job_id, s.problem, s.trial, s.board, s.state, s.batches_done,"
+           " s.n_batches, s.end_reason,"
+           " (SELECT COUNT(*) FROM batches b WHERE b.study_id = s.id AND (b.source = 'random_fill'"
+           "   OR (b.n_replaced > 0 AND b.n_replaced = (SELECT COUNT(*) FROM evaluations e"
+           "       WHERE e.study_id = b.study_id AND e.batch = b.batch)))),"
+           " (SELECT COALESCE(SUM(b.n_replaced), 0) FROM batches b WHERE b.study_id = s.id)"
+           " FROM studies s WHERE s.submission_id = ? ORDER BY s.id"));
   q->Bind(1, submission_id);
   std::vector<StudySummary> out;
   RETURN_IF_ERROR(ForEachRow(*q, [&](const sqlite::Statement& r) {
@@ -28,6 +34,8 @@ absl::StatusOr<std::vector<StudySummary>> SqliteStore::ListSubmissionStudies(
     s.batches_done = static_cast<int>(r.Int(6));
     s.n_batches = static_cast<int>(r.Int(7));
     s.end_reason = r.IsNull(8) ? "" : r.Text(8);
+    s.random_batches = static_cast<int>(r.Int(9));
+    s.replaced_points = static_cast<int>(r.Int(10));
     out.push_back(std::move(s));
   }));
   return out;
