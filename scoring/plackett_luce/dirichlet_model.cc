@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <thread>
 
 #include "Eigen/Dense"
@@ -154,28 +155,43 @@ double SweepCost(const PlStats& st) {
   return c;
 }
 
-// The Laplace approximation at one timepoint (see the header): draws into p.theta.
-absl::Status LaplaceTimepoint(const PlStats& st, int t, const DirichletOptions& o,
-                              RatingPosterior& p) {
-  const int n = p.n(), m = n - 1, S = p.S();
-  double* out = p.theta.data() + static_cast<size_t>(t) * S * n;
-  if (n == 1) {
-    std::fill(out, out + S, 1.0);
-    return absl::OkStatus();
+// The Laplace approximation of one timepoint's posterior in Helmert coordinates (see the header):
+// the mode eta^ and the upper Cholesky factor U of the negative Hessian (A = U^T U).
+struct LaplaceFit {
+  int n = 0;
+  Eigen::MatrixXd Q;
+  internal::FlatStats fs;  // with the Dirichlet prior as pseudo-data
+  Eigen::VectorXd eta;
+  Eigen::MatrixXd U;
+  // log posterior density in eta (up to a constant); scratch below.
+  double LogDensity(const Eigen::VectorXd& x) {
+    mu.noalias() = Q * x;
+    return internal::EvalValue(fs, mu.data(), n, e);
   }
-  internal::FlatStats fs = internal::Flatten(st);
-  internal::AddDirichletPrior(fs, n, o.alpha);
-  const Eigen::MatrixXd Q = internal::Helmert(n);
-  std::vector<double> e(n), pv(n), mu(n), grad(n);
+  Eigen::VectorXd mu;
+  std::vector<double> grad, e, p;
+};
+
+absl::StatusOr<LaplaceFit> FitLaplace(const PlStats& st, double alpha) {
+  LaplaceFit fit;
+  const int n = st.n_methods, m = n - 1;
+  fit.n = n;
+  fit.Q = internal::Helmert(n);
+  fit.fs = internal::Flatten(st);
+  internal::AddDirichletPrior(fit.fs, n, alpha);
+  fit.mu.resize(n);
+  fit.grad.resize(n);
+  fit.e.resize(n);
+  fit.p.resize(n);
   Eigen::MatrixXd nh(n, n);
   auto eval = [&](const Eigen::VectorXd& eta, Eigen::VectorXd* g, Eigen::MatrixXd* A) {
-    Eigen::Map<Eigen::VectorXd>(mu.data(), n) = Q * eta;
-    std::fill(grad.begin(), grad.end(), 0.0);
+    fit.mu = fit.Q * eta;
+    std::fill(fit.grad.begin(), fit.grad.end(), 0.0);
     if (A != nullptr) nh.setZero();
-    const double f =
-        internal::EvalTimepoint(fs, mu.data(), n, grad.data(), A ? &nh : nullptr, e, pv);
-    if (g != nullptr) *g = Q.transpose() * Eigen::Map<Eigen::VectorXd>(grad.data(), n);
-    if (A != nullptr) *A = Q.transpose() * nh * Q;
+    const double f = internal::EvalTimepoint(fit.fs, fit.mu.data(), n, fit.grad.data(),
+                                             A ? &nh : nullptr, fit.e, fit.p);
+    if (g != nullptr) *g = fit.Q.transpose() * Eigen::Map<Eigen::VectorXd>(fit.grad.data(), n);
+    if (A != nullptr) *A = fit.Q.transpose() * nh * fit.Q;
     return f;
   };
   Eigen::VectorXd eta = Eigen::VectorXd::Zero(m), g;
@@ -201,23 +217,96 @@ absl::Status LaplaceTimepoint(const PlStats& st, int t, const DirichletOptions& 
   eval(eta, &g, &A);
   llt.compute(A);
   if (llt.info() != Eigen::Success) return absl::InternalError("laplace: Cholesky at the mode");
-  const Eigen::MatrixXd U = llt.matrixU();
+  fit.eta = eta;
+  fit.U = llt.matrixU();
+  return fit;
+}
+
+void WriteSoftmax(const Eigen::VectorXd& mu, double* th) {
+  const double mx = mu.maxCoeff();
+  double sum = 0;
+  for (int i = 0; i < mu.size(); ++i) sum += th[i] = std::exp(mu[i] - mx);
+  for (int i = 0; i < mu.size(); ++i) th[i] /= sum;
+}
+
+// The Laplace approximation at one timepoint (see the header): draws into p.theta.
+absl::Status LaplaceTimepoint(const PlStats& st, int t, const DirichletOptions& o,
+                              RatingPosterior& p) {
+  const int n = p.n(), m = n - 1, S = p.S();
+  double* out = p.theta.data() + static_cast<size_t>(t) * S * n;
+  if (n == 1) {
+    std::fill(out, out + S, 1.0);
+    return absl::OkStatus();
+  }
+  ASSIGN_OR_RETURN(LaplaceFit fit, FitLaplace(st, o.alpha));
   Eigen::VectorXd z(m);
   for (int c = 0; c < o.chains; ++c) {
     internal::Rng rng(o.seed, t, c);
     for (int k = 0; k < o.draws_per_chain; ++k) {
       for (int j = 0; j < m; ++j) z[j] = rng.Normal();
-      const Eigen::VectorXd x = eta + U.triangularView<Eigen::Upper>().solve(z);
-      const Eigen::VectorXd mu_s = Q * x;
-      const double mx = mu_s.maxCoeff();
-      double* th = out + static_cast<size_t>(c * o.draws_per_chain + k) * n;
-      double sum = 0;
-      for (int i = 0; i < n; ++i) sum += th[i] = std::exp(mu_s[i] - mx);
-      for (int i = 0; i < n; ++i) th[i] /= sum;
+      const Eigen::VectorXd x = fit.eta + fit.U.triangularView<Eigen::Upper>().solve(z);
+      WriteSoftmax(fit.Q * x, out + static_cast<size_t>(c * o.draws_per_chain + k) * n);
     }
   }
   return absl::OkStatus();
 }
+
+// Independence Metropolis-Hastings on theta with a multivariate-t (nu = 7) proposal centred at the
+// Laplace mode with its scale: exact (it leaves the posterior invariant) and, where the posterior
+// is near-Gaussian, close to an independent draw. lambda keeps its total (theta and the total are
+// independent a posteriori). Returns whether the move was accepted.
+class IndependenceStep {
+ public:
+  static constexpr double kNu = 7;
+
+  explicit IndependenceStep(LaplaceFit fit)
+      : fit_(std::move(fit)),
+        n_(fit_.n),
+        m_(fit_.n - 1),
+        mu_(n_),
+        x_(m_),
+        z_(m_),
+        prop_(m_),
+        diff_(m_) {}
+
+  bool Step(internal::Rng& rng, double* lambda) {
+    // Current state in eta: mu = log theta centred (sum zero), eta = Q^T mu.
+    double mean = 0, total = 0;
+    for (int i = 0; i < n_; ++i) {
+      mu_[i] = std::log(lambda[i]);
+      mean += mu_[i];
+      total += lambda[i];
+    }
+    mu_.array() -= mean / n_;
+    x_.noalias() = fit_.Q.transpose() * mu_;
+    const double log_w_cur = fit_.LogDensity(x_) - LogProposal(x_);
+    // Proposal: eta^ + U^-1 z, z ~ t_nu.
+    for (int j = 0; j < m_; ++j) z_[j] = rng.Normal();
+    z_ *= 1 / std::sqrt(2 * rng.Gamma(kNu / 2) / kNu);
+    fit_.U.triangularView<Eigen::Upper>().solveInPlace(z_);
+    prop_ = fit_.eta + z_;
+    const double log_w_prop = fit_.LogDensity(prop_) - LogProposal(prop_);
+    if (!(std::log(rng.Uniform01()) < log_w_prop - log_w_cur)) return false;
+    // LogDensity(prop_) left Q prop_ in fit_.mu.
+    const double mx = fit_.mu.maxCoeff();
+    double sum = 0;
+    for (int i = 0; i < n_; ++i) sum += lambda[i] = std::exp(fit_.mu[i] - mx);
+    for (int i = 0; i < n_; ++i) lambda[i] = Clamp(lambda[i] / sum * total);
+    return true;
+  }
+
+ private:
+  // log of the t density up to a constant: -(nu + m) / 2 log(1 + |U (x - eta^)|^2 / nu).
+  double LogProposal(const Eigen::VectorXd& x) {
+    diff_ = x - fit_.eta;
+    diff_ = fit_.U.triangularView<Eigen::Upper>() * diff_;
+    return -0.5 * (kNu + m_) * std::log1p(diff_.squaredNorm() / kNu);
+  }
+
+  LaplaceFit fit_;
+  int n_, m_;
+  Eigen::VectorXd mu_, x_, z_, prop_, diff_;
+};
 
 }  // namespace
 
@@ -258,20 +347,37 @@ absl::StatusOr<RatingPosterior> FitIndependentDirichlet(const std::vector<PlStat
     ComputeDiagnostics(p, o.threads);
     return p;
   }
+  std::vector<int> accepted(T, 0);
   ParallelFor(T, o.threads, [&](int t) {
     GibbsKernel kernel(stats[t]);
+    std::unique_ptr<IndependenceStep> mh;
+    if (o.independence_mh && n > 1) {
+      absl::StatusOr<LaplaceFit> fit = FitLaplace(stats[t], o.alpha);
+      // Without a Laplace fit the Gibbs sweeps alone are still exact.
+      if (fit.ok()) mh = std::make_unique<IndependenceStep>(*std::move(fit));
+    }
     std::vector<double> lambda(n);
+    auto iterate = [&](internal::Rng& rng) {
+      kernel.Sweep(rng, o.alpha, lambda.data());
+      return mh != nullptr && mh->Step(rng, lambda.data());
+    };
     for (int c = 0; c < o.chains; ++c) {
       internal::Rng rng(o.seed, t, c);
       kernel.InitFromPrior(rng, o.alpha, lambda.data());
-      for (int w = 0; w < o.warmup; ++w) kernel.Sweep(rng, o.alpha, lambda.data());
+      for (int w = 0; w < o.warmup; ++w) iterate(rng);
       for (int k = 0; k < o.draws_per_chain; ++k) {
-        for (int j = 0; j < o.thin; ++j) kernel.Sweep(rng, o.alpha, lambda.data());
+        for (int j = 0; j < o.thin; ++j) accepted[t] += iterate(rng);
         const int s = c * o.draws_per_chain + k;
         WriteTheta(lambda.data(), n, p.theta.data() + (static_cast<size_t>(t) * S + s) * n);
       }
     }
   });
+  if (o.independence_mh && n > 1) {
+    double acc = 0;
+    for (int a : accepted) acc += a;
+    p.diagnostics.acceptance_rate =
+        acc / (static_cast<double>(T) * o.chains * o.draws_per_chain * o.thin);
+  }
   p.diagnostics.seconds = Seconds(start);
   ComputeDiagnostics(p, o.threads);
   return p;

@@ -224,8 +224,10 @@ TEST(IndependentDirichletTest, AgreesWithAnIndependentMetropolisSampler) {
   for (const double alpha : {1.0, 0.5}) {
     DirichletOptions o = Options(2500, 21);
     o.alpha = alpha;
-    // Stage sets for alpha = 1, chains for alpha = 1/2: both storage forms are exact.
+    // Stage sets for alpha = 1, chains for alpha = 1/2: both storage forms are exact. The second
+    // run also leaves out the independence Metropolis-Hastings step (plain Gibbs).
     o.stats.stage_form = alpha == 1.0 ? StageForm::kSets : StageForm::kChains;
+    o.independence_mh = alpha == 1.0;
     auto p = FitIndependentDirichlet(OneTimepoint(4, rs), o);
     ASSERT_TRUE(p.ok()) << p.status();
     MetropolisReference ref(4, alpha, rs);

@@ -140,4 +140,39 @@ double EvalTimepoint(const FlatStats& st, const double* mu, int n, double* grad,
   return ll;
 }
 
+double EvalValue(const FlatStats& st, const double* mu, int n, std::vector<double>& e) {
+  double mx = -INFINITY;
+  for (int i = 0; i < n; ++i) mx = std::max(mx, mu[i]);
+  for (int i = 0; i < n; ++i) e[i] = std::exp(mu[i] - mx);
+  double ll = 0;
+  for (int i = 0; i < n; ++i) ll += st.wins[i] * mu[i];
+  auto shifted_lse = [&](const int* m, int size) {
+    double lm = -INFINITY;
+    for (int k = 0; k < size; ++k) lm = std::max(lm, mu[m[k]]);
+    double ls = 0;
+    for (int k = 0; k < size; ++k) ls += std::exp(mu[m[k]] - lm);
+    return lm + std::log(ls);
+  };
+  const int stages = static_cast<int>(st.weights.size());
+  for (int s = 0; s < stages; ++s) {
+    const int* m = st.members.data() + st.offsets[s];
+    const int size = st.offsets[s + 1] - st.offsets[s];
+    double sum = 0;
+    for (int k = 0; k < size; ++k) sum += e[m[k]];
+    ll -= st.weights[s] * (sum > 1e-280 ? mx + std::log(sum) : shifted_lse(m, size));
+  }
+  const int chains = static_cast<int>(st.chain_offsets.size()) - 1;
+  for (int c = 0; c < chains; ++c) {
+    const int* o = st.chain_order.data() + st.chain_offsets[c];
+    const double* w = st.chain_weights.data() + st.chain_offsets[c];
+    const int len = st.chain_offsets[c + 1] - st.chain_offsets[c];
+    double sum = 0;
+    for (int k = len - 1; k >= 0; --k) {
+      sum += e[o[k]];
+      if (w[k] > 0) ll -= w[k] * (sum > 1e-280 ? mx + std::log(sum) : shifted_lse(o + k, len - k));
+    }
+  }
+  return ll;
+}
+
 }  // namespace bbo::scoring::pl::internal

@@ -36,6 +36,9 @@ void AddDirichletPrior(FlatStats& st, int n, double alpha);
 double EvalTimepoint(const FlatStats& st, const double* mu, int n, double* grad,
                      Eigen::MatrixXd* neg_hess, std::vector<double>& e, std::vector<double>& p);
 
+// (*) at mu only (no derivatives); the same value as EvalTimepoint. e: scratch, size n.
+double EvalValue(const FlatStats& st, const double* mu, int n, std::vector<double>& e);
+
 }  // namespace bbo::scoring::pl::internal
 
 #endif  // BBO_SCORING_PLACKETT_LUCE_INTERNAL_PL_EVAL_H_
