@@ -12,6 +12,7 @@
 #include "common/status_macros.h"
 #include "server/competition.h"
 #include "server/phases.h"
+#include "server/submission_log.h"
 
 namespace bbo::web {
 namespace {
@@ -172,33 +173,45 @@ absl::StatusOr<json> WebViews::Submissions(const Identity& who, const std::strin
               {"limit", kMaxSubmissions}};
 }
 
-absl::StatusOr<json> WebViews::SubmissionErrors(const Identity& who, int64_t id) const {
-  // Phases::List decides which submissions `who` sees; an unseen one is NotFound like a missing one.
-  ASSIGN_OR_RETURN(std::vector<PhaseSubmission> list, coordinator_->phases().List(who, ""));
-  const PhaseSubmission* found = nullptr;
-  for (const PhaseSubmission& s : list) {
-    if (s.status.submission.id == id && !s.status.submission.is_baseline) found = &s;
+absl::StatusOr<json> WebViews::Log(const Identity& who, int64_t id) const {
+  // Phases::Log decides: its team's or an organizer's (NotFound otherwise, as for an unknown id);
+  // a team in a hidden phase sees problems as "problem-K".
+  ASSIGN_OR_RETURN(bbo::SubmissionLog log, coordinator_->phases().Log(who, id, kMaxErrors));
+  json errors = json::array();
+  for (const SubmissionLogError& e : log.errors) {
+    errors.push_back({{"problem", e.problem},
+                      {"study_id", e.study_id},
+                      {"batch", e.batch},
+                      {"kind", e.kind},
+                      {"message", e.message}});
   }
-  if (found == nullptr) return absl::NotFoundError(absl::StrCat("no submission ", id, " of yours"));
-  ASSIGN_OR_RETURN(Competition * phase, coordinator_->phases().Get(found->phase));
-  json out = {{"id", id},
-              {"phase", found->phase},
-              {"studies_with_errors", found->status.studies_with_errors},
-              {"errors", json::array()},
-              {"limit", kMaxErrors}};
-  // Error messages name problems: a team in a hidden phase gets the count alone.
-  const AccessPolicy policy(phase->options().hidden_phase);
-  out["shown"] = policy.ShowsPerProblemResults(who);
-  if (!policy.ShowsPerProblemResults(who)) return out;
-  ASSIGN_OR_RETURN(auto errors, coordinator_->store().ListSubmissionErrors(id, kMaxErrors));
-  for (const auto& [problem, e] : errors) {
-    out["errors"].push_back({{"problem", problem},
-                             {"study_id", e.study_id},
-                             {"batch", e.batch},
-                             {"kind", e.kind},
-                             {"message", e.message}});
+  json studies = json::array();
+  for (const StudySummary& s : log.studies) {
+    if (studies.size() >= static_cast<size_t>(kMaxStudies)) break;
+    studies.push_back({{"study_id", s.study_id},
+                       {"problem", s.problem},
+                       {"trial", s.trial},
+                       {"board", BoardDisplayName(s.board)},
+                       {"state", StudyStateName(s.state)},
+                       {"batches_done", s.batches_done},
+                       {"n_batches", s.n_batches},
+                       {"end_reason", s.end_reason}});
   }
-  return out;
+  return json{{"id", log.submission.id},
+              {"name", log.submission.name},
+              {"phase", log.submission.phase},
+              {"jobs_total", log.jobs.total},
+              {"jobs_done", log.jobs.done},
+              {"jobs_failed", log.jobs.failed},
+              {"studies_by_state", log.studies_by_state},
+              {"studies_with_errors", log.studies_with_errors},
+              {"errors_by_kind", log.errors_by_kind},
+              {"total_errors", log.total_errors},
+              {"errors", std::move(errors)},
+              {"errors_limit", kMaxErrors},
+              {"studies", std::move(studies)},
+              {"studies_total", log.studies.size()},
+              {"studies_limit", kMaxStudies}};
 }
 
 absl::StatusOr<json> WebViews::Queue(const Identity& who) const {

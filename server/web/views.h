@@ -4,13 +4,12 @@
 // WebViews: the read-only answers of the web leaderboard's JSON API (docs/web.md), as `who` may
 // see them. Each view is one or a few calls of the domain (Phases, Competition, the Coordinator's
 // gauges and store), which decide what `who` may see: the same rules as the gRPC API
-// (server/access.h, Competition::ShowsScores). No HTTP here; server/web/web_server.h is the
-// transport. The views add two rules of their own, stated where they apply: the queue and the
-// workers are for organizers only, and a study's error messages are shown to a team only where
-// it may see per-problem results (AccessPolicy::ShowsPerProblemResults), since they name problems.
+// (server/access.h, Competition::ShowsScores, Phases::Log). No HTTP here;
+// server/web/web_server.h is the transport. The views add one rule of their own: the queue and
+// the workers are for organizers only.
 //
-// Work per call is bounded: lists are cut to kMaxSubmissions / kMaxErrors entries (the answer
-// says so), leaderboards and reports come from the Competition's caches.
+// Work per call is bounded: lists are cut to kMaxSubmissions / kMaxErrors / kMaxStudies entries
+// (the answer says so), leaderboards and reports come from the Competition's caches.
 //
 // Thread-safe (the domain objects are).
 
@@ -28,8 +27,9 @@ class WebViews {
  public:
   // Submissions listed per call (the most recent ones).
   static constexpr int kMaxSubmissions = 500;
-  // Study errors listed per submission (the first ones).
+  // A submission log's errors shown in full, and studies listed (the first ones).
   static constexpr int kMaxErrors = 50;
+  static constexpr int kMaxStudies = 200;
 
   // `coordinator` is not owned and must outlive the views.
   explicit WebViews(Coordinator* coordinator) : coordinator_(coordinator) {}
@@ -49,9 +49,11 @@ class WebViews {
   // first, each with its score where `who` sees the scores of its phase's main board.
   // Unauthenticated for an anonymous caller (Competition::List).
   absl::StatusOr<nlohmann::json> Submissions(const Identity& who, const std::string& phase) const;
-  // The first errors of submission `id`'s studies. NotFound unless `who` sees that submission
-  // (the same answer for one that does not exist); for a team in a hidden phase, the count only.
-  absl::StatusOr<nlohmann::json> SubmissionErrors(const Identity& who, int64_t id) const;
+  // The log of submission `id` (Phases::Log, as `bbo logs`): its studies by state, its errors
+  // by kind, the first kMaxErrors errors in full and the first kMaxStudies studies. NotFound
+  // unless `who` is its team or an organizer (the same answer as for no such submission); a
+  // team in a hidden phase sees problems as "problem-K".
+  absl::StatusOr<nlohmann::json> Log(const Identity& who, int64_t id) const;
   // Jobs queued / leased / done / failed, running studies and workers. Organizers only
   // (PermissionDenied otherwise).
   absl::StatusOr<nlohmann::json> Queue(const Identity& who) const;

@@ -182,13 +182,13 @@ void WebServer::Route(Coordinator* coordinator) {
         if (!phase.ok()) return phase.status();
         return views->Submissions(who, *phase);
       });
-  api(R"(/api/submissions/(\d{1,18})/errors)", "web:/api/submissions/errors", false,
+  api(R"(/api/submissions/(\d{1,18})/log)", "web:/api/submissions/log", false,
       [views](const Identity& who, const httplib::Request& req) -> absl::StatusOr<json> {
         int64_t id = 0;
         if (!absl::SimpleAtoi(req.matches[1].str(), &id)) {
           return absl::InvalidArgumentError("id: not a submission id");
         }
-        return views->SubmissionErrors(who, id);
+        return views->Log(who, id);
       });
   api("/api/queue", "web:/api/queue", false,
       [views](const Identity& who, const httplib::Request&) { return views->Queue(who); });

@@ -107,8 +107,15 @@ try {
     const final = team.locator('#submissions-rows tr', {hasText: 'final'});
     assert.equal(await final.locator('td.state').textContent(), 'finished');
     assert.equal(await final.locator('td.score').textContent(), 'hidden');
+    // Its log names the hidden problems "problem-K".
+    await final.locator('button.log-button').click();
+    await team.waitForSelector('td.log details');
+    await team.click('td.log details summary');
+    assert.match(await team.textContent('td.log'), /problem-1/);
+    assert.doesNotMatch(await team.textContent('td.log'), /test_crashing/);
     await assertNoInjection(team);
     await shot(team, '02-team-final-hidden.png');
+    await final.locator('button.log-button').click();  // closes it
   });
 
   await check('the page refreshes itself ("updated hh:mm:ss")', async () => {
@@ -130,9 +137,14 @@ try {
     const row = team.locator(`#submissions-rows tr[data-name="${HTML_NAME.replace(/"/g, '\\"')}"]`);
     assert.equal(await row.locator('td.name').textContent(), HTML_NAME);
     assert.match(await row.locator('td.score').textContent(), /^-?\d+\.\d\d$/);
-    await row.locator('button.errors-button').click();
+    await row.locator('button.log-button').click();
     await team.waitForSelector('ul.errors li');
     assert.match(await team.textContent('ul.errors'), /<script>window\.injected=2<\/script>/);
+    // An open log stays open across a refresh.
+    const before = await team.textContent('#updated');
+    await team.waitForFunction((b) => document.querySelector('#updated').textContent !== b,
+        before, {timeout: 9000});
+    assert.equal(await team.locator('ul.errors li').count(), 1);
     await assertNoInjection(team);
     await shot(team, '03-team-practice.png');
   });

@@ -4,7 +4,7 @@
 // calendar the test moves (--testing_calendar_file). Checked: who sees which submissions, scores
 // and per-problem results; the hidden final board refused to teams until `bbo admin publish
 // final`, live for organizers; the queue and workers for organizers only; 401 and no data for
-// bad tokens, every refusal in the audit log; a name holding HTML comes back as text that
+// bad tokens, every refusal in the audit log; submission logs for their team and organizers only; a name holding HTML comes back as text that
 // cannot be read as markup; the security headers; the request-size limit; plain HTTP refused on
 // a non-loopback address; HTTPS with the gRPC port's certificate. Every wait has a deadline.
 
@@ -289,14 +289,17 @@ TEST_F(WebApiTest, EachIdentitySeesWhatTheDomainAllowsThroughEveryPhase) {
   EXPECT_EQ(phases.body.find('<'), std::string::npos);
   EXPECT_EQ(phases.Json()["phases"][0]["rules"], "Try things out. <b>Not bold.</b>");
 
-  // Study errors: a team's own (practice shows the messages), not another team's.
-  Answer errors = Get("/api/submissions/" + red_id + "/errors", "red");
-  ASSERT_EQ(errors.status, 200) << errors.body;
-  EXPECT_TRUE(errors.Json()["shown"].get<bool>());
-  EXPECT_EQ(errors.Json()["errors"][0]["message"], "<script>alert(2)</script>");
-  EXPECT_EQ(errors.body.find('<'), std::string::npos);
-  EXPECT_EQ(Get("/api/submissions/" + red_id + "/errors", "blue").status, 404);
-  EXPECT_EQ(Get("/api/submissions/" + blue_id + "/errors", "organizer").status, 200);
+  // A submission's log (as `bbo logs`): its team's and organizers', nobody else's.
+  Answer log = Get("/api/submissions/" + red_id + "/log", "red");
+  ASSERT_EQ(log.status, 200) << log.body;
+  EXPECT_EQ(log.Json()["errors"][0]["message"], "<script>alert(2)</script>");
+  EXPECT_EQ(log.Json()["errors"][0]["problem"], "test_crashing");  // practice: public problems
+  EXPECT_EQ(log.Json()["errors_by_kind"]["suggest"], 1);
+  EXPECT_EQ(log.Json()["studies"].size(), 1u);
+  EXPECT_EQ(log.body.find('<'), std::string::npos);
+  EXPECT_EQ(Get("/api/submissions/" + red_id + "/log", "blue").status, 404);
+  EXPECT_EQ(Get("/api/submissions/" + red_id + "/log", "").status, 401);
+  EXPECT_EQ(Get("/api/submissions/" + blue_id + "/log", "organizer").status, 200);
 
   // The queue and the workers: organizers only.
   Answer queue = Get("/api/queue", "organizer");
@@ -328,8 +331,12 @@ TEST_F(WebApiTest, EachIdentitySeesWhatTheDomainAllowsThroughEveryPhase) {
   Answer live = Get("/api/leaderboard?phase=feedback", "organizer");
   EXPECT_TRUE(live.Json()["per_problem"].get<bool>());
   EXPECT_THAT(live.body, HasSubstr("test_crashing"));
-  Answer fb_errors = Get("/api/submissions/" + red_fb + "/errors", "red");
-  EXPECT_FALSE(fb_errors.Json()["shown"].get<bool>()) << fb_errors.body;
+  Answer fb_log = Get("/api/submissions/" + red_fb + "/log", "red");
+  ASSERT_EQ(fb_log.status, 200) << fb_log.body;
+  EXPECT_EQ(fb_log.Json()["studies"][0]["problem"], "problem-1") << fb_log.body;
+  EXPECT_THAT(fb_log.body, Not(HasSubstr("test_crashing")));
+  EXPECT_THAT(Get("/api/submissions/" + red_fb + "/log", "organizer").body,
+              HasSubstr("test_crashing"));
   EXPECT_EQ(Get("/api/report?phase=feedback", "red").status, 403);
   Answer report = Get("/api/report?phase=feedback", "organizer");
   ASSERT_EQ(report.status, 200) << report.body;
@@ -379,7 +386,7 @@ TEST_F(WebApiTest, EachIdentitySeesWhatTheDomainAllowsThroughEveryPhase) {
   EXPECT_EQ(Get("/api/leaderboard?phase=%3Cscript%3E", "red").status, 400);
   EXPECT_EQ(Get("/api/leaderboard?phase=final&board=warm-start", "organizer").status, 404);
   EXPECT_EQ(Get("/api/nosuch", "red").status, 404);
-  Answer unknown_sub = Get("/api/submissions/999999/errors", "organizer");
+  Answer unknown_sub = Get("/api/submissions/999999/log", "organizer");
   EXPECT_EQ(unknown_sub.status, 404);
 }
 

@@ -17,6 +17,7 @@ const state = {
   polling: false,
   again: false,
   timer: null,
+  openLogs: new Map(),  // submission id -> the content of its open log row
 };
 
 const $ = (id) => document.getElementById(id);
@@ -81,6 +82,7 @@ function showSignIn(message) {
 function signOut(message) {
   state.token = '';
   state.me = null;
+  state.openLogs.clear();
   sessionStorage.removeItem(TOKEN_KEY);
   if (state.timer) clearInterval(state.timer);
   state.timer = null;
@@ -221,30 +223,52 @@ function renderBoard(r, phase) {
 
 // --- submissions
 
-async function toggleErrors(row, s, columns) {
-  const next = row.nextElementSibling;
-  if (next && next.classList.contains('errors-row')) {
-    next.remove();
-    return;
-  }
-  const cell = el('td', {colSpan: columns}, 'Loading…');
-  row.after(el('tr', {className: 'errors-row'}, cell));
-  const r = await api('/api/submissions/' + s.id + '/errors');
-  if (!r.ok) {
-    cell.textContent = r.body.error || ('HTTP ' + r.status);
-    return;
-  }
-  const e = r.body;
-  if (!e.shown) {
-    cell.textContent = `${e.studies_with_errors} studies had errors; in a hidden phase their ` +
-        'messages name problems and are shown to organizers only.';
-  } else if (e.errors.length === 0) {
-    cell.textContent = 'No study of this submission recorded an error.';
-  } else {
-    cell.replaceChildren(el('ul', {className: 'errors'}, ...e.errors.map((x) =>
+const counts = (o) => Object.entries(o).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
+
+// The content of a submission's log row (as `bbo logs`).
+function logParts(log) {
+  const parts = [
+    el('p', {}, `Studies by state: ${counts(log.studies_by_state)}. Errors by kind: ` +
+        `${counts(log.errors_by_kind)} (${log.studies_with_errors} studies with errors).`),
+  ];
+  if (log.errors.length > 0) {
+    parts.push(el('ul', {className: 'errors'}, ...log.errors.map((x) =>
         el('li', {}, `${x.problem} (study ${x.study_id}, batch ${x.batch}) ${x.kind}: ${x.message}`))));
-    if (e.errors.length >= e.limit) cell.append(el('p', {className: 'note'}, `The first ${e.limit} errors.`));
+    if (log.total_errors > log.errors.length) {
+      parts.push(el('p', {className: 'note'}, `The first ${log.errors.length} of ${log.total_errors} errors.`));
+    }
   }
+  if (log.studies.length > 0) {
+    parts.push(el('details', {}, el('summary', {}, `Studies (${log.studies_total})`),
+        el('table', {}, el('tr', {}, ...['Study', 'Problem', 'Trial', 'Board', 'State', 'Batches',
+          'Why it ended'].map((h) => el('th', {}, h))),
+        ...log.studies.map((x) => el('tr', {}, el('td', {className: 'num'}, x.study_id),
+            el('td', {}, x.problem), el('td', {className: 'num'}, x.trial), el('td', {}, x.board),
+            el('td', {}, x.state), el('td', {className: 'num'}, `${x.batches_done}/${x.n_batches}`),
+            el('td', {}, x.end_reason))))));
+  }
+  return parts;
+}
+
+function logRow(parts, columns) {
+  return el('tr', {className: 'log-row'}, el('td', {colSpan: columns, className: 'log'}, ...parts));
+}
+
+// Opens a submission's log under its row, or closes it. Open logs stay open across polls (their
+// content as fetched; close and open again to reload).
+async function toggleLog(row, s, columns) {
+  const next = row.nextElementSibling;
+  if (next && next.classList.contains('log-row')) {
+    next.remove();
+    state.openLogs.delete(s.id);
+    return;
+  }
+  const loading = logRow(['Loading…'], columns);
+  row.after(loading);
+  const r = await api('/api/submissions/' + s.id + '/log');
+  const parts = r.ok ? logParts(r.body) : [r.body.error || ('HTTP ' + r.status)];
+  state.openLogs.set(s.id, parts);
+  loading.replaceWith(logRow(parts, columns));
 }
 
 function renderSubmissions(r) {
@@ -266,7 +290,7 @@ function renderSubmissions(r) {
       (r.body.truncated ? `The ${r.body.limit} most recent submissions.` : '');
   $('submissions-rows').replaceChildren(...list.map((s) => {
     const score = !scoresShown[s.phase] ? 'hidden' : fmtScore(s.score);
-    const button = el('button', {type: 'button', className: 'errors-button'}, 'Errors');
+    const button = el('button', {type: 'button', className: 'log-button'}, 'Log');
     const row = el('tr', {'data-id': s.id, 'data-name': s.name},
         el('td', {className: 'num'}, s.id),
         el('td', {className: 'name'}, s.name),
@@ -279,9 +303,10 @@ function renderSubmissions(r) {
         el('td', {className: 'num score'}, score),
         el('td', {}, s.chosen ? 'chosen' : ''),
         el('td', {}, button));
-    button.addEventListener('click', () => toggleErrors(row, s, heads.length));
-    return row;
-  }));
+    button.addEventListener('click', () => toggleLog(row, s, heads.length));
+    const open = state.openLogs.get(s.id);
+    return open ? [row, logRow(open, heads.length)] : [row];
+  }).flat());
   table.hidden = list.length === 0;
 }
 
