@@ -56,7 +56,7 @@ struct RandomWalkOptions {
   // HMC: target mean acceptance probability during warmup, in (0, 1).
   double target_accept = 0.8;
   // HMC: mean trajectory length (in whitened units; pi / 2 is a half period of N(0, 1)).
-  double trajectory_length = 1.2;
+  double trajectory_length = 2.0;
   uint64_t seed = 1;
   // Worker threads for the chains; 0 = hardware concurrency.
   int threads = 0;
