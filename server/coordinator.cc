@@ -177,6 +177,7 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Build(
                                         c->spec_ ? c->spec_->seed : options.competition.seed);
   c->phases_->set_on_jobs_changed([queue] { queue->NotifyChanged(); });
   if (c->spec_) c->phases_->set_name(c->spec_->name);
+  c->phases_->set_queue(queue);
   for (size_t i = 0; i < c->problems_.size(); ++i) {
     const StudyBudget& budget = c->spec_ ? c->spec_->phases[i].budget : options.study.budget;
     auto comp = std::make_unique<Competition>(c->store_.get(), c->problems_[i].get(),
@@ -308,6 +309,16 @@ void Coordinator::SweepLoop() {
       spdlog::warn("lease sweep failed: {}", requeued.status().ToString());
     } else if (*requeued > 0) {
       spdlog::info("event=leases_expired requeued={}", *requeued);
+    }
+    // Jobs waiting and nobody to run them: say so, once a minute.
+    if (absl::Now() - last_worker_warning_ > absl::Minutes(1)) {
+      const QueueView q = phases_->Queue();
+      if (q.jobs_queued > 0 && q.workers_connected == 0) {
+        spdlog::warn("event=no_workers jobs_queued={}: no worker is connected, so no submission "
+                     "runs; start bbo-worker (docs/organizers.md)",
+                     q.jobs_queued);
+        last_worker_warning_ = absl::Now();
+      }
     }
     // Submissions move on to the next phase when their phase ends.
     if (absl::StatusOr<int> moved = phases_->MigrateDue(); !moved.ok()) {

@@ -138,6 +138,8 @@ class Coordinator {
   std::unique_ptr<BaselineRunner> baseline_;
 
   std::atomic<bool> stop_{false};
+  // When SweepLoop last warned that jobs wait without a worker.
+  absl::Time last_worker_warning_ = absl::InfinitePast();
   std::atomic<bool> started_{false};
   std::atomic<bool> baseline_done_{false};
   std::thread sweeper_;

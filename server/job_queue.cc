@@ -42,7 +42,32 @@ absl::StatusOr<WorkerRegistration> JobQueue::RegisterWorker(const Identity& who,
                                            clock_->NowSeconds()));
   absl::MutexLock l(&owners_mu_);
   owners_[reg.worker_id] = who.Describe();
+  seen_[reg.worker_id] = {absl::Now(), slots < 1 ? 1 : slots};
   return reg;
+}
+
+void JobQueue::Seen(const std::string& worker_id, int slots) {
+  absl::MutexLock l(&owners_mu_);
+  WorkerSeen& w = seen_[worker_id];
+  w.at = absl::Now();
+  if (slots > 0) w.slots = slots;
+}
+
+JobQueue::Connected JobQueue::ConnectedWorkers() const {
+  const absl::Time since = absl::Now() - absl::Seconds(options_.lease_ttl_s);
+  absl::MutexLock l(&owners_mu_);
+  Connected out;
+  for (const auto& [id, w] : seen_) {
+    if (w.at < since) continue;
+    out.workers++;
+    out.slots += w.slots;
+  }
+  return out;
+}
+
+double JobQueue::MeanJobSeconds() const {
+  absl::MutexLock l(&owners_mu_);
+  return mean_job_s_;
 }
 
 bool JobQueue::Owns(const Identity& who, const std::string& worker_id) const {
@@ -61,6 +86,7 @@ absl::Status JobQueue::Heartbeat(const Identity& who, const std::string& worker_
   RETURN_IF_ERROR(CheckOwner(who, worker_id));
   double now = clock_->NowSeconds();
   RETURN_IF_ERROR(workers_->TouchWorker(worker_id, now));
+  Seen(worker_id);
   return jobs_->RenewLeases(worker_id, now + options_.lease_ttl_s);
 }
 
@@ -113,6 +139,10 @@ absl::StatusOr<std::optional<LeasedJob>> JobQueue::Lease(const Identity& who,
     WaitForChange(seen, std::min(until - absl::Now(), absl::Seconds(1)));
   }
   if (!job) return std::optional<LeasedJob>();
+  {
+    absl::MutexLock l(&owners_mu_);
+    leased_at_[job->id] = absl::Now();
+  }
   ASSIGN_OR_RETURN(SubmissionRecord sub, submissions_->GetSubmission(job->submission_id));
   LeasedJob out;
   out.job_id = job->id;
@@ -132,6 +162,13 @@ absl::Status JobQueue::Finish(const Identity& who, const std::string& worker_id,
   if (s.ok()) {
     NotifyChanged();  // done, or back in the queue
     LogIfSubmissionEnded(job_id);
+    absl::MutexLock l(&owners_mu_);
+    auto it = leased_at_.find(job_id);
+    if (it != leased_at_.end()) {
+      const double took = absl::ToDoubleSeconds(absl::Now() - it->second);
+      mean_job_s_ = mean_job_s_ == 0 ? took : 0.95 * mean_job_s_ + 0.05 * took;
+      leased_at_.erase(it);
+    }
   }
   if (request_id.empty()) return s;
   absl::MutexLock l(&finished_mu_);

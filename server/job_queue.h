@@ -136,6 +136,17 @@ class JobQueue {
   }
   int64_t epoch() const { return options_.epoch; }
 
+  // Workers heard from (registration, heartbeat, lease, finish) within the lease time, and the
+  // job slots they registered.
+  struct Connected {
+    int workers = 0;
+    int slots = 0;
+  };
+  Connected ConnectedWorkers() const;
+  // The mean time from lease to finish of the jobs that finished since the start (an
+  // exponential moving average of the last ~20), seconds; 0 before the first.
+  double MeanJobSeconds() const;
+
  private:
   // The identity of trusted in-process calls.
   static Identity Trusted() { return Identity::Worker("(in-process)"); }
@@ -154,6 +165,16 @@ class JobQueue {
   mutable absl::Mutex owners_mu_;
   // worker id -> Identity::Describe() of who registered it.
   std::map<std::string, std::string> owners_ ABSL_GUARDED_BY(owners_mu_);
+  // Calls `worker_id` made now: it counts as connected for a lease time.
+  void Seen(const std::string& worker_id, int slots = 0);
+  struct WorkerSeen {
+    absl::Time at;
+    int slots = 1;
+  };
+  std::map<std::string, WorkerSeen> seen_ ABSL_GUARDED_BY(owners_mu_);
+  // Lease times of jobs in progress, and the moving average of lease-to-finish times.
+  std::map<int64_t, absl::Time> leased_at_ ABSL_GUARDED_BY(owners_mu_);
+  double mean_job_s_ ABSL_GUARDED_BY(owners_mu_) = 0;
   // Finishes that took effect, for idempotent retries: job id -> (worker id, request id); the
   // most recent kRememberedFinishes.
   static constexpr size_t kRememberedFinishes = 4096;

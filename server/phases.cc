@@ -67,6 +67,30 @@ absl::StatusOr<Competition*> Phases::ForSubmission(const std::string& name) {
   return open.front();
 }
 
+QueueView Phases::Queue() {
+  QueueView v;
+  if (queue_ == nullptr) return v;
+  const JobQueue::Connected c = queue_->ConnectedWorkers();
+  v.workers_connected = c.workers;
+  v.worker_slots = c.slots;
+  if (absl::StatusOr<std::vector<SubmissionRecord>> subs = store_->ListSubmissions(); subs.ok()) {
+    for (const SubmissionRecord& s : *subs) {
+      if (s.is_baseline) continue;  // the coordinator runs those itself
+      absl::StatusOr<JobCounts> n = store_->CountJobs(s.id);
+      if (!n.ok()) continue;
+      v.jobs_queued += n->queued;
+      v.jobs_running += n->leased;
+    }
+  }
+  const double mean = queue_->MeanJobSeconds();
+  if (v.jobs_queued == 0) {
+    v.estimated_wait_s = 0;
+  } else if (mean > 0 && v.worker_slots > 0) {
+    v.estimated_wait_s = mean * v.jobs_queued / v.worker_slots;
+  }
+  return v;
+}
+
 double Phases::SecondsUntil(absl::Time t) {
   return absl::ToDoubleSeconds(t - calendar_->Now());
 }

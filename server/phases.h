@@ -21,12 +21,24 @@
 #include "server/access.h"
 #include "server/competition.h"
 #include "server/competition_file.h"
+#include "server/job_queue.h"
 #include "server/store/store.h"
 #include "server/submission_log.h"
 
 namespace bbo {
 
 // A phase as participants and organizers see it.
+// The job queue as `bbo status` shows it.
+struct QueueView {
+  int workers_connected = 0;
+  int worker_slots = 0;
+  int jobs_queued = 0;
+  int jobs_running = 0;
+  // How long a job queued now waits for a worker, roughly: the queued jobs times the mean job
+  // time, over the connected slots. -1 when unknown (no job has finished yet, or no worker).
+  double estimated_wait_s = -1;
+};
+
 struct PhaseView {
   std::string name;
   std::string title;
@@ -79,6 +91,9 @@ class Phases {
   absl::StatusOr<SubmissionLog> Log(const Identity& who, int64_t submission_id, int limit);
   // The submissions `who` may see in phase `name` ("" = every phase), oldest first.
   absl::StatusOr<std::vector<PhaseSubmission>> List(const Identity& who, const std::string& name);
+  // The queue and the workers serving it (set_queue first; zeros without it).
+  void set_queue(JobQueue* queue) { queue_ = queue; }
+  QueueView Queue();
   // The name of the competition ("" = started from flags).
   void set_name(std::string name) { name_ = std::move(name); }
   const std::string& name() const { return name_; }
@@ -110,6 +125,7 @@ class Phases {
   std::vector<Entry> phases_;
   std::function<void()> on_jobs_changed_;
   std::string name_;
+  JobQueue* queue_ = nullptr;
   // One migration at a time.
   absl::Mutex migrate_mu_;
 };

@@ -366,6 +366,30 @@ TEST_F(E2eTest, BboCheckFailsLoudlyQuotingTheParticipantsOwnFiles) {
   EXPECT_THAT(fine, HasSubstr("rc=0"));
 }
 
+// Nothing runs without a worker: the server log and bbo status say so; once one connects,
+// bbo status counts it and the queue drains.
+TEST_F(E2eTest, NoWorkerIsWarnedAboutAndTheQueueIsShown) {
+  StartServer();
+  const int64_t id = Submit("steady", 2);
+  auto status = [&] {
+    return bbo::testing::CommandOutput(std::string(BBO_CLI_BIN) + " --token " + team_token_ +
+                                       " status --server 127.0.0.1:" + std::to_string(port_) +
+                                       " 2>&1");
+  };
+  EXPECT_THAT(status(), HasSubstr("no worker is connected"));
+  bool warned = false;
+  for (int i = 0; i < 50 && !warned; ++i) {
+    warned = ReadFile(root_ / "server.log").find("event=no_workers") != std::string::npos;
+    if (!warned) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(warned) << Logs();
+  StartWorker();
+  ASSERT_TRUE(WaitFinished(id, 60)) << Logs();
+  const std::string after = status();
+  EXPECT_THAT(after, HasSubstr("1 worker(s) connected"));
+  EXPECT_THAT(after, Not(HasSubstr("no worker is connected")));
+}
+
 TEST_F(E2eTest, SandboxedOptimizerCannotReachCoordinatorOrReadProblemData) {
   StartServer({"--batch_size=8"});
   StartWorker();

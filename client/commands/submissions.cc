@@ -77,6 +77,22 @@ void PrintPhases(const v1::GetCompetitionResponse& c) {
   }
 }
 
+// The queue: how many jobs wait, who runs them, and how long a new job waits.
+void PrintQueue(const v1::GetCompetitionResponse& c) {
+  if (c.jobs_queued() > 0 && c.workers_connected() == 0) {
+    std::printf("WARNING: %d job(s) are queued and no worker is connected: nothing runs until "
+                "the organizers start one.\n",
+                c.jobs_queued());
+    return;
+  }
+  std::printf("Queue: %d job(s) waiting, %d running, %d worker(s) connected (%d slot(s))",
+              c.jobs_queued(), c.jobs_running(), c.workers_connected(), c.worker_slots());
+  if (c.jobs_queued() > 0 && c.estimated_wait_s() >= 0) {
+    std::printf("; a job queued now starts in about %s", Left(c.estimated_wait_s()).c_str());
+  }
+  std::printf("\n");
+}
+
 }  // namespace
 
 int RunSubmit(const SubmitArgs& a) {
@@ -169,6 +185,7 @@ int RunStatus(const StatusArgs& a) {
     return 0;
   }
   PrintPhases(*competition);
+  PrintQueue(*competition);
   if (phased) std::printf("\n");
   std::printf("%-4s %-28s %-16s %-10s %-10s %7s %7s %7s %7s %7s%s\n", "id", "name", "team",
               "kind", "state", "queued", "running", "done", "failed", "errors",

@@ -113,6 +113,12 @@ grpc::Status CompetitionServiceImpl::GetCompetition(grpc::ServerContext* context
   };
   resp->set_name(phases_->name());
   resp->set_now_s(absl::ToDoubleSeconds(phases_->calendar()->Now() - absl::UnixEpoch()));
+  const QueueView q = phases_->Queue();
+  resp->set_workers_connected(q.workers_connected);
+  resp->set_worker_slots(q.worker_slots);
+  resp->set_jobs_queued(q.jobs_queued);
+  resp->set_jobs_running(q.jobs_running);
+  resp->set_estimated_wait_s(q.estimated_wait_s);
   for (const PhaseView& v : phases_->Describe()) {
     v1::Phase* o = resp->add_phases();
     o->set_name(v.name);
