@@ -1,5 +1,6 @@
 // bbo score: a results CSV scored offline with Bayesmark's estimators (no server).
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -9,6 +10,7 @@
 #include "client/commands/offline_input.h"
 #include "report/report.h"
 #include "report/report_json.h"
+#include "scoring/plackett_luce/summary.h"
 
 namespace bbo::client {
 
@@ -29,8 +31,19 @@ int RunScore(const ScoreArgs& a) {
     std::fprintf(stderr, "bbo score: %s\n", std::string(report.status().message()).c_str());
     return 1;
   }
+  // The Bayesian Plackett-Luce view (PolarBear; docs/plackett-luce.md): the methods' ratings
+  // from one ranking per (problem, trial index) at every batch, the Pareto set and decisions.
+  absl::StatusOr<scoring::pl::PlackettLuceSummary> pl =
+      scoring::pl::SummarizePlackettLuce(built->input, scoring::pl::SummaryOptions());
+  if (!pl.ok()) {
+    std::fprintf(stderr, "bbo score: Plackett-Luce ranking: %s\n",
+                 std::string(pl.status().message()).c_str());
+    return 1;
+  }
   if (a.json) {
-    std::cout << scoring::ReportJson(*report, built->input).dump(2) << "\n";
+    nlohmann::json j = scoring::ReportJson(*report, built->input);
+    j["plackett_luce"] = scoring::pl::PlackettLuceJson(*pl);
+    std::cout << j.dump(2) << "\n";
     return 0;
   }
   const scoring::Leaderboard* board = &report->board;
@@ -77,6 +90,19 @@ int RunScore(const ScoreArgs& a) {
   for (const auto& r : ranking->rows) {
     std::printf("%-28s %7d %7d %9d\n", r.method.c_str(), r.borda, r.firsts, r.top_three);
   }
+  std::printf("\nPlackett-Luce ratings at the last batch (independent Dirichlet(1) model, %s, %d "
+              "rankings; PolarBear): posterior mean [95%% band], P(in the anytime Pareto set)\n",
+              pl->inference.c_str(), pl->runs);
+  std::vector<std::pair<double, std::string>> order;
+  for (const auto& [m, mean] : pl->final_mean) order.push_back({-mean, m});
+  std::sort(order.begin(), order.end());
+  for (const auto& [neg, m] : order) {
+    std::printf("%-28s %7.4f [%6.4f, %6.4f] %6.3f\n", m.c_str(), -neg, pl->final_lower.at(m),
+                pl->final_upper.at(m), pl->p_pareto.count(m) ? pl->p_pareto.at(m) : 0.0);
+  }
+  std::printf("anytime Pareto set:");
+  for (const std::string& m : pl->pareto_set) std::printf(" %s", m.c_str());
+  std::printf("\n");
   return 0;
 }
 
