@@ -273,8 +273,8 @@ int Main(int argc, char** argv) {
                         "CSV: problem,method,trial,batch,suggestion,value[,generalization]")
       ->required();
   cmd_score->add_option("--random-search", score.random_search,
-                        "The method whose evaluations are the random-search baseline")
-      ->default_val(score.random_search);
+                        "The method whose evaluations are the random-search baseline (default: "
+                        "random-search, or random-search-baseline as bbo export names it)");
   cmd_score->add_flag("--json", score.json, "JSON output");
   cmd_score->add_flag("--generalization", score.generalization,
                       "Score the generalization column at the argmin of the visible value");
@@ -311,8 +311,8 @@ int Main(int argc, char** argv) {
                          "Score this results CSV offline instead (format of `bbo score`)");
   cmd_report->add_option("--db", rep.db, "Score this coordinator SQLite file offline instead");
   cmd_report->add_option("--random-search", rep.random_search,
-                         "With --results: the method that is the random-search baseline")
-      ->default_val(rep.random_search);
+                         "With --results: the method that is the random-search baseline "
+                         "(default: random-search, or random-search-baseline)");
   cmd_report->add_flag("--generalization", rep.generalization,
                        "With --results or --db: score the held-out (generalization) loss "
                        "at the visible argmin");

@@ -6,7 +6,8 @@
 // anytime and attainment curves and of every method's score on every problem.
 //
 // Scores shown are Turner et al. (2021) eq. 7: 100 x (1 - mean-perf), where 100 means the best
-// known value was found every time and 0 means random search's expected best with the same budget.
+// known value was found every time and 0 means no better than one random guess (the median of
+// single random-search evaluations, Bayesmark's clip value).
 //
 // All functions are pure and thread-safe; none throws.
 

@@ -135,7 +135,8 @@ int RunProblemsList(const ProblemsListArgs& args);
 // bbo score: a results CSV scored offline.
 struct ScoreArgs {
   std::string path;
-  std::string random_search = "random-search";
+  // "" = random-search, or random-search-baseline (a coordinator's export) when only it is there.
+  std::string random_search;
   bool json = false;
   bool generalization = false;
   double alpha = 0.05;
@@ -162,7 +163,8 @@ struct ReportArgs {
   bool server_set = false;
   std::string results;
   std::string db;
-  std::string random_search = "random-search";
+  // "" = random-search, or random-search-baseline (a coordinator's export) when only it is there.
+  std::string random_search;
   bool generalization = false;
   std::string phase;
   std::string board = "main";

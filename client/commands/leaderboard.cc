@@ -53,12 +53,15 @@ int RunLeaderboard(const LeaderboardArgs& a) {
               "on each problem every time, 0 = one random guess)\n",
               resp->phase().c_str(), resp->board().c_str(), resp->n_batches(),
               resp->batch_size());
-  std::printf("%-5s %-32s %10s %10s\n", "rank", "name", "score", "median");
+  std::printf("%-5s %-32s %10s %10s\n", "rank", "name", "score", "bm-median");
   for (const auto& row : resp->rows()) {
     std::printf("%-5d %-32s %10.3f %10.3f%s\n", row.rank(), row.name().c_str(), row.score(),
                 row.median_score(),
                 row.baseline() ? "  (baseline)" : (row.complete() ? "" : "  (partial)"));
   }
+  std::printf("(score: Turner et al. (2021) eq. 7, the mean over problems; bm-median: "
+              "Bayesmark's median score, per problem the median over trials against random "
+              "search's median, then the median over problems: random search is 0 on it)\n");
   if (resp->pending_size() > 0) {
     std::printf("Not on the board yet (no study with a final result):\n");
     for (const auto& s : resp->pending()) {

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <set>
 
 #include "problems/practice_suite.h"
 
@@ -21,7 +22,18 @@ std::optional<scoring::BuiltInput> ReadResults(const std::string& what, const st
                  std::string(table.status().message()).c_str());
     return std::nullopt;
   }
-  auto built = scoring::BuildScoringInput(*table, random_search, generalization);
+  // The random-search method: as named, or the one of the two names random search goes by
+  // (bbo local's and Bayesmark's "random-search", a coordinator's export's
+  // "random-search-baseline").
+  std::string rs = random_search;
+  if (rs.empty()) {
+    std::set<std::string> methods;
+    for (const auto& r : table->rows) methods.insert(r.method);
+    rs = methods.count("random-search") ? "random-search"
+         : methods.count("random-search-baseline") ? "random-search-baseline"
+                                                   : "random-search";
+  }
+  auto built = scoring::BuildScoringInput(*table, rs, generalization);
   if (!built.ok()) {
     std::fprintf(stderr, "%s: %s\n", what.c_str(), std::string(built.status().message()).c_str());
     return std::nullopt;

@@ -53,23 +53,23 @@ int RunScore(const ScoreArgs& a) {
   std::printf("%d batches of %d, %zu problems; 100 = best value found every time, 0 = one random "
               "guess\n",
               built->input.n_batches, built->input.batch_size, built->input.problems.size());
-  std::printf("%-4s %-28s %9s %9s %9s %11s %9s\n", "rank", "method", "score", "+/-", "median",
-              "RS iters", "RS eff.");
+  std::printf("%-4s %-28s %9s %9s %9s %9s %11s %9s\n", "rank", "method", "score", "+/-",
+              "bm-median", "t2-median", "RS iters", "RS eff.");
   int rank = 0;
   for (const auto& r : board->rows) {
     const char* bound = r.rs_bound == scoring::MethodResult::Bound::kAtLeast  ? ">"
                         : r.rs_bound == scoring::MethodResult::Bound::kAtMost ? "<="
                                                                                : "";
     std::string iters = absl::StrFormat("%s%.0f", bound, r.rs_equivalent_evals);
-    std::printf("%-4d %-28s %9.3f %9.3f %9.3f %11s %9.3f\n", ++rank, r.method.c_str(), r.score,
-                100 * r.mean_perf_eb.back(), r.table2_median_score, iters.c_str(),
-                r.rs_efficiency);
+    std::printf("%-4d %-28s %9.3f %9.3f %9.3f %9.3f %11s %9.3f\n", ++rank, r.method.c_str(),
+                r.score, 100 * r.mean_perf_eb.back(), r.median_score, r.table2_median_score,
+                iters.c_str(), r.rs_efficiency);
   }
   std::printf(
-      "(score: Turner et al. (2021) eq. 7; +/-: Student-t half-width over problems; median: Turner "
-      "et al. (2021) "
-      "Table 2; RS iters: random-search evaluations with the same expected score, vs %d "
-      "used)\n",
+      "(score: Turner et al. (2021) eq. 7; +/-: Student-t half-width over problems; bm-median: "
+      "Bayesmark's median score, as bbo leaderboard shows it (random search is 0 on it); "
+      "t2-median: Turner et al. (2021) Table 2, eq. 7 with the median over problems; RS iters: "
+      "random-search evaluations with the same expected score, vs %d used)\n",
       evals);
   std::printf("\nBootstrap ranks (B = %d, Turner et al. (2021) eq. 1): P(rank 1), P(top %d)\n",
               ranks->replicates, a.bootstrap.top_k);

@@ -98,8 +98,8 @@ std::string RenderScorePlot(const std::vector<MethodRow>& rows, MethodStyles& st
       HowTo("The score of each method after every batch, 100 × (1 − mean normalized performance "
             "at that batch) (Turner et al. (2021) eq. 7): 100 = the best known value found every "
             "time, "
-            "0 = random search's expected best with the same number of evaluations. Higher is "
-            "better. The shaded band is ± the error bar (clipped to the plot; absent where the "
+            "0 = no better than one random guess (the median of single random-search "
+            "evaluations). Higher is better. The shaded band is ± the error bar (clipped to the plot; absent where the "
             "error bar is undefined)."),
       "<figure>", svg, "</figure>\n", CapCaption(sel, kMaxLines));
 }
@@ -183,7 +183,7 @@ std::string RenderAttainment(const std::vector<MethodRow>& rows, const json& rep
       HowTo("On each problem and batch the trials' best-so-far values are normalized and sorted; "
             "the line is the median trial and the band spans the best quarter to the worst "
             "quarter of trials (levels 0.25–0.75), averaged over problems and shown as a score "
-            "100 × (1 − value): 100 = best known value, 0 = random search's expected best. A "
+            "100 × (1 − value): 100 = best known value, 0 = no better than one random guess. A "
             "narrow band means the method is reliable across seeds."),
       "<figure>", svg, "</figure>\n", CapCaption(sel, cap));
 }

@@ -29,9 +29,9 @@ std::string RenderLeaderboard(const std::vector<MethodRow>& rows) {
   std::string out = HowTo(
       "Score = 100 × (1 − mean normalized performance after the last batch) (Turner et al. (2021) "
       "eq. 7): "
-      "100 means the best known value of every problem was found every time, 0 means the best "
-      "value random search is expected to find with the same budget; negative scores are worse "
-      "than random search. ± is the error bar of the score. Median score uses the median over "
+      "100 means the best known value of every problem was found every time, 0 means no better "
+      "than one random guess (the clip value: the median of single random-search evaluations, "
+      "Bayesmark's \"How scoring works\"); negative scores are worse than one random guess. ± is the error bar of the score. Median score uses the median over "
       "problems, Table 2 median the median over trials. RS-equivalent evaluations: how many "
       "random-search evaluations would do as well (&gt; N: better than the random-search sample "
       "can resolve; ≤ N: no better than that); RS efficiency divides them by the evaluations "

@@ -43,9 +43,9 @@ std::string RenderSummary(const json& report, const std::vector<Section>& sectio
       &out,
       HowTo("Every score on this page is 100 × (1 − mean normalized performance) (Turner et al. "
             "(2021) "
-            "eq. 7): 100 = the best known value of every problem found every time, 0 = the best "
-            "value random search is expected to find with the same number of evaluations; "
-            "negative = worse than random search. Each section below says how to read it; "
+            "eq. 7): 100 = the best known value of every problem found every time, 0 = no "
+            "better than one random guess (the median of single random-search evaluations); "
+            "negative = worse than one random guess. Each section below says how to read it; "
             "plots draw the best methods only, the tables list all. – marks a value that is "
             "undefined (e.g. an error bar from a single problem)."));
   const json& warnings = Arr(Get(report, "warnings"));
