@@ -39,6 +39,36 @@ absl::StatusOr<Problems> Bbob(const std::vector<int>& dims, uint64_t seed) {
   return out;
 }
 
+}  // namespace
+
+absl::StatusOr<std::vector<nlohmann::json>> DescribeSklearnPack(const SuiteOptions& o) {
+  const std::string python_dir = o.python_dir.empty() ? std::string(BBO_PYTHON_DIR) : o.python_dir;
+  const std::string pack = python_dir + "/problems/sklearn_pack.py";
+  FILE* f = popen(("/usr/bin/python3 " + pack + " --describe-all 2>/dev/null").c_str(), "r");
+  if (f == nullptr) return absl::UnavailableError("cannot run " + pack);
+  std::string text;
+  char buf[4096];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) text.append(buf, n);
+  const int status = pclose(f);
+  nlohmann::json all = nlohmann::json::parse(text, nullptr, false);
+  if (status != 0 || !all.is_array()) {
+    return absl::UnavailableError(absl::StrCat("cannot describe the scikit-learn pack (", pack,
+                                               "): is python3-sklearn installed?"));
+  }
+  std::vector<nlohmann::json> out;
+  for (auto& d : all) {
+    if (o.sklearn_problems.empty() ||
+        std::find(o.sklearn_problems.begin(), o.sklearn_problems.end(),
+                  d.value("name", std::string())) != o.sklearn_problems.end()) {
+      out.push_back(std::move(d));
+    }
+  }
+  return out;
+}
+
+namespace {
+
 absl::StatusOr<Problems> Sklearn(const SuiteOptions& o) {
   const std::string python_dir = o.python_dir.empty() ? std::string(BBO_PYTHON_DIR) : o.python_dir;
   const std::string pack = python_dir + "/problems/sklearn_pack.py";

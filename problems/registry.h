@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
 #include "problems/problem.h"
 
 namespace bbo {
@@ -77,6 +78,11 @@ absl::StatusOr<std::vector<std::unique_ptr<Problem>>> MakeFamilyTasks(const std:
 // ones); other errors when a suite's data or programs are missing.
 absl::StatusOr<std::vector<std::unique_ptr<Problem>>> MakeSuite(const std::string& name,
                                                                const SuiteOptions& options);
+
+// The scikit-learn pack's problems as the pack describes them (name, api_config, description,
+// attributes, family), without loading any data set or starting a process per problem: what a
+// listing needs, in about a second. Unavailable when the pack cannot run.
+absl::StatusOr<std::vector<nlohmann::json>> DescribeSklearnPack(const SuiteOptions& options);
 
 // A suite file as described above. InvalidArgument naming the entry for a bad entry, NotFound
 // for an unknown problem.

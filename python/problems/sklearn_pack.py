@@ -10,6 +10,8 @@ procedure and where it differs from Bayesmark under scikit-learn 1.2.
 Usage (Debian's /usr/bin/python3 with python3-sklearn):
   sklearn_pack.py --list                    one problem name per line
   sklearn_pack.py --describe NAME           the describe reply of NAME, then exit
+  sklearn_pack.py --describe-all            every problem's describe reply (a JSON list), fast:
+                                            no data set is loaded
   sklearn_pack.py --problem NAME            serve NAME over stdin/stdout (bbo-problem/1)
 Options: --random-state N|none (default 0), --shuffle-seed N (default 0).
 """
@@ -187,6 +189,24 @@ def _attributes(model, api_config, metric):
     return attrs
 
 
+def describe(name, random_state=0):
+    """The describe reply of problem `name`, without loading its data set."""
+    model, dataset, metric = name.rsplit("_", 2)
+    is_clf = DATASETS[dataset][1]
+    estimator, _, api_config = (MODELS_CLF if is_clf else MODELS_REG)[model]
+    return {
+        "protocol": PROTOCOL,
+        "name": name,
+        "api_config": api_config,
+        "description": "scikit-learn %s %s on %s: %d-fold CV %s (Bayesmark %s, random_state=%s)" % (
+            sklearn.__version__, estimator.__name__, dataset, CV_FOLDS, METRIC_TEXT[metric],
+            name, random_state),
+        "known_optimum": None,
+        "attributes": _attributes(model, api_config, metric),
+        "family": "sklearn",
+    }
+
+
 class SklearnProblem:
     """One (model, data set, metric) problem with its fixed train/test split."""
 
@@ -204,18 +224,7 @@ class SklearnProblem:
             X, y, test_size=TEST_FRACTION, random_state=shuffle_seed, shuffle=True)
 
     def describe(self):
-        seeded = "random_state=%s" % self.random_state
-        return {
-            "protocol": PROTOCOL,
-            "name": self.name,
-            "api_config": self.api_config,
-            "description": "scikit-learn %s %s on %s: %d-fold CV %s (Bayesmark %s, %s)" % (
-                sklearn.__version__, self.estimator.__name__, self.dataset, CV_FOLDS,
-                METRIC_TEXT[self.metric], self.name, seeded),
-            "known_optimum": None,
-            "attributes": _attributes(self.model, self.api_config, self.metric),
-            "family": "sklearn",
-        }
+        return describe(self.name, self.random_state)
 
     def make_model(self, params):
         missing = sorted(set(self.api_config) - set(params))
@@ -305,6 +314,8 @@ def main(argv=None):
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--list", action="store_true", help="print the problem names")
     group.add_argument("--describe", metavar="NAME", help="print the describe reply of NAME")
+    group.add_argument("--describe-all", action="store_true",
+                       help="print every problem's describe reply as a JSON list (no data loaded)")
     group.add_argument("--problem", metavar="NAME", help="serve NAME on stdin/stdout")
     parser.add_argument("--random-state", type=_seed, default=0,
                         help="random_state of every estimator that has one; 'none' leaves it "
@@ -314,6 +325,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.list:
         print("\n".join(problem_names()))
+        return 0
+    if args.describe_all:
+        print(json.dumps([describe(n, args.random_state) for n in problem_names()]))
         return 0
     name = args.describe or args.problem
     try:
