@@ -36,16 +36,6 @@ StudyManager::StudyManager(StudyStore* studies, JobStore* jobs, std::vector<Stud
       clock_(clock),
       phases_(phases.begin(), phases.end()) {}
 
-absl::StatusOr<const StudyPhase*> StudyManager::Phase(const std::string& key) const {
-  std::string known;
-  for (const StudyPhase& p : phases_) {
-    if (p.key == key) return &p;
-    absl::StrAppend(&known, known.empty() ? "" : ", ", "\"", p.key, "\"");
-  }
-  return absl::NotFoundError(
-      absl::StrCat("no phase \"", key, "\" on this coordinator (its phases: ", known, ")"));
-}
-
 absl::StatusOr<OpenedStudy> StudyManager::OpenForJob(const Identity& who, int64_t job_id,
                                                      const std::string& worker_id) {
   RETURN_IF_ERROR(AccessPolicy(options().hidden_phase, options().allow_anonymous).RequireWorker(who));
@@ -636,16 +626,6 @@ absl::Status StudyManager::Sweep() {
   return first;
 }
 
-std::vector<ProblemInfo> StudyManager::ListProblems() const {
-  std::vector<ProblemInfo> out;
-  const ProblemSet* problems = phases_.front().problems;
-  for (const std::string& name : problems->names()) {
-    const Problem* p = *problems->Get(name);
-    out.push_back({name, p->description(), p->space().api_config().dump()});
-  }
-  return out;
-}
-
 absl::Status StudyManager::OptimizerReady(int64_t study_id) {
   ASSIGN_OR_RETURN(std::shared_ptr<Live> live, Claim(study_id, 0));
   absl::Status out;
@@ -667,23 +647,6 @@ absl::Status StudyManager::OptimizerReady(int64_t study_id) {
     }
   }
   Release(live);
-  return out;
-}
-
-absl::StatusOr<std::vector<ProblemInfo>> StudyManager::ListProblems(const Identity& who) const {
-  return ListProblems(who, phases_.front().key);
-}
-
-absl::StatusOr<std::vector<ProblemInfo>> StudyManager::ListProblems(
-    const Identity& who, const std::string& phase_key) const {
-  ASSIGN_OR_RETURN(const StudyPhase* phase, Phase(phase_key));
-  RETURN_IF_ERROR(
-      AccessPolicy(phase->options.hidden_phase).RequireOrganizerIfHidden(who, "the problems"));
-  std::vector<ProblemInfo> out;
-  for (const std::string& name : phase->problems->names()) {
-    const Problem* p = *phase->problems->Get(name);
-    out.push_back({name, p->description(), p->space().api_config().dump()});
-  }
   return out;
 }
 

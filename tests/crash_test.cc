@@ -34,56 +34,15 @@ namespace {
 
 namespace fs = std::filesystem;
 using Proc = bbo::testing::SpawnedProcess;
+using bbo::testing::FreePort;
+using bbo::testing::Q;
+using bbo::testing::Query;
 
 constexpr int kKills = 10;
 constexpr int kTrials = 8;
 constexpr int kBatches = 6;
 
 std::string ReadFile(const fs::path& p) { return bbo::testing::ReadWholeFile(p.string()); }
-
-// Each row of `sql` as its columns joined by '|'.
-std::vector<std::string> Query(const std::string& db, const std::string& sql) {
-  std::vector<std::string> rows;
-  sqlite3* h = nullptr;
-  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    sqlite3_close(h);
-    return rows;
-  }
-  sqlite3_busy_timeout(h, 5000);
-  sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK) {
-    while (sqlite3_step(st) == SQLITE_ROW) {
-      std::string row;
-      for (int c = 0; c < sqlite3_column_count(st); ++c) {
-        if (c > 0) row += "|";
-        const unsigned char* t = sqlite3_column_text(st, c);
-        row += t != nullptr ? reinterpret_cast<const char*>(t) : "NULL";
-      }
-      rows.push_back(row);
-    }
-  }
-  sqlite3_finalize(st);
-  sqlite3_close(h);
-  return rows;
-}
-
-std::string Q(const std::string& db, const std::string& sql) {
-  std::vector<std::string> rows = Query(db, sql);
-  return rows.empty() ? "" : rows[0];
-}
-
-// A port free now on 127.0.0.1 (the server is restarted on the same one).
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
 
 // One competition: a server, two workers, one submission of kTrials trials.
 class Competition {

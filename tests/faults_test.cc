@@ -58,6 +58,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using Proc = bbo::testing::SpawnedProcess;
+using bbo::testing::Q;
+using bbo::testing::Query;
 using Clock = std::chrono::steady_clock;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -82,32 +84,6 @@ int CountOf(const std::string& text, const std::string& what) {
 }
 
 // Each row of `sql` (read-only) as its columns joined by '|'.
-std::vector<std::string> Query(const std::string& db, const std::string& sql) {
-  std::vector<std::string> rows;
-  sqlite3* h = nullptr;
-  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-    sqlite3_busy_timeout(h, 5000);
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK) {
-      while (sqlite3_step(st) == SQLITE_ROW) {
-        std::string row;
-        for (int c = 0; c < sqlite3_column_count(st); ++c) {
-          if (c > 0) row += "|";
-          const unsigned char* t = sqlite3_column_text(st, c);
-          row += t != nullptr ? reinterpret_cast<const char*>(t) : "NULL";
-        }
-        rows.push_back(row);
-      }
-    }
-    sqlite3_finalize(st);
-  }
-  sqlite3_close(h);
-  return rows;
-}
-std::string Q(const std::string& db, const std::string& sql) {
-  std::vector<std::string> rows = Query(db, sql);
-  return rows.empty() ? "" : rows[0];
-}
 int QInt(const std::string& db, const std::string& sql) {
   const std::string v = Q(db, sql);
   return v.empty() || v == "NULL" ? -1 : std::stoi(v);
@@ -412,17 +388,7 @@ class Arena {
 
  private:
   // A port free now on 127.0.0.1 (a restarted server takes the same one).
-  static int FreePort() {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-    socklen_t len = sizeof(a);
-    getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-    close(fd);
-    return ntohs(a.sin_port);
-  }
+  static int FreePort() { return bbo::testing::FreePort(); }
   std::string Address(const std::string& host) {
     return (host.empty() ? o_.listen_host : host) + ":" + std::to_string(o_.port);
   }

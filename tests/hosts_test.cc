@@ -26,25 +26,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using Proc = bbo::testing::SpawnedProcess;
+using bbo::testing::Q;
 
 constexpr int kTrials = 8;
 constexpr int kPort = 50851;
-
-std::string Q(const std::string& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  std::string out;
-  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-    sqlite3_busy_timeout(h, 5000);
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) != nullptr) {
-      out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-    }
-    sqlite3_finalize(st);
-  }
-  sqlite3_close(h);
-  return out;
-}
 
 std::string ReadFile(const fs::path& p) { return bbo::testing::ReadWholeFile(p.string()); }
 

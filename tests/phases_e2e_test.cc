@@ -31,6 +31,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using Proc = bbo::testing::SpawnedProcess;
+using bbo::testing::FreePort;
+using bbo::testing::Q;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -55,34 +57,6 @@ constexpr char kCompetition[] = R"json(
      "anonymize": true}
   ]
 })json";
-
-std::string Q(const std::string& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  std::string out;
-  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-    sqlite3_busy_timeout(h, 5000);
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) != nullptr) {
-      out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-    }
-    sqlite3_finalize(st);
-  }
-  sqlite3_close(h);
-  return out;
-}
-
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t n = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n);
-  close(fd);
-  return ntohs(a.sin_port);
-}
 
 struct Outcome {
   int code = -1;

@@ -7,8 +7,11 @@
 // Shared by the tests in tests/. Not thread-safe.
 
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sqlite3.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -114,6 +117,50 @@ inline std::string CommandOutput(const std::string& cmd) {
 inline std::string BboAdmin(const std::string& cli, const std::string& db,
                             const std::string& args) {
   return CommandOutput(cli + " admin --db " + db + " " + args + " 2>/dev/null");
+}
+
+// Every row of `sql` on the SQLite file `db` (read-only, waiting up to 5 s for a writer), its
+// columns joined by '|' ("NULL" for a null); empty when the file or the query fails.
+inline std::vector<std::string> Query(const std::string& db, const std::string& sql) {
+  std::vector<std::string> rows;
+  sqlite3* h = nullptr;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(h, 5000);
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK) {
+      while (sqlite3_step(st) == SQLITE_ROW) {
+        std::string row;
+        for (int c = 0; c < sqlite3_column_count(st); ++c) {
+          if (c > 0) row += "|";
+          const unsigned char* t = sqlite3_column_text(st, c);
+          row += t != nullptr ? reinterpret_cast<const char*>(t) : "NULL";
+        }
+        rows.push_back(row);
+      }
+    }
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(h);
+  return rows;
+}
+
+// The first row of Query ("" when there is none).
+inline std::string Q(const std::string& db, const std::string& sql) {
+  std::vector<std::string> rows = Query(db, sql);
+  return rows.empty() ? "" : rows[0];
+}
+
+// A TCP port free on 127.0.0.1 now (for a server a test starts and may restart on it).
+inline int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  socklen_t len = sizeof(a);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
 }
 
 }  // namespace bbo::testing

@@ -1,0 +1,46 @@
+// StudyManager: its phases and the problems it serves (study_manager.h).
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "server/study_manager.h"
+
+namespace bbo {
+
+absl::StatusOr<const StudyPhase*> StudyManager::Phase(const std::string& key) const {
+  std::string known;
+  for (const StudyPhase& p : phases_) {
+    if (p.key == key) return &p;
+    absl::StrAppend(&known, known.empty() ? "" : ", ", "\"", p.key, "\"");
+  }
+  return absl::NotFoundError(
+      absl::StrCat("no phase \"", key, "\" on this coordinator (its phases: ", known, ")"));
+}
+
+std::vector<ProblemInfo> StudyManager::ListProblems() const {
+  std::vector<ProblemInfo> out;
+  const ProblemSet* problems = phases_.front().problems;
+  for (const std::string& name : problems->names()) {
+    const Problem* p = *problems->Get(name);
+    out.push_back({name, p->description(), p->space().api_config().dump()});
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<ProblemInfo>> StudyManager::ListProblems(const Identity& who) const {
+  return ListProblems(who, phases_.front().key);
+}
+
+absl::StatusOr<std::vector<ProblemInfo>> StudyManager::ListProblems(
+    const Identity& who, const std::string& phase_key) const {
+  ASSIGN_OR_RETURN(const StudyPhase* phase, Phase(phase_key));
+  RETURN_IF_ERROR(
+      AccessPolicy(phase->options.hidden_phase).RequireOrganizerIfHidden(who, "the problems"));
+  std::vector<ProblemInfo> out;
+  for (const std::string& name : phase->problems->names()) {
+    const Problem* p = *phase->problems->Get(name);
+    out.push_back({name, p->description(), p->space().api_config().dump()});
+  }
+  return out;
+}
+
+}  // namespace bbo
