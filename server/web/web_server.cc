@@ -79,10 +79,13 @@ absl::StatusOr<std::unique_ptr<WebServer>> WebServer::Start(Coordinator* coordin
   s->views_ = std::make_unique<WebViews>(coordinator);
   s->http_->new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
   s->http_->set_payload_max_length(kMaxBodyBytes);
-  s->http_->set_read_timeout(5, 0);
+  // A connection that sends nothing holds its thread this long (browsers preconnect).
+  s->http_->set_read_timeout(3, 0);
   s->http_->set_write_timeout(5, 0);
-  s->http_->set_keep_alive_timeout(5);
-  s->http_->set_keep_alive_max_count(100);
+  // One request per connection: cpp-httplib gives each connection a thread of the pool for as
+  // long as it is open, so an idle keep-alive connection of one browser would hold a thread
+  // that other readers wait for.
+  s->http_->set_keep_alive_max_count(1);
   s->Route(coordinator);
   s->port_ = where->port == 0 ? s->http_->bind_to_any_port(where->host)
                               : (s->http_->bind_to_port(where->host, where->port) ? where->port : -1);

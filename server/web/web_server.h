@@ -18,8 +18,8 @@
 // framing), X-Content-Type-Options: nosniff, Referrer-Policy: no-referrer and Cache-Control:
 // no-store. JSON has '<', '>' and '&' escaped as \u00XX, so no answer can be read as markup.
 // Requests are bounded: GET only (a body over kMaxBodyBytes is refused with 413), request
-// lines and headers of 8 KiB, kThreads handler threads, 5 s socket timeouts, and each view's
-// own bounds (server/web/views.h).
+// lines and headers of 8 KiB, kThreads handler threads, one request per connection, 3 s to
+// send a request and 5 s to take an answer, and each view's own bounds (server/web/views.h).
 //
 // Plaintext on an address other hosts can reach is the caller's rule to enforce (bbo-server
 // refuses it without --insecure, as for its gRPC port).
@@ -55,8 +55,8 @@ struct WebServerOptions {
 
 class WebServer {
  public:
-  // Handler threads.
-  static constexpr int kThreads = 4;
+  // Handler threads (each serves one connection, one request, at a time).
+  static constexpr int kThreads = 8;
   // Largest request body accepted, bytes (the API takes none).
   static constexpr size_t kMaxBodyBytes = 16 << 10;
 

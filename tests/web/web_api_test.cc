@@ -118,8 +118,8 @@ class WebApiTest : public ::testing::Test {
       std::ofstream(root_ / (std::string(team) + ".token")) << tokens_[team] << "\n";
     }
     tokens_["organizer"] = bbo::testing::BboAdmin(BBO_CLI_BIN, db_, "organizer add ops");
-    std::ofstream(root_ / "worker.token")
-        << bbo::testing::BboAdmin(BBO_CLI_BIN, db_, "worker add host") << "\n";
+    tokens_["worker"] = bbo::testing::BboAdmin(BBO_CLI_BIN, db_, "worker add host");
+    std::ofstream(root_ / "worker.token") << tokens_["worker"] << "\n";
   }
   // bbo-server with the competition and the web leaderboard; `extra` flags appended.
   void StartServer(std::vector<std::string> extra = {}) {
@@ -255,6 +255,8 @@ TEST_F(WebApiTest, EachIdentitySeesWhatTheDomainAllowsThroughEveryPhase) {
   EXPECT_EQ(Get("/api/me", "red").Json()["name"], "red");
   EXPECT_EQ(Get("/api/me", "organizer").Json()["role"], "organizer");
   EXPECT_EQ(Get("/api/me", "").Json()["role"], "anonymous");
+  EXPECT_EQ(Get("/api/me", "worker").Json()["role"], "worker");
+  EXPECT_EQ(Get("/api/submissions", "worker").status, 403);  // a machine's token, no one's
 
   // A team sees its own submissions only; an organizer every team's; no token, none.
   Answer red = Get("/api/submissions", "red");

@@ -96,6 +96,10 @@ async function signIn(token) {
     signOut(r.body.error || ('HTTP ' + r.status));
     return;
   }
+  if (r.body.role !== 'team' && r.body.role !== 'organizer') {
+    signOut('This is a ' + r.body.role + ' token: sign in with your team\'s token or an organizer\'s.');
+    return;
+  }
   state.me = r.body;
   sessionStorage.setItem(TOKEN_KEY, token);
   $('sign-in').hidden = true;
