@@ -1,0 +1,176 @@
+// WebViews on a three-phase Coordinator over an in-memory store, its calendar a FakeClock the
+// test moves: what each identity gets from each view, and the codes of the refusals (the
+// end-to-end test over HTTP is tests/web/web_api_test.cc).
+
+#include "server/web/views.h"
+
+#include <filesystem>
+
+#include "common/archive.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "problems/test_problems.h"
+#include "server/coordinator.h"
+#include "server/store/memory_store.h"
+
+namespace bbo::web {
+namespace {
+
+using nlohmann::json;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr char kFile[] = R"json(
+{
+  "name": "views-2026",
+  "seed": 7,
+  "phases": [
+    {"name": "practice", "title": "Practice", "rules": "Anything <goes>.",
+     "start": "2026-01-01T00:00:00Z", "end": "2026-02-01T00:00:00Z",
+     "problem_set": "test", "batch_size": 2, "n_batches": 2, "baseline_trials": 1},
+    {"name": "feedback", "start": "2026-02-01T00:00:00Z", "end": "2026-03-01T00:00:00Z",
+     "problem_set": "test", "batch_size": 2, "n_batches": 2, "hidden": true,
+     "baseline_trials": 1},
+    {"name": "final", "migrate_from": "feedback", "board": "hidden_until_published",
+     "start": "2026-03-01T00:00:00Z", "end": "2026-03-15T00:00:00Z",
+     "problem_set": "test", "batch_size": 2, "n_batches": 2, "hidden": true,
+     "anonymize": true, "warm_start_board": true, "baseline_trials": 1}
+  ]
+})json";
+
+absl::Time At(const char* rfc3339) {
+  absl::Time t;
+  std::string err;
+  EXPECT_TRUE(absl::ParseTime(absl::RFC3339_full, rfc3339, &t, &err)) << err;
+  return t;
+}
+
+class WebViewsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto spec = ParseCompetitionFile(kFile);
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    std::vector<std::vector<std::unique_ptr<Problem>>> problems(spec->phases.size());
+    for (auto& p : problems) p.push_back(MakeTrivialProblem(2));
+    auto calendar = std::make_unique<FakeClock>(At("2026-01-10T00:00:00Z"));
+    calendar_ = calendar.get();
+    CoordinatorOptions o;
+    o.run_baseline = false;
+    auto c = Coordinator::CreateCompetition(o, *std::move(spec), std::move(problems), nullptr,
+                                            std::move(calendar), std::make_unique<InMemoryStore>());
+    ASSERT_TRUE(c.ok()) << c.status();
+    coordinator_ = *std::move(c);
+    views_ = std::make_unique<WebViews>(coordinator_.get());
+  }
+  int64_t Submit(const std::string& team, const std::string& name) {
+    const std::string dir = std::filesystem::temp_directory_path() / "web_views_test_sub";
+    std::filesystem::create_directories(dir);
+    FILE* f = std::fopen((dir + "/optimizer.py").c_str(), "w");
+    std::fputs("# never run in these tests\n", f);
+    std::fclose(f);
+    auto phase = coordinator_->phases().ForSubmission("");
+    EXPECT_TRUE(phase.ok()) << phase.status();
+    auto r = (*phase)->Register(Identity::Team(team), name, *TarDirectory(dir), 0, "");
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? r->submission_id : 0;
+  }
+  void MoveTo(const char* when) { calendar_->Advance(At(when) - calendar_->Now()); }
+
+  const Identity red_ = Identity::Team("red");
+  const Identity blue_ = Identity::Team("blue");
+  const Identity organizer_ = Identity::Organizer();
+  FakeClock* calendar_ = nullptr;
+  std::unique_ptr<Coordinator> coordinator_;
+  std::unique_ptr<WebViews> views_;
+};
+
+TEST_F(WebViewsTest, MeNamesTheRoleAndTheCompetition) {
+  EXPECT_EQ(views_->Me(red_), json({{"role", "team"}, {"name", "red"},
+                                    {"competition", "views-2026"}}));
+  EXPECT_EQ(views_->Me(organizer_)["role"], "organizer");
+  EXPECT_EQ(views_->Me(Identity::Worker("w"))["role"], "worker");
+  EXPECT_EQ(views_->Me(Identity::Anonymous())["role"], "anonymous");
+}
+
+TEST_F(WebViewsTest, PhasesGiveTheCalendarAndWhatTheCallerSeesInEach) {
+  auto team = views_->Phases(red_);
+  ASSERT_TRUE(team.ok()) << team.status();
+  EXPECT_EQ((*team)["now_s"], absl::ToDoubleSeconds(At("2026-01-10T00:00:00Z") - absl::UnixEpoch()));
+  const json& practice = (*team)["phases"][0];
+  EXPECT_EQ(practice["rules"], "Anything <goes>.");
+  EXPECT_TRUE(practice["current"].get<bool>());
+  EXPECT_TRUE(practice["open"].get<bool>());
+  EXPECT_EQ(practice["end_s"], absl::ToDoubleSeconds(At("2026-02-01T00:00:00Z") - absl::UnixEpoch()));
+  EXPECT_FALSE((*team)["phases"][1]["per_problem"].get<bool>());
+  const json& final_phase = (*team)["phases"][2];
+  EXPECT_FALSE(final_phase["shows_scores"].get<bool>());
+  EXPECT_EQ(final_phase["migrate_from"], "feedback");
+  EXPECT_THAT(final_phase["boards"], ElementsAre("main", "warm-start"));
+  auto organizer = views_->Phases(organizer_);
+  EXPECT_TRUE((*organizer)["phases"][2]["shows_scores"].get<bool>());
+  EXPECT_TRUE((*organizer)["phases"][1]["per_problem"].get<bool>());
+}
+
+TEST_F(WebViewsTest, SubmissionsAreTheTeamsOwnNewestFirstAndEveryonesForOrganizers) {
+  const int64_t first = Submit("red", "r1");
+  const int64_t second = Submit("red", "r2");
+  Submit("blue", "b1");
+  auto red = views_->Submissions(red_, "");
+  ASSERT_TRUE(red.ok()) << red.status();
+  ASSERT_EQ((*red)["submissions"].size(), 2u);
+  EXPECT_EQ((*red)["submissions"][0]["id"], second);
+  EXPECT_EQ((*red)["submissions"][1]["id"], first);
+  EXPECT_EQ((*red)["submissions"][0]["state"], "queued");
+  EXPECT_EQ((*red)["submissions"][0]["phase"], "practice");
+  EXPECT_TRUE((*red)["submissions"][0]["score"].is_null());  // the baseline has not run
+  EXPECT_FALSE((*red)["truncated"].get<bool>());
+  auto all = views_->Submissions(organizer_, "practice");
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ((*all)["submissions"].size(), 3u);  // the baseline is not listed
+  EXPECT_EQ(views_->Submissions(Identity::Anonymous(), "").status().code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(views_->Submissions(red_, "nosuch").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(WebViewsTest, ALogIsItsTeamsAndOrganizersOnly) {
+  const int64_t id = Submit("red", "r1");
+  auto mine = views_->Log(red_, id);
+  ASSERT_TRUE(mine.ok()) << mine.status();
+  EXPECT_EQ((*mine)["name"], "r1");
+  EXPECT_EQ((*mine)["total_errors"], 0);
+  EXPECT_TRUE(views_->Log(organizer_, id).ok());
+  EXPECT_EQ(views_->Log(blue_, id).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(views_->Log(red_, id + 1000).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(WebViewsTest, TheQueueIsForOrganizersOnly) {
+  Submit("red", "r1");
+  auto queue = views_->Queue(organizer_);
+  ASSERT_TRUE(queue.ok()) << queue.status();
+  EXPECT_GE((*queue)["jobs_queued"].get<int>(), 1);
+  EXPECT_EQ((*queue)["workers"], 0);
+  for (const Identity& who : {red_, Identity::Anonymous(), Identity::Worker("w")}) {
+    EXPECT_EQ(views_->Queue(who).status().code(), absl::StatusCode::kPermissionDenied)
+        << who.Describe();
+  }
+}
+
+TEST_F(WebViewsTest, AFinalBoardHiddenUntilPublishedIsRefusedToTeamsOnly) {
+  MoveTo("2026-03-02T00:00:00Z");
+  auto team = views_->Leaderboard(red_, "final", "");
+  EXPECT_EQ(team.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(std::string(team.status().message()), HasSubstr("hidden until the organizers"));
+  EXPECT_EQ(views_->Report(red_, "final", "").status().code(),
+            absl::StatusCode::kPermissionDenied);
+  // Organizers get past the rule (here to the baseline that has not run).
+  auto organizer = views_->Leaderboard(organizer_, "final", "");
+  EXPECT_NE(organizer.status().code(), absl::StatusCode::kPermissionDenied) << organizer.status();
+  ASSERT_TRUE(coordinator_->phases().Get("final").ok());
+  ASSERT_TRUE((*coordinator_->phases().Get("final"))->Publish(organizer_, false, "").ok());
+  EXPECT_NE(views_->Leaderboard(red_, "final", "").status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(views_->Leaderboard(red_, "nosuch", "").status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace bbo::web
