@@ -219,9 +219,17 @@ absl::StatusOr<json> WebViews::Queue(const Identity& who) const {
     return absl::PermissionDeniedError("the queue and the workers are shown to organizers only");
   }
   const MetricsGauges g = coordinator_->Gauges();
-  return json{{"jobs_queued", g.jobs_queued},   {"jobs_leased", g.jobs_leased},
-              {"jobs_done", g.jobs_done},       {"jobs_failed", g.jobs_failed},
-              {"running_studies", g.running_studies}, {"workers", g.workers},
+  const QueueView q = coordinator_->phases().Queue();
+  return json{{"jobs_queued", g.jobs_queued},
+              {"jobs_leased", g.jobs_leased},
+              {"jobs_done", g.jobs_done},
+              {"jobs_failed", g.jobs_failed},
+              {"running_studies", g.running_studies},
+              // Registered since the coordinator started, and heard from within the lease time.
+              {"workers", g.workers},
+              {"workers_connected", q.workers_connected},
+              {"worker_slots", q.worker_slots},
+              {"estimated_wait_s", q.estimated_wait_s},
               {"epoch", g.epoch}};
 }
 

@@ -307,6 +307,7 @@ TEST_F(WebApiTest, EachIdentitySeesWhatTheDomainAllowsThroughEveryPhase) {
   Answer queue = Get("/api/queue", "organizer");
   ASSERT_EQ(queue.status, 200) << queue.body;
   EXPECT_GE(queue.Json()["workers"].get<int>(), 1) << queue.body;
+  EXPECT_GE(queue.Json()["workers_connected"].get<int>(), 1) << queue.body;
   EXPECT_EQ(queue.Json()["jobs_queued"], 0);
   EXPECT_GE(queue.Json()["jobs_done"].get<int>(), 2);
   const int before = AuditRefusals();

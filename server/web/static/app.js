@@ -325,7 +325,7 @@ function renderQueue(r) {
   const q = r.body;
   const items = [['Jobs queued', q.jobs_queued], ['Jobs leased', q.jobs_leased],
     ['Jobs done', q.jobs_done], ['Jobs failed', q.jobs_failed],
-    ['Studies running', q.running_studies], ['Workers connected', q.workers]];
+    ['Studies running', q.running_studies], ['Workers connected', q.workers_connected], ['Worker slots', q.worker_slots]];
   dl.replaceChildren(...items.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {'data-key': k}, v)]));
 }
 
