@@ -311,7 +311,9 @@ void Coordinator::SweepLoop() {
       spdlog::info("event=leases_expired requeued={}", *requeued);
     }
     // Jobs waiting and nobody to run them: say so, once a minute.
-    if (absl::Now() - last_worker_warning_ > absl::Minutes(1)) {
+    // (The queue is counted only when no worker is connected, which is cheap to know.)
+    if (absl::Now() - last_worker_warning_ > absl::Minutes(1) &&
+        queue_->ConnectedWorkers().workers == 0) {
       const QueueView q = phases_->Queue();
       if (q.jobs_queued > 0 && q.workers_connected == 0) {
         spdlog::warn("event=no_workers jobs_queued={}: no worker is connected, so no submission "

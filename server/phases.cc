@@ -203,7 +203,7 @@ absl::StatusOr<std::string> Phases::Choose(const Identity& who, int64_t submissi
         "; the choice of the submission that goes on can no longer change"));
   }
   RETURN_IF_ERROR(store_->SetChoice(sub->phase, who.name, submission_id,
-                                    absl::ToDoubleSeconds(calendar_->Now() - absl::UnixEpoch())));
+                                    calendar_->NowSeconds()));
   spdlog::info("event=submission_chosen phase={} team={} submission={} next_phase={}", name,
                who.name, submission_id, target->competition->options().phase);
   return target->competition->options().phase;
@@ -263,7 +263,7 @@ absl::StatusOr<int> Phases::MigrateInto(const Entry& target, const Entry& source
   if (to.warm_start_board) boards.push_back(WarmStartBoardKey(to.phase_key));
   absl::StatusOr<std::vector<int64_t>> ids =
       store_->MigrateInto(to.phase_key, moves, target.competition->problems().names(), seed_,
-                          boards, absl::ToDoubleSeconds(calendar_->Now() - absl::UnixEpoch()),
+                          boards, calendar_->NowSeconds(),
                           detail);
   if (absl::IsAlreadyExists(ids.status())) return 0;  // another call did it
   if (!ids.ok()) return ids.status();

@@ -112,7 +112,7 @@ grpc::Status CompetitionServiceImpl::GetCompetition(grpc::ServerContext* context
     return t ? absl::ToDoubleSeconds(*t - absl::UnixEpoch()) : 0.0;
   };
   resp->set_name(phases_->name());
-  resp->set_now_s(absl::ToDoubleSeconds(phases_->calendar()->Now() - absl::UnixEpoch()));
+  resp->set_now_s(phases_->calendar()->NowSeconds());
   const QueueView q = phases_->Queue();
   resp->set_workers_connected(q.workers_connected);
   resp->set_worker_slots(q.worker_slots);
