@@ -22,6 +22,10 @@
 //
 // Every command that talks to a server also takes --ca_file (TLS) and --cert_file/--key_file
 // (mutual TLS), or $BBO_CA_FILE, $BBO_CERT_FILE, $BBO_KEY_FILE.
+//
+// The participant build (-DBBO_PARTICIPANT_BUILD=ON, deploy/build-participant.sh) compiles
+// only `local` and `check` (plus --help and --version): everything else is left out at compile
+// time by the BBO_PARTICIPANT_BUILD blocks below, and client/CMakeLists.txt links no more.
 
 #include <algorithm>
 #include <cstdio>
@@ -33,12 +37,15 @@
 
 #include "CLI/CLI.hpp"
 #include "client/commands/commands.h"
+#ifndef BBO_PARTICIPANT_BUILD
 #include "common/address.h"
 #include "problems/generated/task_generator.h"
+#endif
 
 namespace bbo::client {
 namespace {
 
+#ifndef BBO_PARTICIPANT_BUILD
 // The TLS files of the commands that talk to a server, each with the flag or environment variable
 // that named it (for error messages).
 struct TlsFiles {
@@ -81,26 +88,18 @@ bool LoadTls(TlsFiles files, ServerArgs* server) {
   server->tls = *std::move(tls);
   return true;
 }
+#endif  // BBO_PARTICIPANT_BUILD
 
 int Main(int argc, char** argv) {
   // Exit codes: 0 success, 1 the command failed, 2 a command line that cannot run.
+#ifdef BBO_PARTICIPANT_BUILD
+  CLI::App app{"bbo: the bbo-arena command line, participant build: `local` and `check` only "
+               "(the full build has every command)"};
+#else
   CLI::App app{"bbo: the bbo-arena command line (black-box optimization competitions)"};
+#endif
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("bbo ") + BBO_VERSION);
-  // The caller's token (a team's or an organizer's): `bbo --token_file F`, the BBO_TOKEN
-  // environment variable, or `bbo --token T` (shows in the process list).
-  ServerArgs server;
-  if (const char* env = std::getenv("BBO_TOKEN")) server.token = env;
-  app.add_option("--token", server.token,
-                 "Your token: a team's (bbo submit, status, practice studies) or an organizer's "
-                 "(default: $BBO_TOKEN, which does not show in the process list)");
-  std::string token_file;
-  app.add_option("--token_file", token_file, "A file holding your token (instead of --token)");
-  TlsFiles tls;
-  FromEnvironment("BBO_CA_FILE", &tls.ca);
-  FromEnvironment("BBO_CERT_FILE", &tls.cert);
-  FromEnvironment("BBO_KEY_FILE", &tls.key);
-
   LocalArgs local;
   LocalRunOptions& lo = local.run;
   auto* cmd_local = app.add_subcommand(
@@ -161,6 +160,21 @@ int Main(int argc, char** argv) {
       ->check(CLI::Range(1, 16));
   cmd_check->add_flag("--insecure-no-sandbox", check_args.run.insecure_no_sandbox,
                       "Run the optimizer without the bubblewrap sandbox");
+
+#ifndef BBO_PARTICIPANT_BUILD
+  // The caller's token (a team's or an organizer's): `bbo --token_file F`, the BBO_TOKEN
+  // environment variable, or `bbo --token T` (shows in the process list).
+  ServerArgs server;
+  if (const char* env = std::getenv("BBO_TOKEN")) server.token = env;
+  app.add_option("--token", server.token,
+                 "Your token: a team's (bbo submit, status, practice studies) or an organizer's "
+                 "(default: $BBO_TOKEN, which does not show in the process list)");
+  std::string token_file;
+  app.add_option("--token_file", token_file, "A file holding your token (instead of --token)");
+  TlsFiles tls;
+  FromEnvironment("BBO_CA_FILE", &tls.ca);
+  FromEnvironment("BBO_CERT_FILE", &tls.cert);
+  FromEnvironment("BBO_KEY_FILE", &tls.key);
 
   SubmitArgs submit;
   auto* cmd_submit = app.add_subcommand("submit", "Register a submission with a bbo-server.");
@@ -396,7 +410,8 @@ int Main(int argc, char** argv) {
       "LABEL`, `tokens`, `audit`, `jobs` (those that failed without a result), `jobs requeue "
       "ID|all` (all: every failed job not withdrawn by its team), `publish PHASE` (show a "
       "board hidden until published to everyone), `unpublish PHASE --reason TEXT` (hide it "
-      "again; recorded with the reason).");
+      "again; recorded with the reason), `stop-race PHASE --reason TEXT` (end a racing phase's "
+      "race now: its remaining submissions are the Pareto set).");
   cmd_admin->add_option("--db", admin.db, "The coordinator's SQLite file")->required();
   cmd_admin->add_option("--secret_file", admin.secret_file,
                         "The token secret (default: <db>.secret, created 0600)");
@@ -404,7 +419,9 @@ int Main(int argc, char** argv) {
   cmd_admin->add_option("--limit", admin.limit, "audit: the latest N entries")
       ->default_val(admin.limit);
   cmd_admin->add_flag("--json", admin.json, "JSON output (tokens, audit, jobs)");
-  cmd_admin->add_option("--reason", admin.reason, "unpublish: why (recorded and shown)");
+  cmd_admin->add_option("--reason", admin.reason,
+                        "unpublish, stop-race: why (recorded and shown)");
+#endif  // BBO_PARTICIPANT_BUILD
 
   // Global options may come before or after the subcommand (`bbo leaderboard --token_file F`):
   // what a subcommand does not know falls through to its parent.
@@ -485,6 +502,7 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "bbo: %s\nRun with --help for more information.\n", what.c_str());
     return 2;
   }
+#ifndef BBO_PARTICIPANT_BUILD
   server.address = WithDefaultPort(server.address);
   rep.server.address = WithDefaultPort(rep.server.address);
   if (!token_file.empty()) {
@@ -495,9 +513,11 @@ int Main(int argc, char** argv) {
       return 2;
     }
   }
+#endif  // BBO_PARTICIPANT_BUILD
 
   if (cmd_local->parsed()) return RunLocalCommand(local);
   if (cmd_check->parsed()) return RunCheck(check_args);
+#ifndef BBO_PARTICIPANT_BUILD
   const bool remote = cmd_submit->parsed() || cmd_status->parsed() || cmd_withdraw->parsed() ||
                       cmd_board->parsed() || cmd_choose->parsed() || cmd_phases->parsed() ||
                       cmd_logs->parsed() ||
@@ -549,6 +569,7 @@ int Main(int argc, char** argv) {
   if (cmd_score->parsed()) return RunScore(score);
   if (cmd_design->parsed()) return RunTasksDesign(design);
   if (cmd_tasks_list->parsed()) return RunTasksList(tasks_list);
+#endif  // BBO_PARTICIPANT_BUILD
   return 0;
 }
 

@@ -188,22 +188,32 @@ absl::StatusOr<SearchSpace> SearchSpace::FromJson(const nlohmann::json& api_conf
       if (!has_values || !spec["values"].is_array() || spec["values"].empty()) {
         return ParamError(name, "a cat needs a non-empty list of string \"values\"");
       }
+      // Repeated values count once, as in Bayesmark's JointSpace (np.unique); it needs two.
       std::set<std::string> seen;
       for (const auto& v : spec["values"]) {
         if (!v.is_string()) return ParamError(name, "cat \"values\" must be strings");
-        if (!seen.insert(v.get<std::string>()).second) {
-          return ParamError(name, absl::StrCat("duplicate value \"", v.get<std::string>(), "\""));
-        }
-        p.cat_values.push_back(v.get<std::string>());
+        if (seen.insert(v.get<std::string>()).second) p.cat_values.push_back(v.get<std::string>());
+      }
+      if (p.cat_values.size() < 2) {
+        return ParamError(name, "a cat needs at least two distinct \"values\" (as Bayesmark's "
+                                "JointSpace does); a parameter with one value is a constant");
       }
     } else if (type == "real" || type == "int") {
       p.type = type == "real" ? ParamType::kReal : ParamType::kInt;
+      if (has_range == has_values) {
+        return ParamError(name, "needs exactly one of \"range\" and \"values\"");
+      }
+      // Bayesmark's JointSpace has no default warp for real and int ("warp/space not
+      // specified"): an api_config that omits it would crash every Bayesmark optimizer.
+      if (!spec.contains("space")) {
+        return ParamError(name, absl::StrCat("a", type == "int" ? "n int" : " real",
+                                             " needs \"space\": \"linear\", \"log\", "
+                                             "\"logit\" or \"bilog\" (Bayesmark's JointSpace "
+                                             "has no default)"));
+      }
       ASSIGN_OR_RETURN(p.space, ParseWarp(name, spec));
       if (p.type == ParamType::kInt && p.space == WarpKind::kLogit) {
         return ParamError(name, "an int cannot use the logit space");
-      }
-      if (has_range == has_values) {
-        return ParamError(name, "needs exactly one of \"range\" and \"values\"");
       }
       if (has_range) {
         const auto& r = spec["range"];
@@ -246,6 +256,11 @@ absl::StatusOr<SearchSpace> SearchSpace::FromJson(const nlohmann::json& api_conf
         std::sort(p.numeric_values.begin(), p.numeric_values.end());
         p.numeric_values.erase(std::unique(p.numeric_values.begin(), p.numeric_values.end()),
                                p.numeric_values.end());
+        if (p.numeric_values.size() < 2) {
+          return ParamError(name, "\"values\" needs at least two distinct numbers (as "
+                                  "Bayesmark's JointSpace does); a parameter with one value is a "
+                                  "constant");
+        }
       }
     } else {
       return ParamError(name, absl::StrCat("unknown type \"", type,

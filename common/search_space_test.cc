@@ -47,7 +47,13 @@ TEST(SearchSpaceTest, RejectsEveryMalformedConfigNamingTheParameter) {
       {R"({"a": {"type": "real", "space": "sqrt", "range": [0, 1]}})", "unknown space"},
       {R"({"a": {"type": "real", "range": [0, 1], "values": [0.5]}})", "exactly one of"},
       {R"({"a": {"type": "real"}})", "exactly one of"},
-      {R"({"a": {"type": "real", "range": [2, 1]}})", "above the upper bound"},
+      {R"({"a": {"type": "real", "space": "linear", "range": [2, 1]}})", "above the upper bound"},
+      // Bayesmark's JointSpace: no default space, two distinct values at least.
+      {R"({"a": {"type": "real", "range": [0, 1]}})", "a real needs \"space\""},
+      {R"({"a": {"type": "int", "values": [16, 32]}})", "an int needs \"space\""},
+      {R"({"a": {"type": "int", "space": "linear", "values": [3, 3]}})", "two distinct"},
+      {R"({"a": {"type": "cat", "values": ["x"]}})", "at least two distinct"},
+      {R"({"a": {"type": "cat", "values": ["x", "x"]}})", "at least two distinct"},
       {R"({"a": {"type": "real", "space": "log", "range": [0, 1]}})", "log space"},
       {R"({"a": {"type": "real", "space": "logit", "range": [0.1, 1]}})", "logit"},
       {R"({"a": {"type": "int", "space": "logit", "range": [1, 2]}})", "int cannot use"},
@@ -55,7 +61,7 @@ TEST(SearchSpaceTest, RejectsEveryMalformedConfigNamingTheParameter) {
       {R"({"a": {"type": "cat", "values": [1, 2]}})", "must be strings"},
       {R"({"a": {"type": "cat"}})", "non-empty list"},
       {R"({"a": {"type": "real", "range": [0, 1], "foo": 1}})", "unknown key"},
-      {R"({"a": {"type": "int", "values": [1.5]}})", "not an integer"},
+      {R"({"a": {"type": "int", "space": "linear", "values": [1.5, 2]}})", "not an integer"},
   };
   for (const auto& c : cases) {
     absl::Status s = ParseError(c.json);
@@ -116,7 +122,7 @@ TEST(SearchSpaceTest, CanonicalizeConvertsTypes) {
 }
 
 TEST(SearchSpaceTest, ValuesSnapToNearest) {
-  auto s = *SearchSpace::Parse(R"({"v": {"type": "real", "values": [0.1, 1, 10]}})");
+  auto s = *SearchSpace::Parse(R"({"v": {"type": "real", "space": "linear", "values": [0.1, 1, 10]}})");
   auto c = s.Canonicalize(Point{{"v", 4.0}});
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(std::get<double>(c->at("v")), 1.0);
@@ -158,7 +164,7 @@ TEST(SearchSpaceTest, WarpUnwarpRoundTripsEveryWarp) {
 TEST(SearchSpaceTest, RandomSearchIsUniformInWarpedSpace) {
   auto s = *SearchSpace::Parse(R"({
     "C": {"type": "real", "space": "log", "range": [1, 1000]},
-    "n": {"type": "int", "range": [1, 4]},
+    "n": {"type": "int", "space": "linear", "range": [1, 4]},
     "k": {"type": "cat", "values": ["a", "b", "c"]},
     "f": {"type": "bool"}})");
   std::mt19937_64 rng(7);

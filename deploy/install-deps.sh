@@ -2,6 +2,8 @@
 # Installs the Debian 12 packages bbo-arena builds and runs with. Idempotent: installs only what
 # is missing; does nothing (but check) when everything is present. Needs root to install.
 # --no-lint leaves out the tools deploy/lint.sh uses (the image's build stage passes it).
+# --participant installs only what the participant build (deploy/build-participant.sh: `bbo
+# local` and `bbo check`) compiles and runs with, and nothing else.
 set -euo pipefail
 
 PACKAGES=(
@@ -16,7 +18,23 @@ PACKAGES=(
 # Debian 12 (kubernetes-client 1.20 is), so it is not installed here; lint.sh skips the
 # Kubernetes checks, saying so, when kubectl is absent.
 LINT_PACKAGES=(yamllint shellcheck docker-compose)
-if [ "${1:-}" != "--no-lint" ]; then
+
+# The participant build: the libraries `bbo` links (the embedded coordinator with its gRPC
+# services, the sandboxed worker, the problems without ML), bubblewrap for the sandbox, and the
+# Python of the competition's sandbox (docs/participants.md: numpy and scipy, which the bundled
+# bayesmark package needs, scikit-learn, pandas, optuna). No GoogleTest, Google Benchmark,
+# OpenCV, XGBoost, torch, ccache, chromium or lint tools. libcpp-httplib-dev is only for
+# configuring: server/CMakeLists.txt looks it up for the ops endpoint, which is not built.
+PARTICIPANT_PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+  libabsl-dev libsqlite3-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev
+  libeigen3-dev libboost-math-dev libarchive-dev libseccomp-dev libsodium-dev libcpp-httplib-dev
+  bubblewrap python3 python3-numpy python3-scipy python3-sklearn python3-pandas python3-optuna
+)
+if [ "${1:-}" = "--participant" ]; then
+  PACKAGES=("${PARTICIPANT_PACKAGES[@]}")
+elif [ "${1:-}" != "--no-lint" ]; then
   PACKAGES+=("${LINT_PACKAGES[@]}")
   # tests/web (WebBrowserTest): Debian's chromium, driven headless by playwright-core.
   PACKAGES+=(chromium)
@@ -24,7 +42,8 @@ fi
 
 # tests/web's node_modules in CI: playwright-core from its lock file (no browser download; it
 # drives the chromium above). Needs only npm; without npm the browser test says it is skipped.
-if [ "${CI:-}" = "true" ] && [ "${1:-}" != "--no-lint" ] && command -v npm >/dev/null; then
+if [ "${CI:-}" = "true" ] && [ "${1:-}" != "--no-lint" ] && [ "${1:-}" != "--participant" ] &&
+  command -v npm >/dev/null; then
   npm ci --prefix "$(dirname "$0")/../tests/web" --no-audit --no-fund
 fi
 

@@ -157,6 +157,9 @@ absl::StatusOr<Report> ComputeReport(const ScoringInput& input, const ReportOpti
   if (!anytime.ok()) return anytime.status();
   report.anytime = *std::move(anytime);
   report.attainment = ComputeAttainment(report.board, input, {0, 0.25, 0.5, 0.75, 1});
+  if (options.plackett_luce) {
+    report.plackett_luce = ReportPlackettLuce(input, options.plackett_luce_options);
+  }
   return report;
 }
 
@@ -242,6 +245,7 @@ nlohmann::json ReportJson(const Report& report, const ScoringInput& input) {
     att[method] = l;
   }
   j["attainment"] = {{"levels", report.attainment.levels}, {"methods", att}};
+  j["plackett_luce"] = PlackettLuceReportJson(report.plackett_luce);
   return j;
 }
 

@@ -28,7 +28,19 @@
 //                "methods": {method: {"ecdf_runtime_to_target": [t],
 //                                     "avg_fractional_rank": [t]}}},
 //    "attainment": {"levels": [0, 0.25, 0.5, 0.75, 1],
-//                   "methods": {method: [[t] per level]}}}
+//                   "methods": {method: [[t] per level]}},
+//    "plackett_luce": the Bayesian Plackett-Luce ranking over time of the input's methods (a
+//        coordinator's pooled random-search row is not one): scoring::pl::PlackettLuceJson, layout
+//        "bbo-arena/plackett-luce/1" (docs/plackett-luce.md §7: "final" {posterior_mean, lower,
+//        upper} per method, "anytime" per batch, "pareto_set", "p_pareto",
+//        "decisions.eliminated_by", ...); or, when it was not computed (fewer than two methods,
+//        an input the model refuses), {"layout", "error": why},
+//    "plackett_luce_seconds" (only in the coordinator's reports of a main board: results CSVs
+//        carry no timings, so ComputeReport never writes it): the same ranking on the
+//        optimizer's clock (server/plackett_luce_seconds.h): the same layout with
+//        "anytime.unit": "seconds" and "anytime.time" a log-spaced grid of cumulative optimizer
+//        seconds (the batches' turn times, as the study budget counts them), plus
+//        "grid": {"spacing": "log", "clock"}; or {"layout", "error": why}}
 // Attainment: per problem and batch the level-quantile over trials (order statistic
 // ceil(level * N), level 0 = the best trial) of the clipped normalized best so far, averaged over
 // problems. Rendered as a score it is 100 x (1 - value).
@@ -45,6 +57,7 @@
 #include "scoring/bootstrap.h"
 #include "scoring/borda.h"
 #include "scoring/leaderboard.h"
+#include "scoring/plackett_luce/summary.h"
 
 namespace bbo::scoring {
 
@@ -67,6 +80,11 @@ struct ReportOptions {
   double familywise_alpha = 0.05;
   std::map<std::string, ProblemInfo> problem_info;
   std::vector<std::string> warnings;
+  // The Bayesian Plackett-Luce ranking over time (ReportPlackettLuce): computed unless false.
+  // The defaults (independent Dirichlet(1), 4 x 500 Gibbs draws per batch) take well under a
+  // second at 4 methods x 13 problems x 5 trials x 16 batches.
+  bool plackett_luce = true;
+  pl::SummaryOptions plackett_luce_options;
 };
 
 struct Attainment {
@@ -91,6 +109,9 @@ struct Report {
   std::vector<GroupRanking> groups;
   AnytimeResult anytime;
   Attainment attainment;
+  // ReportPlackettLuce of the input, or why it is missing (never fails the report).
+  absl::StatusOr<pl::PlackettLuceSummary> plackett_luce =
+      absl::FailedPreconditionError("the Plackett-Luce ranking was not computed");
 };
 
 // Attainment of every method of `input` (see the layout comment).
@@ -99,6 +120,16 @@ Attainment ComputeAttainment(const Leaderboard& board, const ScoringInput& input
 
 // Dimension bands used for grouping: "1-3", "4-7", "8-15", "16+".
 std::string DimensionBand(int dimension);
+
+// The Plackett-Luce summary of a report's input (pl::SummarizePlackettLuce over every method of
+// `input`, one ranking per (problem, trial index, batch)). FailedPrecondition, saying why, when
+// fewer than two methods have results; otherwise SummarizePlackettLuce's status. Pure; thread-safe.
+absl::StatusOr<pl::PlackettLuceSummary> ReportPlackettLuce(const ScoringInput& input,
+                                                           const pl::SummaryOptions& options = {});
+
+// The report's "plackett_luce" value: pl::PlackettLuceJson(*summary), or
+// {"layout": "bbo-arena/plackett-luce/1", "error": the status message}.
+nlohmann::json PlackettLuceReportJson(const absl::StatusOr<pl::PlackettLuceSummary>& summary);
 
 // `cache` (optional) memoizes the leaderboard's per-problem work across calls.
 absl::StatusOr<Report> ComputeReport(const ScoringInput& input, const ReportOptions& options,

@@ -1,6 +1,7 @@
 #include "report/report_csv.h"
 
 #include <cstdint>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -192,6 +193,68 @@ std::map<std::string, std::string> ReportCsv(const json& r) {
       }
     }
     files["attainment.csv"] = w.str();
+  }
+  const json& pl = Get(r, "plackett_luce");
+  if (pl.is_object()) {
+    const json& fin = Get(pl, "final");
+    const json& model = Get(pl, "model");
+    const json& dec = Get(pl, "decisions");
+    const json& diag = Get(pl, "diagnostics");
+    const json& uniform = Get(Get(pl, "selection"), "uniform");
+    const json& last = Get(Get(pl, "selection"), "final");
+    std::map<std::string, bool> pareto;
+    for (const json& m : Arr(Get(pl, "pareto_set"))) pareto[Str(m)] = true;
+    const std::vector<std::string> header = {
+        "method", "time", "posterior_mean", "lower", "upper", "band", "pareto", "p_pareto",
+        "eliminated_by", "resolved", "expected_uniform", "p_best_uniform", "expected_final",
+        "p_best_final", "model", "inference", "prior_alpha", "chains", "draws_per_chain",
+        "warmup", "seed", "runs", "alpha", "epsilon", "max_rhat", "min_ess_bulk", "seconds",
+        "error"};
+    CsvWriter w(header);
+    const json& methods = Arr(Get(pl, "methods"));
+    for (const json& m : methods) {
+      const std::string name = Str(m);
+      w.Row({name, Get(fin, "time"), Get(Get(fin, "posterior_mean"), name),
+             Get(Get(fin, "lower"), name), Get(Get(fin, "upper"), name), Get(fin, "band"),
+             pareto.count(name) > 0, Get(Get(pl, "p_pareto"), name),
+             Get(Get(dec, "eliminated_by"), name), Get(Get(dec, "resolved"), name),
+             Get(Get(uniform, "expected"), name), Get(Get(uniform, "p_best"), name),
+             Get(Get(last, "expected"), name), Get(Get(last, "p_best"), name), Get(model, "name"),
+             Get(model, "inference"), Get(model, "alpha"), Get(model, "chains"),
+             Get(model, "draws_per_chain"), Get(model, "warmup"), Get(model, "seed"),
+             Get(model, "runs"), Get(dec, "alpha"), Get(dec, "epsilon"), Get(diag, "max_rhat"),
+             Get(diag, "min_ess_bulk"), Get(diag, "seconds"), Get(pl, "error")});
+    }
+    // The reason it was not computed, on a row of its own.
+    if (methods.empty() && Get(pl, "error").is_string()) {
+      std::vector<json> row(header.size() - 1, json());
+      row.push_back(Get(pl, "error"));
+      w.Row(row);
+    }
+    files["plackett_luce.csv"] = w.str();
+    CsvWriter a({"method", "batch", "time", "mean", "lower", "upper"});
+    const json& any = Get(pl, "anytime");
+    const json& times = Get(any, "time");
+    for (const json& m : methods) {
+      const std::string name = Str(m);
+      const json& mean = Arr(Get(Get(any, "mean"), name));
+      for (size_t t = 0; t < mean.size(); ++t) {
+        a.Row({name, static_cast<int>(t), At(times, t), mean[t],
+               At(Get(Get(any, "lower"), name), t), At(Get(Get(any, "upper"), name), t)});
+      }
+    }
+    files["plackett_luce_anytime.csv"] = a.str();
+    CsvWriter p({"a", "b", "batch", "time", "p_a_better", "p_equivalent", "relation",
+                 "p_a_dominates", "p_b_dominates", "crossing"});
+    for (const json& pair : Arr(Get(dec, "pairs"))) {
+      const json& better = Arr(Get(pair, "p_a_better"));
+      for (size_t t = 0; t < better.size(); ++t) {
+        p.Row({Get(pair, "a"), Get(pair, "b"), static_cast<int>(t), At(times, t), better[t],
+               At(Get(pair, "p_equivalent"), t), At(Get(pair, "relation"), t),
+               Get(pair, "p_a_dominates"), Get(pair, "p_b_dominates"), Get(pair, "crossing")});
+      }
+    }
+    files["plackett_luce_pairs.csv"] = p.str();
   }
   return files;
 }

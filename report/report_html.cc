@@ -14,6 +14,8 @@
 #include "report/internal/json_view.h"
 #include "report/internal/leaderboard_section.h"
 #include "report/internal/method_styles.h"
+#include "report/internal/plackett_luce_section.h"
+#include "report/internal/racing_section.h"
 #include "report/internal/rank_sections.h"
 #include "report/internal/summary_section.h"
 
@@ -30,7 +32,10 @@ using internal::RenderBorda;
 using internal::RenderEcdf;
 using internal::RenderFractionalRank;
 using internal::RenderHeatmap;
+using internal::RenderRacing;
 using internal::RenderLeaderboard;
+using internal::RenderPlackettLuce;
+using internal::RenderPlackettLuceSeconds;
 using internal::RenderScorePlot;
 using internal::RenderSummary;
 using internal::Section;
@@ -51,6 +56,8 @@ th{background:#f0f0f0;position:sticky;top:0}
 .n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.m{max-width:360px;overflow-wrap:anywhere}
 tr.baseline td{background:#fff4d6}
+tr.pareto td{background:#e9f5ee}
+.note{color:#8a4b00}
 tr.incomplete td.c{color:#b35806;font-weight:600}
 .badge{font-size:11px;padding:0 5px;border-radius:3px;background:#e69f00;color:#000;margin-left:6px}
 .caption,figcaption,caption{font-size:12.5px;color:#555;text-align:left}
@@ -78,6 +85,11 @@ std::string RenderDocument(const json& report) {
       {"ecdf", "ECDF", RenderEcdf(rows, report, styles)},
       {"fractional-rank", "Fractional rank", RenderFractionalRank(rows, report, styles)},
       {"attainment", "Attainment", RenderAttainment(rows, report, styles)},
+      {"plackett-luce", "Bayesian ranking over time (Plackett-Luce)",
+       RenderPlackettLuce(rows, report, styles)},
+      {"plackett-luce-seconds", "Bayesian ranking over optimizer time (Plackett-Luce)",
+       RenderPlackettLuceSeconds(rows, report, styles)},
+      {"racing", "Racing", RenderRacing(report)},
       {"heatmap", "Per-problem scores", RenderHeatmap(rows, report)},
   };
   const std::string phase = Str(Get(report, "phase"));

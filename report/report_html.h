@@ -2,8 +2,9 @@
 #define BBO_REPORT_REPORT_HTML_H_
 
 // The HTML rendering of a report JSON (layout documented in report/report.h): one self-contained
-// page with the leaderboard, the bootstrap and Borda tables, and inline SVG plots of the score,
-// anytime and attainment curves and of every method's score on every problem.
+// page with the leaderboard, the bootstrap and Borda tables, inline SVG plots of the score,
+// anytime and attainment curves, the Bayesian Plackett-Luce rating of every method over time with
+// its credible band and the anytime Pareto set, and every method's score on every problem.
 //
 // Scores shown are Turner et al. (2021) eq. 7: 100 x (1 - mean-perf), where 100 means the best
 // known value was found every time and 0 means no better than one random guess (the median of

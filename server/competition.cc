@@ -18,6 +18,7 @@
 #include "common/status_macros.h"
 #include "report/report.h"
 #include "server/competition_file.h"
+#include "server/plackett_luce_seconds.h"
 #include "spdlog/spdlog.h"
 
 namespace bbo {
@@ -249,7 +250,8 @@ absl::StatusOr<RegisteredSubmission> Competition::Register(const std::string& na
         "team: phase \"", options_.phase, "\" limits submissions per team; submit with your "
         "team's token"));
   }
-  if (options_.evaluate_once && trials != 0 && trials != options_.default_trials) {
+  if ((options_.evaluate_once || options_.racing) && trials != 0 &&
+      trials != options_.default_trials) {
     return absl::InvalidArgumentError(absl::StrCat(
         "trials: phase \"", options_.phase, "\" runs every submission with ",
         options_.default_trials, " trials; submissions cannot choose (omit --trials)"));
@@ -325,14 +327,17 @@ absl::StatusOr<RegisteredSubmission> Competition::Register(const std::string& na
     }
   }
   rec.created_at = clock_->NowSeconds();
-  ASSIGN_OR_RETURN(int64_t id, store_->AddSubmission(rec, normalized, problems_->names(),
+  // A race queues a submission's jobs itself, round by round (server/race.h).
+  const std::vector<std::string> no_problems;
+  const std::vector<std::string>& job_problems = options_.racing ? no_problems : problems_->names();
+  ASSIGN_OR_RETURN(int64_t id, store_->AddSubmission(rec, normalized, job_problems,
                                                      options_.seed, boards_));
   if (on_jobs_changed_) on_jobs_changed_();
   RegisteredSubmission out;
   out.submission_id = id;
   out.kind = kind;
   out.trials = trials;
-  out.jobs = trials * static_cast<int>(problems_->names().size() * boards_.size());
+  out.jobs = trials * static_cast<int>(job_problems.size() * boards_.size());
   return out;
 }
 
@@ -416,14 +421,19 @@ absl::StatusOr<LeaderboardReport> Competition::Leaderboard(const std::string& bo
   return out;
 }
 
-absl::StatusOr<LeaderboardReport> Competition::Leaderboard(const Identity& who,
-                                                           const std::string& board) {
+absl::Status Competition::RequireBoardShown(const Identity& who) {
   ASSIGN_OR_RETURN(bool scores, ShowsScores(who));
   if (!scores) {
     return absl::PermissionDeniedError(absl::StrCat(
         "the board of phase \"", options_.phase, "\" is hidden until the organizers publish "
         "it; `bbo status` shows the state of your own submissions"));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<LeaderboardReport> Competition::Leaderboard(const Identity& who,
+                                                           const std::string& board) {
+  RETURN_IF_ERROR(RequireBoardShown(who));
   ASSIGN_OR_RETURN(LeaderboardReport out, Leaderboard(board));
   // Honest completeness, from the jobs as they are now (not cached with the scores): a row is
   // complete once every job of its submission has its final study; registered submissions
@@ -465,6 +475,17 @@ absl::StatusOr<LeaderboardReport> Competition::Leaderboard(const Identity& who,
 }
 
 absl::StatusOr<std::shared_ptr<const nlohmann::json>> Competition::Report(
+    const ReportRequest& request) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const nlohmann::json> scores, ReportScores(request));
+  if (!race_view_ || IsWarmStartBoard(BoardKey(request.board))) return scores;
+  // The race moves on after the scores last changed (its last round): read it now.
+  ASSIGN_OR_RETURN(nlohmann::json race, race_view_());
+  auto out = std::make_shared<nlohmann::json>(*scores);
+  (*out)["racing"] = std::move(race);
+  return std::shared_ptr<const nlohmann::json>(std::move(out));
+}
+
+absl::StatusOr<std::shared_ptr<const nlohmann::json>> Competition::ReportScores(
     const ReportRequest& request) {
   if (!request.phase.empty() && request.phase != options_.phase) {
     return absl::NotFoundError(absl::StrCat("this coordinator hosts phase \"", options_.phase,
@@ -516,12 +537,34 @@ absl::StatusOr<std::shared_ptr<const nlohmann::json>> Competition::Report(
   std::unique_ptr<scoring::ScoringCache>& cache = report_caches_[board_key];
   if (cache == nullptr) cache = std::make_unique<scoring::ScoringCache>();
   ASSIGN_OR_RETURN(scoring::Report report, scoring::ComputeReport(input, o, cache.get()));
-  auto json = std::make_shared<const nlohmann::json>(scoring::ReportJson(report, input));
+  nlohmann::json out = scoring::ReportJson(report, input);
+  // Batch timings are only in the store (read after the snapshot: a study ending meanwhile
+  // changes the sequence number, so the next request recomputes both views).
+  if (!IsWarmStartBoard(board_key)) {
+    out["plackett_luce_seconds"] =
+        ReportPlackettLuceSeconds(*store_, problems_->names(), board_key, n_batches_);
+  }
+  auto json = std::make_shared<const nlohmann::json>(std::move(out));
   absl::MutexLock l(&cache_mu_);
   state->report = json;
   state->report_seq = seq;
   state->report_key = key;
   return json;
+}
+
+absl::StatusOr<Competition::BoardSnapshot> Competition::Snapshot(const Identity& who,
+                                                                  const std::string& board,
+                                                                  int64_t known_seq) {
+  RETURN_IF_ERROR(RequireBoardShown(who));
+  const std::string board_key = BoardKey(board);
+  absl::MutexLock l(&cache_mu_);
+  ASSIGN_OR_RETURN(BoardState * state, FindBoard(board_key));
+  RETURN_IF_ERROR(RefreshInput(board_key, *state).status());
+  RETURN_IF_ERROR(BaselineReady(*state));
+  BoardSnapshot out;
+  out.seq = state->seq;
+  if (state->seq != known_seq) out.input = state->input;
+  return out;
 }
 
 absl::StatusOr<std::vector<scoring::ReportFile>> Competition::ReportFiles(

@@ -83,6 +83,9 @@ struct CompetitionOptions {
   // The board is hidden until published: participants see neither scores nor ranks, only their
   // own submissions' states, until an organizer publishes it (Publish).
   bool board_hidden_until_published = false;
+  // A racing phase (server/race.h): a submission is registered without jobs and with the
+  // phase's trials; the race queues its jobs round by round.
+  bool racing = false;
 };
 
 // Whether a phase's board is published, and since when (the latest publish or withdrawal).
@@ -171,6 +174,11 @@ class Competition {
   // Called after jobs were queued or cancelled (the coordinator wakes its waiting workers).
   // Set before use; not thread-safe to change.
   void set_on_jobs_changed(std::function<void()> f) { on_jobs_changed_ = std::move(f); }
+  // A racing phase: what its race has done (RaceView::ToJson), added to every report as
+  // "racing" (rounds, eliminations, the evaluations saved against running everything).
+  void set_race_view(std::function<absl::StatusOr<nlohmann::json>()> f) {
+    race_view_ = std::move(f);
+  }
   // Where accepted and refused submissions are counted (not owned; null = nowhere).
   void set_metrics(Metrics* metrics) { metrics_ = metrics; }
   // The clock the phase's window is read on (not owned; default: the constructor's clock). A
@@ -215,6 +223,18 @@ class Competition {
   absl::StatusOr<std::vector<scoring::ReportFile>> ReportFiles(const Identity& who,
                                                               const ReportRequest& request,
                                                               const std::string& format);
+  // The board's scoring input (all of it: problem names and per-problem results, whatever `who`
+  // is) and the store sequence number it reflects, for views that derive figures over all
+  // problems from it (the web leaderboard's Plackett-Luce ranking), under exactly
+  // Leaderboard(who, board)'s rule: PermissionDenied while the board is hidden from `who`,
+  // NotFound for no such board, FailedPrecondition until the baseline has finished. `input` is
+  // left empty when the board is still at `known_seq`.
+  struct BoardSnapshot {
+    int64_t seq = 0;
+    std::optional<scoring::ScoringInput> input;
+  };
+  absl::StatusOr<BoardSnapshot> Snapshot(const Identity& who, const std::string& board,
+                                         int64_t known_seq = -1);
   // How many times the leaderboard / report was actually computed (for tests and metrics).
   int leaderboard_computations() const { return computations_.load(); }
   int report_computations() const { return reports_.load(); }
@@ -226,6 +246,8 @@ class Competition {
   const ProblemSet& problems() const { return *problems_; }
 
  private:
+  // Report() without the race (cached with the scores).
+  absl::StatusOr<std::shared_ptr<const nlohmann::json>> ReportScores(const ReportRequest& request);
   Store* store_;
   Clock* calendar_ = nullptr;
   const ProblemSet* problems_;
@@ -248,6 +270,9 @@ class Competition {
     int64_t report_seq = -1;
     std::tuple<int, uint64_t, int> report_key;
   };
+  // PermissionDenied unless `who` may see the board's scores and ranks now (ShowsScores): the
+  // one rule of Leaderboard(who, board) and Snapshot().
+  absl::Status RequireBoardShown(const Identity& who);
   // The state of `board` (a stored board, see BoardFromName). NotFound for another board.
   absl::StatusOr<BoardState*> FindBoard(const std::string& board)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(cache_mu_);
@@ -262,6 +287,7 @@ class Competition {
   // concurrent calls.
   absl::Mutex register_mu_;
   std::function<void()> on_jobs_changed_;
+  std::function<absl::StatusOr<nlohmann::json>()> race_view_;
   Metrics* metrics_ = nullptr;
   // Taken before cache_mu_ (never the other way round): one report computation at a time.
   absl::Mutex report_mu_ ABSL_ACQUIRED_BEFORE(cache_mu_);

@@ -34,7 +34,7 @@ const std::vector<std::string>& PhaseKeys() {
       "optimizer_memory_mb", "optimizer_max_tasks", "optimizer_cpus", "optimizer_tmp_mb",
       "default_trials", "max_trials", "baseline_trials", "use_known_optimum", "hidden",
       "anonymize", "warm_start_board", "evaluate_once", "max_submissions_per_team",
-      "max_submissions_per_team_per_day", "accepts_submissions", "migrate_from", "board"};
+      "max_submissions_per_team_per_day", "accepts_submissions", "migrate_from", "board", "racing"};
   return *k;
 }
 
@@ -51,6 +51,13 @@ size_t EditDistance(const std::string& a, const std::string& b) {
     }
   }
   return row[b.size()];
+}
+
+const std::vector<std::string>& RacingKeys() {
+  static const auto* k = new std::vector<std::string>{
+      "alpha", "epsilon", "elimination", "resolution", "initial_batch", "b_min", "b_max",
+      "shrink_fraction"};
+  return *k;
 }
 
 absl::Status CheckKeys(const json& obj, const std::vector<std::string>& known,
@@ -120,6 +127,53 @@ absl::Status ReadTime(const json& obj, const char* key, const std::string& where
         it->is_string() ? absl::StrCat(" (", err, ")") : std::string()));
   }
   *out = t;
+  return absl::OkStatus();
+}
+
+// "racing": true / false, or an object of RacingKeys() (the rest take their defaults).
+absl::Status ReadRacing(const json& r, const std::string& phase_where, RacingSpec* out) {
+  const std::string where = absl::StrCat(phase_where, "\"racing\": ");
+  if (r.is_boolean()) {
+    out->enabled = r.get<bool>();
+    return absl::OkStatus();
+  }
+  if (!r.is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "must be true, false or an object of racing settings"));
+  }
+  out->enabled = true;
+  RETURN_IF_ERROR(CheckKeys(r, RacingKeys(), where));
+  RETURN_IF_ERROR(Read(r, "alpha", where, &out->alpha));
+  RETURN_IF_ERROR(Read(r, "epsilon", where, &out->epsilon));
+  RETURN_IF_ERROR(Read(r, "elimination", where, &out->elimination));
+  RETURN_IF_ERROR(Read(r, "resolution", where, &out->resolution));
+  RETURN_IF_ERROR(Read(r, "initial_batch", where, &out->initial_batch));
+  RETURN_IF_ERROR(Read(r, "b_min", where, &out->b_min));
+  RETURN_IF_ERROR(Read(r, "b_max", where, &out->b_max));
+  RETURN_IF_ERROR(Read(r, "shrink_fraction", where, &out->shrink_fraction));
+  if (!(out->alpha > 0.5 && out->alpha <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(where, "\"alpha\" must be in (0.5, 1]"));
+  }
+  if (!(out->epsilon >= 0 && out->epsilon < 0.5)) {
+    return absl::InvalidArgumentError(absl::StrCat(where, "\"epsilon\" must be in [0, 0.5)"));
+  }
+  if (out->elimination != "pointwise" && out->elimination != "joint") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "\"elimination\" must be \"pointwise\" or \"joint\""));
+  }
+  if (out->resolution != "strict" && out->resolution != "crossing") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "\"resolution\" must be \"strict\" or \"crossing\""));
+  }
+  if (out->b_min < 1 || out->b_max < out->b_min || out->initial_batch < out->b_min ||
+      out->initial_batch > out->b_max || out->b_max > 100000) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, "need 1 <= \"b_min\" <= \"initial_batch\" <= \"b_max\" <= 100000"));
+  }
+  if (!(out->shrink_fraction > 0 && out->shrink_fraction <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "\"shrink_fraction\" must be in (0, 1]"));
+  }
   return absl::OkStatus();
 }
 
@@ -224,6 +278,7 @@ absl::StatusOr<PhaseSpec> ParsePhase(const json& p, size_t index, const std::str
         "\""));
   }
   s.board_hidden_until_published = board == "hidden_until_published";
+  if (p.contains("racing")) RETURN_IF_ERROR(ReadRacing(p["racing"], where, &s.racing));
   return s;
 }
 
@@ -264,6 +319,13 @@ std::string PhaseSpec::Fingerprint() const {
   j["optimizer_max_tasks"] = limits.max_tasks;
   j["optimizer_cpus"] = limits.cpus;
   j["optimizer_tmp_mb"] = limits.tmp_mb;
+  // Only when set, so the fingerprints of phases without racing stay what they were.
+  if (racing.enabled) {
+    j["racing"] = {{"alpha", racing.alpha},           {"epsilon", racing.epsilon},
+                   {"elimination", racing.elimination}, {"resolution", racing.resolution},
+                   {"initial_batch", racing.initial_batch}, {"b_min", racing.b_min},
+                   {"b_max", racing.b_max},           {"shrink_fraction", racing.shrink_fraction}};
+  }
   return j.dump();  // nlohmann's object keys are sorted: canonical
 }
 

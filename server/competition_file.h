@@ -50,6 +50,30 @@ struct PhaseProblems {
   friend bool operator==(const PhaseProblems&, const PhaseProblems&) = default;
 };
 
+// Racing (Wurth et al., "Pareto-Optimal Anytime Algorithms via Bayesian Racing", Algorithm 1):
+// instead of running every submission on every problem and trial, the coordinator runs them in
+// rounds on b fresh (problem, trial) instances at a time, stops a submission once the Bayesian
+// Plackett-Luce posterior shows another one dominates it (or, from its tau_A on, once every later
+// batch is decided), and ends when every pair is decided or every instance has run
+// (server/race.h). "racing": true takes these defaults.
+struct RacingSpec {
+  bool enabled = false;
+  // Decision threshold alpha in (0.5, 1] and ROPE half-width epsilon in [0, 0.5).
+  double alpha = 0.99;
+  double epsilon = 0.05;
+  // "pointwise" or "joint" elimination; "strict" or "crossing" resolution.
+  std::string elimination = "pointwise";
+  std::string resolution = "strict";
+  // Instances per round: the first round's b and its bounds.
+  int initial_batch = 8;
+  int b_min = 8;
+  int b_max = 64;
+  // Halve b when more than this fraction of the unresolved pairs resolve in one round.
+  double shrink_fraction = 0.2;
+
+  friend bool operator==(const RacingSpec&, const RacingSpec&) = default;
+};
+
 struct PhaseSpec {
   // 1-32 of [a-z0-9_-], unique in the competition; not "main" or "warm-start".
   std::string name;
@@ -82,6 +106,9 @@ struct PhaseSpec {
   // The final board: participants see neither scores nor ranks (only their own submissions'
   // states) until an organizer publishes it (`bbo admin publish`).
   bool board_hidden_until_published = false;
+  // Racing instead of running everything (RacingSpec); the instances are the problems x
+  // default_trials.
+  RacingSpec racing;
 
   // The part of the phase that must not change once it has started: its problems and budgets.
   // A canonical JSON text; equal texts mean the same problems, trials and budgets.

@@ -7,6 +7,7 @@ namespace bbo {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 absl::StatusOr<CompetitionSpec> Parse(const std::string& phases) {
   return ParseCompetitionFile(R"({"name": "c", "phases": [)" + phases + "]}", "/base");
@@ -176,6 +177,59 @@ TEST(CompetitionFileTest, TheShippedExampleIsValidAndItsProblemsBuild) {
     ASSERT_TRUE(problems.ok()) << p.name << ": " << problems.status();
     EXPECT_FALSE(problems->empty()) << p.name;
   }
+}
+
+}  // namespace
+}  // namespace bbo
+
+namespace bbo {
+namespace {
+
+TEST(CompetitionFileRacingTest, RacingIsOffByDefaultTrueTakesDefaultsAndAnObjectIsRead) {
+  absl::StatusOr<CompetitionSpec> c = Parse(R"({"name": "a"}, {"name": "b", "racing": true},
+      {"name": "c", "racing": {"alpha": 0.95, "epsilon": 0.1, "elimination": "joint",
+       "resolution": "crossing", "initial_batch": 4, "b_min": 2, "b_max": 16,
+       "shrink_fraction": 0.5}}, {"name": "d", "racing": false})");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE(c->phases[0].racing.enabled);
+  EXPECT_TRUE(c->phases[1].racing.enabled);
+  EXPECT_EQ(c->phases[1].racing, (RacingSpec{true}));
+  const RacingSpec& r = c->phases[2].racing;
+  EXPECT_TRUE(r.enabled);
+  EXPECT_EQ(r.alpha, 0.95);
+  EXPECT_EQ(r.epsilon, 0.1);
+  EXPECT_EQ(r.elimination, "joint");
+  EXPECT_EQ(r.resolution, "crossing");
+  EXPECT_EQ(r.initial_batch, 4);
+  EXPECT_EQ(r.b_min, 2);
+  EXPECT_EQ(r.b_max, 16);
+  EXPECT_EQ(r.shrink_fraction, 0.5);
+  EXPECT_FALSE(c->phases[3].racing.enabled);
+  // Racing changes what a phase runs: it is in the fingerprint, but only when on, so the
+  // fingerprints of phases recorded before racing existed stay the same.
+  EXPECT_EQ(c->phases[0].Fingerprint(), c->phases[3].Fingerprint());
+  EXPECT_NE(c->phases[0].Fingerprint(), c->phases[1].Fingerprint());
+  EXPECT_NE(c->phases[1].Fingerprint(), c->phases[2].Fingerprint());
+  EXPECT_THAT(c->phases[0].Fingerprint(), Not(HasSubstr("racing")));
+}
+
+TEST(CompetitionFileRacingTest, BadRacingSettingsNameThePhaseAndTheKey) {
+  EXPECT_THAT(Error(R"({"name": "f", "racing": 1})"),
+              HasSubstr("phase \"f\": \"racing\": must be true, false or an object"));
+  EXPECT_THAT(Error(R"({"name": "f", "racing": {"alpha": 0.4}})"),
+              HasSubstr("phase \"f\": \"racing\": \"alpha\" must be in (0.5, 1]"));
+  EXPECT_THAT(Error(R"({"name": "f", "racing": {"epsilon": 0.5}})"),
+              HasSubstr("\"epsilon\" must be in [0, 0.5)"));
+  EXPECT_THAT(Error(R"({"name": "f", "racing": {"elimination": "all"}})"),
+              HasSubstr("\"elimination\" must be \"pointwise\" or \"joint\""));
+  EXPECT_THAT(Error(R"({"name": "f", "racing": {"b_min": 8, "b_max": 4}})"),
+              HasSubstr("b_min"));
+  EXPECT_THAT(Error(R"({"name": "f", "racing": {"initial_batch": 100}})"),
+              HasSubstr("initial_batch"));
+  EXPECT_THAT(Error(R"({"name": "f", "racing": {"shrink_fraction": 0}})"),
+              HasSubstr("\"shrink_fraction\" must be in (0, 1]"));
+  EXPECT_THAT(Error(R"({"name": "f", "racing": {"alpah": 0.9}})"),
+              HasSubstr("unknown key \"alpah\""));
 }
 
 }  // namespace

@@ -347,6 +347,11 @@ TEST_F(CompetitionTest, IncrementalRescoringMatchesAFreshComputationAndServesRep
   EXPECT_EQ((**report)["problems"].size(), 2u);
   EXPECT_EQ((**report)["problems"][0]["dimension"], problems_->Get("mixed_a").value()->space().dims());
   EXPECT_EQ((**report)["nonparametric"]["ballots"].size(), 2u);
+  // The report carries the Bayesian Plackett-Luce ranking of a and b (report/report.h).
+  const nlohmann::json& pl = (**report)["plackett_luce"];
+  EXPECT_EQ(pl["layout"], "bbo-arena/plackett-luce/1");
+  EXPECT_TRUE(pl["final"]["posterior_mean"]["a"].is_number()) << pl.dump();
+  EXPECT_TRUE(pl["final"]["posterior_mean"]["b"].is_number()) << pl.dump();
   ASSERT_TRUE(competition_->Report(r).ok());
   EXPECT_EQ(competition_->report_computations(), 1);
   r.seed = 2;
@@ -423,6 +428,49 @@ TEST_F(CompetitionTest, HiddenPhaseLeaderboardShowsOverallScoresOnlyToParticipan
   auto visible = competition_->Leaderboard(Identity::Anonymous(), "main");
   ASSERT_TRUE(visible.ok());
   EXPECT_TRUE(visible->per_problem);
+}
+
+// A board's snapshot (from which the web leaderboard computes its Plackett-Luce ranking) follows
+// the leaderboard's rule for who may see it, and holds the input only when it changed.
+TEST_F(CompetitionTest, SnapshotFollowsTheLeaderboardsRuleAndSaysWhenNothingChanged) {
+  CompetitionOptions co;
+  co.baseline_trials = 5;
+  co.board_hidden_until_published = true;
+  Competition hidden(store_.get(), problems_.get(), &clock_, 4, 3, co);
+  const Identity team = Identity::Team("red");
+  for (const Identity& who : {team, Identity::Anonymous()}) {
+    EXPECT_EQ(hidden.Snapshot(who, "main").status().code(), absl::StatusCode::kPermissionDenied);
+  }
+  // Organizers get past the rule, to the baseline that has not run yet.
+  EXPECT_EQ(hidden.Snapshot(Identity::Organizer(), "main").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  BaselineRunner runner(store_.get(), problems_.get(), studies_.get(), &clock_);
+  ASSERT_TRUE(runner.RunPending().ok());
+  PlaySubmission("steady", 2, 0.0);
+  PlaySubmission("drifting", 2, 0.3);
+  for (const Identity& who : {team, Identity::Anonymous()}) {
+    EXPECT_EQ(hidden.Snapshot(who, "main").status().message(),
+              hidden.Leaderboard(who, "main").status().message());
+  }
+  auto first = hidden.Snapshot(Identity::Organizer(), "main");
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(first->input.has_value());
+  EXPECT_EQ(first->input->methods.size(), 2u);
+  EXPECT_EQ(first->input->methods.at("steady").at("mixed_a").trials.size(), 2u);
+  auto same = hidden.Snapshot(Identity::Organizer(), "main", first->seq);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->seq, first->seq);
+  EXPECT_FALSE(same->input.has_value());
+  EXPECT_EQ(hidden.Snapshot(Identity::Organizer(), "warm-start").status().code(),
+            absl::StatusCode::kNotFound);
+  // Published: everyone; a study ending moves the sequence number.
+  ASSERT_TRUE(hidden.Publish(Identity::Organizer(), false, "").ok());
+  PlaySubmission("late", 1, 0.1);
+  auto after = hidden.Snapshot(team, "main", first->seq);
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_GT(after->seq, first->seq);
+  ASSERT_TRUE(after->input.has_value());
+  EXPECT_EQ(after->input->methods.size(), 3u);
 }
 
 TEST_F(CompetitionTest, FinalPhaseEvaluatesEachSubmissionOnceWithThePhasesTrials) {

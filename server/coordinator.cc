@@ -48,6 +48,7 @@ void ApplyPhase(const CompetitionSpec& spec, const PhaseSpec& p, const Coordinat
   comp->window_start = p.start;
   comp->window_end = p.end;
   comp->board_hidden_until_published = p.board_hidden_until_published;
+  comp->racing = p.racing.enabled;
 }
 
 }  // namespace
@@ -189,6 +190,29 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Build(
     c->phases_->Add(comp.get(), c->spec_ ? &c->spec_->phases[i] : nullptr);
     c->competitions_.push_back(std::move(comp));
   }
+  // Racing phases: their jobs are queued round by round by a race (server/race.h).
+  if (c->spec_) {
+    for (size_t i = 0; i < c->spec_->phases.size(); ++i) {
+      const PhaseSpec& p = c->spec_->phases[i];
+      if (!p.racing.enabled) continue;
+      RaceDriverOptions ro;
+      ro.phase_key = competition_options[i].phase_key;
+      ro.problems = c->problems_[i]->names();
+      ro.trials = p.default_trials;
+      ro.budget = p.budget;
+      ro.boards = {MainBoardKey(ro.phase_key)};
+      if (p.warm_start_board) ro.boards.push_back(WarmStartBoardKey(ro.phase_key));
+      ro.seed = c->spec_->seed;
+      ro.racing = p.racing;
+      c->races_[p.name] =
+          std::make_unique<RaceDriver>(c->store_.get(), c->clock_.get(), std::move(ro));
+      RaceDriver* race = c->races_[p.name].get();
+      c->competitions_[i]->set_race_view([race]() -> absl::StatusOr<nlohmann::json> {
+        ASSIGN_OR_RETURN(RaceView v, race->View());
+        return v.ToJson();
+      });
+    }
+  }
   c->studies_->set_metrics(&c->metrics_);
   c->queue_->set_metrics(&c->metrics_);
   c->baseline_ = std::make_unique<BaselineRunner>(c->store_.get(), c->problems_.front().get(),
@@ -312,7 +336,7 @@ void Coordinator::SweepLoop() {
     }
     // Jobs waiting and nobody to run them: say so, once a minute.
     // (The queue is counted only when no worker is connected, which is cheap to know.)
-    if (absl::Now() - last_worker_warning_ > absl::Minutes(1) &&
+    if (options_.warn_without_workers && absl::Now() - last_worker_warning_ > absl::Minutes(1) &&
         queue_->ConnectedWorkers().workers == 0) {
       const QueueView q = phases_->Queue();
       if (q.jobs_queued > 0 && q.workers_connected == 0) {
@@ -327,6 +351,8 @@ void Coordinator::SweepLoop() {
       spdlog::warn("migration between phases failed (retried next sweep): {}",
                    moved.status().ToString());
     }
+    // Racing phases plan their next round once the last one has finished.
+    AdvanceRaces();
     // Failed writes of study ends stay pending and are retried by the next sweep.
     if (absl::Status swept = studies_->Sweep(); !swept.ok()) {
       spdlog::warn("study sweep failed (retried next sweep): {}", swept.ToString());
@@ -334,6 +360,23 @@ void Coordinator::SweepLoop() {
     // Sleep in small steps so Stop() is prompt.
     absl::Time until = absl::Now() + absl::Seconds(options_.sweep_interval_s);
     while (!stop_ && absl::Now() < until) absl::SleepFor(absl::Milliseconds(20));
+  }
+}
+
+RaceDriver* Coordinator::race(const std::string& phase) {
+  auto it = races_.find(phase);
+  return it == races_.end() ? nullptr : it->second.get();
+}
+
+void Coordinator::AdvanceRaces() {
+  for (auto& [phase, race] : races_) {
+    absl::StatusOr<bool> queued = race->Advance();
+    if (!queued.ok()) {
+      spdlog::warn("race of phase {} could not plan its next round (retried next sweep): {}",
+                   phase, queued.status().ToString());
+    } else if (*queued) {
+      queue_->NotifyChanged();
+    }
   }
 }
 

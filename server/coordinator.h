@@ -9,6 +9,7 @@
 // Thread-safe.
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +28,7 @@
 #include "server/metrics.h"
 #include "server/phases.h"
 #include "server/problem_set.h"
+#include "server/race.h"
 #include "server/store/store.h"
 #include "server/study_manager.h"
 
@@ -44,6 +46,9 @@ struct CoordinatorOptions {
   double sweep_interval_s = 1.0;
   // Run the baseline studies in the background (tests may drive them by hand).
   bool run_baseline = true;
+  // Log event=no_workers (once a minute) while jobs wait and no worker is connected. Off for
+  // `bbo local` and `bbo check`, whose workers are in the same process.
+  bool warn_without_workers = true;
   // Start even when a problem's signature differs from the one recorded with its earlier
   // studies (its results would then mix two different problems).
   bool allow_changed_problems = false;
@@ -102,6 +107,10 @@ class Coordinator {
   const ProblemSet& problems() const { return *problems_.front(); }
   BaselineRunner& baseline() { return *baseline_; }
   const CoordinatorOptions& options() const { return options_; }
+  // The race of a racing phase (server/race.h), by phase name; null for other phases.
+  RaceDriver* race(const std::string& phase);
+  // Advances every racing phase's race by at most one round (the sweep calls it; tests may).
+  void AdvanceRaces();
 
  private:
   Coordinator() = default;
@@ -136,6 +145,7 @@ class Coordinator {
   std::unique_ptr<Phases> phases_;
   std::unique_ptr<Credentials> credentials_;
   std::unique_ptr<BaselineRunner> baseline_;
+  std::map<std::string, std::unique_ptr<RaceDriver>> races_;
 
   std::atomic<bool> stop_{false};
   // When SweepLoop last warned that jobs wait without a worker.

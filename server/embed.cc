@@ -12,6 +12,7 @@
 #include "server/competition.h"
 #include "server/coordinator.h"
 #include "server/identity.h"
+#include "server/race.h"
 #include "server/replay.h"
 #include "server/rpc/grpc_server.h"
 #include "server/store/export.h"
@@ -33,6 +34,7 @@ absl::StatusOr<std::unique_ptr<LocalServer>> LocalServer::Start(
   // Workers run in this process: a lost one is noticed quickly.
   co.queue.lease_ttl_s = 30;
   co.queue.heartbeat_interval_s = 2;
+  co.warn_without_workers = false;
   std::unique_ptr<LocalServer> local(new LocalServer());
   ASSIGN_OR_RETURN(local->coordinator_, Coordinator::Create(co, std::move(problems)));
   rpc::GrpcServerOptions listen;
@@ -240,6 +242,34 @@ absl::Status ArenaDatabase::PublishBoard(const std::string& phase, bool undo,
   ASSIGN_OR_RETURN(Credentials * creds, Creds());
   AuditOffline(creds, actor, undo ? "unpublish" : "publish", st,
                absl::StrCat("phase ", phase, reason.empty() ? "" : ": " + reason));
+  return st;
+}
+
+absl::Status ArenaDatabase::StopRace(const std::string& phase, const std::string& reason,
+                                     const std::string& actor) {
+  absl::Status st = [&]() -> absl::Status {
+    if (reason.empty()) {
+      return absl::InvalidArgumentError("stop-race needs --reason: it is recorded and shown");
+    }
+    ASSIGN_OR_RETURN(std::vector<RaceRoundRecord> rounds, store_->ListRaceRounds(phase));
+    if (rounds.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "phase \"", phase, "\" has no race running (not a racing phase, or no round yet)"));
+    }
+    if (RaceDriver::StoppedByOrganizer(rounds.back())) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("the race of phase \"", phase, "\" was already stopped: ",
+                       rounds.back().note));
+    }
+    RaceRoundRecord stop = rounds.back();
+    stop.round += 1;
+    stop.stop = true;
+    stop.note = absl::StrCat(RaceDriver::kStoppedByOrganizer, actor, ": ", reason);
+    stop.created_at = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
+    return store_->AddRaceRound(stop, {}, {});
+  }();
+  ASSIGN_OR_RETURN(Credentials * creds, Creds());
+  AuditOffline(creds, actor, "stop-race", st, absl::StrCat("phase ", phase, ": ", reason));
   return st;
 }
 

@@ -206,6 +206,13 @@ class ArenaDatabase {
   // is in that state.
   absl::Status PublishBoard(const std::string& phase, bool undo, const std::string& reason,
                             const std::string& actor);
+  // Stops the race of racing phase `phase` now (server/race.h): no more rounds are planned, not
+  // even for a late submission; jobs already queued still run. The remaining submissions are the
+  // race's anytime Pareto set. `reason` required; recorded as the race's last round and in
+  // the audit log as `actor`. FailedPrecondition when the race has not started or
+  // was already stopped by an organizer.
+  absl::Status StopRace(const std::string& phase, const std::string& reason,
+                        const std::string& actor);
   void set_secret_path(std::string path) { secret_path_ = std::move(path); }
   // The store key of board `board` ("main" or "warm-start") of `phase` (see ExportResultsCsv).
   absl::StatusOr<std::string> BoardKey(const std::string& phase, const std::string& board);

@@ -114,6 +114,7 @@ std::vector<PhaseView> Phases::Describe() {
     v.accepts_submissions = o.accepts_submissions;
     v.hidden = o.hidden_phase;
     v.board_hidden_until_published = o.board_hidden_until_published;
+    v.racing = o.racing;
     absl::StatusOr<PublicationState> pub = e.competition->Publication();
     v.published = pub.ok() && pub->published;
     if (!v.migrate_from.empty()) {
@@ -262,7 +263,11 @@ absl::StatusOr<int> Phases::MigrateInto(const Entry& target, const Entry& source
   std::vector<std::string> boards = {MainBoardKey(to.phase_key)};
   if (to.warm_start_board) boards.push_back(WarmStartBoardKey(to.phase_key));
   absl::StatusOr<std::vector<int64_t>> ids =
-      store_->MigrateInto(to.phase_key, moves, target.competition->problems().names(), seed_,
+      store_->MigrateInto(to.phase_key, moves,
+                          // A race queues the jobs itself, round by round (server/race.h).
+                          to.racing ? std::vector<std::string>{}
+                                    : target.competition->problems().names(),
+                          seed_,
                           boards, calendar_->NowSeconds(),
                           detail);
   if (absl::IsAlreadyExists(ids.status())) return 0;  // another call did it

@@ -55,6 +55,8 @@ struct PhaseView {
   std::string migrate_from;
   // When the submissions of migrate_from were migrated into it (0 = not yet).
   double migrated_at = 0;
+  // Raced rather than run in full (server/race.h).
+  bool racing = false;
 };
 
 // A submission as its team (or an organizer) sees it across phases.

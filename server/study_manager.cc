@@ -176,7 +176,8 @@ absl::StatusOr<OpenedStudy> StudyManager::OpenForJob(int64_t job_id,
   rec.problem = job.problem;
   rec.trial = job.trial;
   rec.board = job.board;
-  return Open(*phase, rec, problem, static_cast<uint64_t>(job.seed), worker_id);
+  return Open(*phase, rec, problem, static_cast<uint64_t>(job.seed), worker_id, "",
+              job.max_batches);
 }
 
 absl::StatusOr<OpenedStudy> StudyManager::OpenPractice(const std::string& problem_name) {
@@ -212,9 +213,17 @@ absl::StatusOr<OpenedStudy> StudyManager::OpenPractice(const Identity& who,
 
 absl::StatusOr<OpenedStudy> StudyManager::Open(const StudyPhase& phase, StudyRecord rec,
                                                const Problem* problem, uint64_t seed,
-                                               std::string owner_worker, std::string owner) {
+                                               std::string owner_worker, std::string owner,
+                                               int max_batches) {
   const StudyOptions& opts = phase.options;
   rec.budget = opts.budget;
+  // A racing phase stops a method at its tau_A: the study ends after max_batches batches, its
+  // time budget shrunk in proportion (server/race.h).
+  if (max_batches > 0 && max_batches < rec.budget.n_batches) {
+    rec.budget.study_budget_s =
+        rec.budget.study_budget_s * max_batches / static_cast<double>(rec.budget.n_batches);
+    rec.budget.n_batches = max_batches;
+  }
   rec.started_at = clock_->NowSeconds();
   rec.state = StudyState::kRunning;
   rec.problem_signature = SignatureOf(problem);

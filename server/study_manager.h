@@ -261,9 +261,11 @@ class StudyManager {
 
   absl::StatusOr<OpenedStudy> OpenPracticeFor(const StudyPhase& phase, const std::string& problem,
                                               std::string owner);
+  // `max_batches` > 0 shortens the study to that many batches (a racing phase's job).
   absl::StatusOr<OpenedStudy> Open(const StudyPhase& phase, StudyRecord record,
                                    const Problem* problem, uint64_t seed,
-                                   std::string owner_worker = "", std::string owner = "");
+                                   std::string owner_worker = "", std::string owner = "",
+                                   int max_batches = 0);
   // The phase of `key`; NotFound naming the phases otherwise.
   absl::StatusOr<const StudyPhase*> Phase(const std::string& key) const;
   // Claims a study for one call; checks state and batch index. Marks it busy.

@@ -526,6 +526,11 @@ TEST_F(E2eTest, ScoringServiceServesTheReportAndBboReportWritesIt) {
   for (const auto& m : report["methods"]) methods.insert(m["method"].get<std::string>());
   EXPECT_TRUE(methods.count("raises"));
   EXPECT_TRUE(methods.count("random-search-baseline"));
+  // The Bayesian Plackett-Luce ranking (report/report.h) rides along; with one submission it
+  // says why there is none instead of failing the report.
+  ASSERT_TRUE(report.contains("plackett_luce")) << report.dump().substr(0, 2000);
+  EXPECT_EQ(report["plackett_luce"]["layout"], "bbo-arena/plackett-luce/1");
+  EXPECT_THAT(report["plackett_luce"].value("error", ""), HasSubstr("at least two methods"));
   {
     grpc::ClientContext ctx;
     Auth(ctx);
@@ -539,7 +544,10 @@ TEST_F(E2eTest, ScoringServiceServesTheReportAndBboReportWritesIt) {
   ASSERT_EQ(std::system((cli + " --format html >/dev/null 2>&1").c_str()), 0);
   ASSERT_EQ(std::system((cli + " --format csv >/dev/null 2>&1").c_str()), 0);
   EXPECT_THAT(ReadFile(out / "report.html"), HasSubstr("raises"));
+  EXPECT_THAT(ReadFile(out / "report.html"),
+              HasSubstr("<section id=\"plackett-luce\">\n<h2>Bayesian ranking over time (Plackett-Luce)"));
   EXPECT_THAT(ReadFile(out / "leaderboard.csv"), HasSubstr(",raises,"));
+  EXPECT_THAT(ReadFile(out / "plackett_luce.csv"), HasSubstr("at least two methods"));
   EXPECT_NE(std::system((cli + " --phase final >/dev/null 2>&1").c_str()), 0);
 }
 
@@ -851,7 +859,8 @@ TEST_F(E2eTest, ServerShutsDownCleanlyOnSigterm) {
   EXPECT_EQ(server_->Terminate(), 0) << Logs();
   // The file is a valid database with every table.
   EXPECT_EQ(Q("SELECT MAX(version) FROM schema_version"),
-            std::to_string(9));  // server/store/migrations.cc: the latest migration
+            std::to_string(10));  // server/store/migrations.cc: the latest migration
+  EXPECT_EQ(Q("SELECT COUNT(*) FROM race_rounds"), "0");
 }
 
 }  // namespace

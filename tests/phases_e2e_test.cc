@@ -58,6 +58,34 @@ constexpr char kCompetition[] = R"json(
   ]
 })json";
 
+// A raced phase, always open: the entries race on 1 problem x 12 trials, 2 to 4 instances a round.
+constexpr char kRacingCompetition[] = R"json(
+{
+  "name": "race-2026",
+  "seed": 5,
+  "phases": [
+    {"name": "final", "title": "Final", "problem_set": "test", "batch_size": 2, "n_batches": 3,
+     "default_trials": 12, "max_trials": 12, "baseline_trials": 1,
+     "racing": {"initial_batch": 2, "b_min": 2, "b_max": 4, "alpha": 0.9}}
+  ]
+})json";
+
+// An optimizer that always suggests the point `where` of the way along every range (the test
+// problem's minimum is at 0.3 of its range).
+std::string FixedPointOptimizer(double where) {
+  return "from bayesmark.abstract_optimizer import AbstractOptimizer\n"
+         "from bayesmark.experiment import experiment_main\n"
+         "class Fixed(AbstractOptimizer):\n"
+         "    def suggest(self, n_suggestions=1):\n"
+         "        return [{k: c['range'][0] + " + std::to_string(where) +
+         " * (c['range'][1] - c['range'][0]) for k, c in self.api_config.items()}"
+         " for _ in range(n_suggestions)]\n"
+         "    def observe(self, X, y):\n"
+         "        pass\n"
+         "if __name__ == '__main__':\n"
+         "    experiment_main(Fixed)\n";
+}
+
 struct Outcome {
   int code = -1;
   std::string out;  // stdout and stderr
@@ -71,7 +99,7 @@ class PhasesE2eTest : public ::testing::Test {
     fs::create_directories(root_ / "sub");
     fs::copy_file(fs::path(BBO_TEST_OPTIMIZERS) / "steady" / "optimizer.py",
                   root_ / "sub" / "optimizer.py");
-    std::ofstream(root_ / "competition.json") << kCompetition;
+    std::ofstream(root_ / "competition.json") << competition_;
     db_ = (root_ / "arena.sqlite").string();
     for (const char* team : {"red", "blue"}) {
       std::ofstream(root_ / (std::string(team) + ".token"))
@@ -144,6 +172,7 @@ class PhasesE2eTest : public ::testing::Test {
     return "--- server.log\n" + tail(s) + "--- worker.log\n" + tail(w);
   }
 
+  const char* competition_ = kCompetition;
   fs::path root_;
   std::string db_;
   int port_ = 0;
@@ -265,6 +294,58 @@ TEST_F(PhasesE2eTest, ThreePhasesRunEndToEndWithWindowsMigrationAndAHiddenFinalB
   EXPECT_THAT(feedback_csv, HasSubstr(",r2,"));
   EXPECT_THAT(bbo::testing::CommandOutput(cli + " export --db " + db_ + " --phase nosuch 2>&1"),
               HasSubstr("no phase \"nosuch\""));
+}
+
+class RacingE2eTest : public PhasesE2eTest {
+ protected:
+  RacingE2eTest() { competition_ = kRacingCompetition; }
+};
+
+TEST_F(RacingE2eTest, ARacedPhaseStopsTheDominatedEntryAndTheReportSaysWhatItSaved) {
+  for (const auto& [name, where] : {std::pair<std::string, double>{"good", 0.3}, {"bad", 0.85}}) {
+    fs::create_directories(root_ / name);
+    std::ofstream(root_ / name / "optimizer.py") << FixedPointOptimizer(where);
+  }
+  EXPECT_THAT(Bbo("phases", "red").out, HasSubstr("raced"));
+  Outcome good = Bbo("submit " + (root_ / "good").string() + " --name good", "red");
+  ASSERT_EQ(good.code, 0) << good.out << Logs();
+  Outcome bad = Bbo("submit " + (root_ / "bad").string() + " --name bad", "blue");
+  ASSERT_EQ(bad.code, 0) << bad.out << Logs();
+  // The coordinator races them round by round until the posterior decides.
+  bool stopped = false;
+  for (int i = 0; i < 1800 && !stopped; ++i) {
+    stopped = Q(db_, "SELECT COUNT(*) FROM race_rounds WHERE phase = 'final' AND stop = 1") != "0";
+    if (!stopped) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(stopped) << Q(db_, "SELECT group_concat(note, ' | ') FROM race_rounds") << Logs();
+  ASSERT_TRUE(WaitIdle(120)) << Logs();
+  const std::string notes = Q(db_, "SELECT group_concat(note, ' | ') FROM race_rounds");
+  EXPECT_THAT(notes, HasSubstr("bad eliminated (dominated by good)")) << notes;
+  const int rounds = std::stoi(Q(db_, "SELECT COUNT(*) FROM race_rounds"));
+  EXPECT_GE(rounds, 2) << notes;
+  // Fewer jobs than running both on all 12 instances, every one run once.
+  const int jobs = std::stoi(Q(db_, "SELECT COUNT(*) FROM jobs j JOIN submissions s ON"
+                                    " s.id = j.submission_id WHERE s.is_baseline = 0"));
+  EXPECT_LT(jobs, 24);
+  EXPECT_EQ(Q(db_, "SELECT COUNT(*) FROM jobs WHERE state != 'done' AND submission_id IN"
+                   " (SELECT id FROM submissions WHERE is_baseline = 0)"),
+            "0");
+  // The organizer's report says what the race saved.
+  const fs::path out = root_ / "report";
+  Outcome report = Bbo("report --phase final --format html --out " + out.string(), "organizer");
+  ASSERT_EQ(report.code, 0) << report.out;
+  const std::string html = bbo::testing::ReadWholeFile((out / "report.html").string());
+  EXPECT_THAT(html, HasSubstr("<section id=\"racing\">"));
+  EXPECT_THAT(html, HasSubstr("eliminated by good"));
+  EXPECT_THAT(html, HasSubstr(" run of 144 for running everything; saved "));
+  // A restart plans nothing again: the race's rounds and jobs stay as they are.
+  server_.reset();
+  StartServer();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_EQ(std::stoi(Q(db_, "SELECT COUNT(*) FROM race_rounds")), rounds);
+  EXPECT_EQ(std::stoi(Q(db_, "SELECT COUNT(*) FROM jobs j JOIN submissions s ON"
+                             " s.id = j.submission_id WHERE s.is_baseline = 0")),
+            jobs);
 }
 
 }  // namespace

@@ -23,7 +23,8 @@ std::unique_ptr<OptimizerHost> Start(const std::string& mode, std::vector<std::s
   auto host = std::make_unique<OptimizerHost>(
       *std::move(child), [stray](absl::string_view l) { if (stray) stray->emplace_back(l); });
   StartInfo info;
-  info.api_config = nlohmann::json::parse(R"({"x0": {"type": "real", "range": [0, 1]}})");
+  info.api_config = nlohmann::json::parse(
+      R"({"x0": {"type": "real", "space": "linear", "range": [0, 1]}})");
   EXPECT_TRUE(host->Start(info).ok());
   return host;
 }

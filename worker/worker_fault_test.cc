@@ -186,7 +186,8 @@ class RecordingCoordinator : public CoordinatorClient {
   absl::StatusOr<OpenedStudy> OpenStudy(int64_t job_id, const std::string&) override {
     OpenedStudy s;
     s.study_id = job_id;
-    s.api_config = json::parse(R"({"x0": {"type": "real", "range": [0, 1]}})");
+    s.api_config = json::parse(
+        R"({"x0": {"type": "real", "space": "linear", "range": [0, 1]}})");
     s.budget.batch_size = 2;
     s.budget.n_batches = 3;
     s.budget.suggest_budget_s = 40;

@@ -69,7 +69,8 @@ class ScriptedCoordinator : public CoordinatorClient {
   absl::StatusOr<OpenedStudy> OpenStudy(int64_t, const std::string&) override {
     OpenedStudy s;
     s.study_id = 1;
-    s.api_config = nlohmann::json::parse(R"({"x0": {"type": "real", "range": [0, 1]}})");
+    s.api_config = nlohmann::json::parse(
+        R"({"x0": {"type": "real", "space": "linear", "range": [0, 1]}})");
     s.budget.batch_size = 4;
     s.budget.n_batches = n_batches;
     s.budget.suggest_budget_s = suggest_budget_s;

@@ -57,7 +57,8 @@ int Usage() {
                "  bbo admin --db arena.sqlite jobs               (the jobs that failed)\n"
                "  bbo admin --db arena.sqlite jobs requeue ID    (or: all)\n"
                "  bbo admin --db arena.sqlite publish PHASE\n"
-               "  bbo admin --db arena.sqlite unpublish PHASE --reason TEXT\n");
+               "  bbo admin --db arena.sqlite unpublish PHASE --reason TEXT\n"
+               "  bbo admin --db arena.sqlite stop-race PHASE --reason TEXT\n");
   return 2;
 }
 
@@ -78,11 +79,13 @@ int RunAdmin(const AdminArgs& a) {
   }
   const bool publish_action = what == "publish" || what == "unpublish";
   if (publish_action && a.words.size() != 2) return Usage();
+  const bool race_action = what == "stop-race";
+  if (race_action && a.words.size() != 2) return Usage();
   const bool jobs_action = what == "jobs";
   if (jobs_action && a.words.size() != 1 && (a.words.size() != 3 || a.words[1] != "requeue")) {
     return Usage();
   }
-  if (!token_action && !jobs_action && !publish_action &&
+  if (!token_action && !jobs_action && !publish_action && !race_action &&
       (a.words.size() != 1 || (what != "tokens" && what != "audit"))) {
     return Usage();
   }
@@ -120,6 +123,14 @@ int RunAdmin(const AdminArgs& a) {
                 a.words[1].c_str(),
                 what == "publish" ? ": every participant sees its scores and ranks now"
                                   : " (recorded with the reason)");
+    return 0;
+  }
+  if (race_action) {
+    absl::Status s = (*db)->StopRace(a.words[1], a.reason, Actor());
+    if (!s.ok()) return Fail(s);
+    std::printf("stopped the race of phase %s: no more rounds; queued jobs still run, and the "
+                "remaining submissions are its Pareto set (bbo report --phase %s)\n",
+                a.words[1].c_str(), a.words[1].c_str());
     return 0;
   }
   if (jobs_action && a.words.size() == 3) {

@@ -33,8 +33,8 @@ int RunScore(const ScoreArgs& a) {
   }
   // The Bayesian Plackett-Luce view (PolarBear; docs/plackett-luce.md): the methods' ratings
   // from one ranking per (problem, trial index) at every batch, the Pareto set and decisions.
-  absl::StatusOr<scoring::pl::PlackettLuceSummary> pl =
-      scoring::pl::SummarizePlackettLuce(built->input, scoring::pl::SummaryOptions());
+  // ComputeReport fitted it (ReportOptions::plackett_luce); its JSON is the report's key.
+  const absl::StatusOr<scoring::pl::PlackettLuceSummary>& pl = report->plackett_luce;
   if (!pl.ok()) {
     std::fprintf(stderr, "bbo score: Plackett-Luce ranking: %s\n",
                  std::string(pl.status().message()).c_str());
@@ -42,7 +42,6 @@ int RunScore(const ScoreArgs& a) {
   }
   if (a.json) {
     nlohmann::json j = scoring::ReportJson(*report, built->input);
-    j["plackett_luce"] = scoring::pl::PlackettLuceJson(*pl);
     std::cout << j.dump(2) << "\n";
     return 0;
   }

@@ -45,7 +45,9 @@ std::string Left(double s) {
 void PrintPhases(const v1::GetCompetitionResponse& c) {
   if (c.phases_size() == 0) return;
   if (c.phases_size() == 1 && c.phases(0).start_s() == 0 && c.phases(0).end_s() == 0) {
-    std::printf("Phase %s (no deadline)\n", c.phases(0).name().c_str());
+    std::printf("Phase %s (no deadline)%s\n", c.phases(0).name().c_str(),
+                c.phases(0).racing() ? "; raced (entries stop once another one dominates them)"
+                                     : "");
     return;
   }
   std::printf("Competition %s, now %s\n", c.name().empty() ? "-" : c.name().c_str(),
@@ -72,6 +74,7 @@ void PrintPhases(const v1::GetCompetitionResponse& c) {
     if (p.board_hidden_until_published()) {
       notes += p.published() ? "; board published" : "; board hidden until published";
     }
+    if (p.racing()) notes += "; raced (entries stop once another one dominates them)";
     std::printf("%s %-12s %s%s\n", p.current() ? "*" : " ", p.name().c_str(), when.c_str(),
                 notes.c_str());
   }
@@ -257,6 +260,7 @@ int RunPhases(const PhasesArgs& a) {
          {"hidden", p.hidden()},
          {"board_hidden_until_published", p.board_hidden_until_published()},
          {"published", p.published()},
+         {"racing", p.racing()},
          {"migrate_from", p.migrate_from()},
          {"migrated_at",
           p.migrated_at_s() > 0 ? nlohmann::json(FormatEpoch(p.migrated_at_s())) : nullptr}});

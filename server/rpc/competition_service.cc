@@ -134,6 +134,7 @@ grpc::Status CompetitionServiceImpl::GetCompetition(grpc::ServerContext* context
     o->set_published(v.published);
     o->set_migrate_from(v.migrate_from);
     o->set_migrated_at_s(v.migrated_at);
+    o->set_racing(v.racing);
   }
   return grpc::Status::OK;
 }

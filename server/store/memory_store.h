@@ -56,6 +56,14 @@ class InMemoryStore : public Store {
                                                    const std::vector<std::string>& boards,
                                                    double at, const std::string& detail) override;
 
+  // RaceStore
+  absl::StatusOr<std::vector<RaceRoundRecord>> ListRaceRounds(const std::string& phase) override;
+  absl::Status AddRaceRound(const RaceRoundRecord& round, const std::vector<RaceJob>& jobs,
+                            const std::vector<std::string>& boards) override;
+  absl::StatusOr<std::vector<RaceResultRecord>> RaceResults(const std::string& phase,
+                                                            const std::string& board) override;
+
+
   // JobStore
   absl::StatusOr<std::optional<JobRecord>> LeaseJob(const std::string& worker_id,
                                                     double lease_expires_at) override;
@@ -181,6 +189,7 @@ class InMemoryStore : public Store {
   std::vector<PhaseEvent> phase_events_ ABSL_GUARDED_BY(mu_);
   std::map<std::pair<std::string, std::string>, std::pair<int64_t, double>> choices_
       ABSL_GUARDED_BY(mu_);
+  std::map<std::pair<std::string, int>, RaceRoundRecord> race_rounds_ ABSL_GUARDED_BY(mu_);
   int64_t last_final_seq_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t epoch_ ABSL_GUARDED_BY(mu_) = 0;
 };

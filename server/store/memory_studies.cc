@@ -249,13 +249,19 @@ absl::StatusOr<ScoringData> InMemoryStore::LoadScoringData(const std::vector<std
   for (const auto& filter : filters) {
     for (const auto& [study, sub] : methods) {
       if (filter && study->record.problem != *filter) continue;
-      StudyCurve curve{study->record.id, study->record.trial, {}};
+      StudyCurve curve{study->record.id, study->record.trial, {}, {}};
+      double optimizer_s = 0;  // as SqliteStore sums it: batches with evaluations, in order
       for (const auto& [b, batch] : study->batches) {
         if (batch.evaluations.empty()) continue;
         double m = kInf;
         for (const EvaluationRecord& e : batch.evaluations) m = std::min(m, e.value);
-        if (curve.batch_min.size() <= static_cast<size_t>(b)) curve.batch_min.resize(b + 1, kInf);
+        if (curve.batch_min.size() <= static_cast<size_t>(b)) {
+          curve.batch_min.resize(b + 1, kInf);
+          curve.batch_end_seconds.resize(b + 1, optimizer_s);
+        }
         curve.batch_min[b] = m;
+        optimizer_s += batch.turn_time_s;
+        curve.batch_end_seconds[b] = optimizer_s;
       }
       data.methods[sub->record.name][study->record.problem].push_back(std::move(curve));
     }

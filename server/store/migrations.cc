@@ -237,6 +237,22 @@ CREATE TABLE final_choices (
   PRIMARY KEY (phase, team)
 );
 )sql",
+      // 10: racing phases (server/race.h). A job may run fewer batches than its phase (a method
+      // stopped at its tau_A); each round of a race is recorded with the planner's state, in the
+      // transaction that queues the round's jobs, so a round is queued exactly once.
+      R"sql(
+ALTER TABLE jobs ADD COLUMN max_batches INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE race_rounds (
+  phase TEXT NOT NULL,
+  round INTEGER NOT NULL,
+  state_json TEXT NOT NULL,
+  stop INTEGER NOT NULL DEFAULT 0,
+  note TEXT NOT NULL DEFAULT '',
+  jobs INTEGER NOT NULL DEFAULT 0,
+  created_at REAL NOT NULL,
+  PRIMARY KEY (phase, round)
+);
+)sql",
   };
   return *kMigrations;
 }

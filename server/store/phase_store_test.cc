@@ -254,7 +254,7 @@ INSERT INTO studies (id, job_id, submission_id, problem, trial, state, batch_siz
   }
   auto store = SqliteStore::Open(path);
   ASSERT_TRUE(store.ok()) << store.status();
-  EXPECT_EQ(*(*store)->SchemaVersion(), 9);
+  EXPECT_EQ(*(*store)->SchemaVersion(), LatestSchemaVersion());
   SubmissionRecord old = *(*store)->GetSubmission(1);
   EXPECT_EQ(old.name, "old");
   EXPECT_EQ(old.team, "red");
@@ -264,6 +264,7 @@ INSERT INTO studies (id, job_id, submission_id, problem, trial, state, batch_siz
   EXPECT_TRUE((*(*store)->FindSubmission("rs"))->is_baseline);
   EXPECT_EQ((*store)->GetJob(7)->submission_id, 1);
   EXPECT_EQ((*store)->GetStudy(3)->submission_id, 1);
+  EXPECT_EQ((*store)->GetJob(7)->max_batches, 0);  // migration 10: the phase's n_batches
   EXPECT_EQ((*store)->CountJobs(1)->done, 1);
   // A job of an unknown submission is still refused (foreign keys on again).
   EXPECT_FALSE((*store)

@@ -64,6 +64,9 @@ struct JobRecord {
   std::string worker_id;
   double lease_expires_at = 0;
   int attempts = 0;
+  // Batches this job's study runs (0 = the phase's n_batches): a racing phase stops a method at
+  // its tau_A (server/race.h) by queuing shorter jobs.
+  int max_batches = 0;
 };
 
 // What RecoverAfterRestart did.
@@ -152,6 +155,10 @@ struct StudyCurve {
   int64_t study_id = 0;
   int trial = 0;
   std::vector<double> batch_min;  // size = batches recorded (may be fewer than n_batches)
+  // The optimizer's time at the end of each batch, seconds: the running sum of the batches'
+  // turn_time_s (BatchRecord), the time the study budget counts (evaluating the objective is not
+  // in it). Same size as batch_min; a batch missing from the record adds nothing.
+  std::vector<double> batch_end_seconds;
 };
 
 struct ScoringData {
@@ -204,6 +211,43 @@ struct ScoredEvaluationRecord {
   int suggestion = 0;  // index within the batch
   double value = 0;    // +inf for a crashed evaluation
   std::optional<double> generalization;  // the held-out loss, when the problem has one
+};
+
+// One round of a racing phase (RaceStore): the planner's state after the round's decisions
+// (scoring/plackett_luce/racing.h, serialized by server/race.cc), whether the race stopped, and
+// how many jobs the round queued.
+struct RaceRoundRecord {
+  std::string phase;
+  int round = 0;
+  std::string state_json;
+  bool stop = false;
+  // Why it stopped or what the round decided, for organizers.
+  std::string note;
+  int jobs = 0;
+  double created_at = 0;
+};
+
+// A job a race round queues: submission x problem x trial, run for max_batches batches.
+struct RaceJob {
+  int64_t submission_id = 0;
+  std::string problem;
+  int trial = 0;
+  int64_t seed = 0;
+  int max_batches = 0;
+};
+
+// A job of a racing phase and what it produced (RaceStore::RaceResults).
+struct RaceResultRecord {
+  int64_t job_id = 0;
+  int64_t submission_id = 0;
+  std::string problem;
+  int trial = 0;
+  int max_batches = 0;
+  JobState state = JobState::kQueued;
+  // Per batch, the lowest value of the batch (+inf: no finite value) of the job's final scored
+  // study (completed, cut off, failed); empty when the job has none (yet).
+  std::vector<double> batch_min;
+  bool has_final_study = false;
 };
 
 }  // namespace bbo

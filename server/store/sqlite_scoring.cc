@@ -33,10 +33,11 @@ absl::StatusOr<ScoringData> SqliteStore::LoadScoringData(const std::vector<std::
   }
   // Batch minima of the latest finished study of every job of non-baseline submissions.
   ASSIGN_OR_RETURN(auto* q, Stmt(R"sql(
-SELECT sub.name, s.problem, s.id, s.trial, e.batch, MIN(e.value)
+SELECT sub.name, s.problem, s.id, s.trial, e.batch, MIN(e.value), bt.turn_time_s
 FROM studies s
 JOIN submissions sub ON sub.id = s.submission_id
 LEFT JOIN evaluations e ON e.study_id = s.id
+LEFT JOIN batches bt ON bt.study_id = s.id AND bt.batch = e.batch
 WHERE sub.is_baseline = 0
   AND (?1 IS NULL OR s.problem = ?1)
   AND s.board = ?2
@@ -67,18 +68,26 @@ ORDER BY s.submission_id, s.problem, s.id, e.batch, e.idx)sql"));
     // Curves are appended in study order, so the current study's curve is the last one.
     int64_t current_study = 0;
     StudyCurve* curve = nullptr;
+    // Rows come in batch order, so the running sum of turn times is the optimizer's time.
+    double optimizer_s = 0;
     RETURN_IF_ERROR(ForEachRow(*q, [&](const sqlite::Statement& r) {
       const int64_t study_id = r.Int(2);
       if (curve == nullptr || study_id != current_study) {
         auto& v = data.methods[r.Text(0)][r.Text(1)];
-        v.push_back(StudyCurve{study_id, static_cast<int>(r.Int(3)), {}});
+        v.push_back(StudyCurve{study_id, static_cast<int>(r.Int(3)), {}, {}});
         curve = &v.back();
         current_study = study_id;
+        optimizer_s = 0;
       }
       if (!r.IsNull(4)) {
         size_t bt = static_cast<size_t>(r.Int(4));
-        if (curve->batch_min.size() <= bt) curve->batch_min.resize(bt + 1, kInf);
+        if (curve->batch_min.size() <= bt) {
+          curve->batch_min.resize(bt + 1, kInf);
+          curve->batch_end_seconds.resize(bt + 1, optimizer_s);
+        }
         curve->batch_min[bt] = ValueOrInf(r, 5);
+        if (!r.IsNull(6)) optimizer_s += r.Double(6);
+        curve->batch_end_seconds[bt] = optimizer_s;
       }
     }));
     RETURN_IF_ERROR(ForEachRow(*b, [&](const sqlite::Statement& r) {

@@ -65,6 +65,14 @@ class SqliteStore : public Store {
                                                    const std::vector<std::string>& boards,
                                                    double at, const std::string& detail) override;
 
+  // RaceStore
+  absl::StatusOr<std::vector<RaceRoundRecord>> ListRaceRounds(const std::string& phase) override;
+  absl::Status AddRaceRound(const RaceRoundRecord& round, const std::vector<RaceJob>& jobs,
+                            const std::vector<std::string>& boards) override;
+  absl::StatusOr<std::vector<RaceResultRecord>> RaceResults(const std::string& phase,
+                                                            const std::string& board) override;
+
+
   // JobStore (sqlite_jobs.cc)
   absl::StatusOr<std::optional<JobRecord>> LeaseJob(const std::string& worker_id,
                                                     double lease_expires_at) override;

@@ -20,6 +20,7 @@
 #include "server/store/identity_store.h"
 #include "server/store/job_store.h"
 #include "server/store/phase_store.h"
+#include "server/store/race_store.h"
 #include "server/store/records.h"
 #include "server/store/scoring_store.h"
 #include "server/store/study_store.h"
@@ -34,7 +35,8 @@ class Store : public SubmissionStore,
               public StudyStore,
               public ScoringStore,
               public IdentityStore,
-              public PhaseStore {
+              public PhaseStore,
+              public RaceStore {
  public:
   ~Store() override = default;
 };

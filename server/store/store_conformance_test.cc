@@ -548,6 +548,51 @@ TEST_P(StoreConformanceTest, RecordsBatchesWithInfAndLoadsScoringData) {
   EXPECT_TRUE(store_->LoadScoringData({"other"})->methods.empty());
 }
 
+// The optimizer-seconds clock of scoring (the Plackett-Luce seconds view): per batch the
+// running sum of the recorded turn times, of the scored study only, a missing batch adding nothing.
+TEST_P(StoreConformanceTest, ScoringDataCarriesTheCumulativeTurnTimesOfTheScoredStudy) {
+  ASSERT_TRUE(store_->AddSubmission(Sub("opt", 2), "", {"p"}, 1).ok());
+  std::vector<JobRecord> jobs = LeaseAll();
+  ASSERT_EQ(jobs.size(), 2u);
+  auto timed = [&](int64_t study, int batch, double value, double turn_s, double total_s) {
+    BatchRecord b;
+    b.study_id = study;
+    b.batch = batch;
+    b.turn_time_s = turn_s;
+    b.host_suggest_time_s = turn_s / 2;  // informational: must not count
+    b.eval_time_s = 100;                 // the objective's time: must not count
+    b.optimizer_time_s = total_s;
+    b.evaluations = {{"{}", value, false, 0}};
+    return store_->RecordBatch(b);
+  };
+  // An abandoned study of trial 0 whose times must not leak into the scored one.
+  int64_t old = Study(jobs[0]);
+  ASSERT_TRUE(timed(old, 0, 1.0, 64.0, 64.0).ok());
+  ASSERT_TRUE(store_->EndStudy(old, StudyState::kAbandoned, "worker lost", 1, 64).ok());
+  // Turn times that are exact in binary, so the sums are exact in any order.
+  int64_t latest = Study(jobs[0]);
+  ASSERT_TRUE(timed(latest, 0, 5.0, 0.5, 0.5).ok());
+  ASSERT_TRUE(timed(latest, 1, 4.0, 0.25, 0.75).ok());
+  ASSERT_TRUE(timed(latest, 3, 3.0, 1.0, 1.75).ok());  // batch 2 missing
+  ASSERT_TRUE(store_->EndStudy(latest, StudyState::kCompleted, "done", 2, 1.75).ok());
+  int64_t other = Study(jobs[1]);
+  ASSERT_TRUE(timed(other, 0, 6.0, 2.0, 2.0).ok());
+  ASSERT_TRUE(store_->EndStudy(other, StudyState::kCutOff, "budget", 2, 9).ok());
+
+  auto data = store_->LoadScoringData();
+  ASSERT_TRUE(data.ok()) << data.status();
+  const auto& curves = data->methods.at("opt").at("p");
+  ASSERT_EQ(curves.size(), 2u);
+  EXPECT_EQ(curves[0].study_id, latest);
+  EXPECT_THAT(curves[0].batch_min, ElementsAre(5.0, 4.0, kInf, 3.0));
+  EXPECT_THAT(curves[0].batch_end_seconds, ElementsAre(0.5, 0.75, 0.75, 1.75));
+  EXPECT_EQ(curves[1].study_id, other);
+  EXPECT_THAT(curves[1].batch_end_seconds, ElementsAre(2.0));
+  // Same through the per-problem filter.
+  EXPECT_THAT(store_->LoadScoringData({"p"})->methods.at("opt").at("p")[0].batch_end_seconds,
+              ElementsAre(0.5, 0.75, 0.75, 1.75));
+}
+
 TEST_P(StoreConformanceTest, ScoringSequenceCountsScoredEndsOnly) {
   ASSERT_TRUE(store_->AddSubmission(Sub("a", 1), "", {"p", "q", "r", "s"}, 1).ok());
   std::vector<JobRecord> jobs = LeaseAll();

@@ -133,6 +133,25 @@ absl::StatusOr<std::vector<int64_t>> FaultInjectionStore::MigrateInto(
   return base_->MigrateInto(phase, sources, problems, seed_base, boards, at, detail);
 }
 
+absl::StatusOr<std::vector<RaceRoundRecord>> FaultInjectionStore::ListRaceRounds(
+    const std::string& phase) {
+  if (absl::Status s = Check("ListRaceRounds"); !s.ok()) return s;
+  return base_->ListRaceRounds(phase);
+}
+
+absl::Status FaultInjectionStore::AddRaceRound(const RaceRoundRecord& round,
+                                               const std::vector<RaceJob>& jobs,
+                                               const std::vector<std::string>& boards) {
+  if (absl::Status s = Check("AddRaceRound"); !s.ok()) return s;
+  return base_->AddRaceRound(round, jobs, boards);
+}
+
+absl::StatusOr<std::vector<RaceResultRecord>> FaultInjectionStore::RaceResults(
+    const std::string& phase, const std::string& board) {
+  if (absl::Status s = Check("RaceResults"); !s.ok()) return s;
+  return base_->RaceResults(phase, board);
+}
+
 absl::StatusOr<std::optional<JobRecord>> FaultInjectionStore::LeaseJob(const std::string& worker_id,
                                                                        double lease_expires_at) {
   if (absl::Status s = Check("LeaseJob"); !s.ok()) return s;

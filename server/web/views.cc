@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -45,6 +46,63 @@ std::map<std::string, double> VisibleScores(Competition* phase, const Identity& 
     if (!r.is_baseline) out[r.method] = r.score;
   }
   return out;
+}
+
+// j[key] when j is an object holding it, else null (the ranking is ours, but never throw).
+const json& Field(const json& j, const char* key) {
+  static const json kNull;
+  if (!j.is_object()) return kNull;
+  auto it = j.find(key);
+  return it == j.end() ? kNull : *it;
+}
+
+// A number of the ranking's JSON, or null.
+json NumberAt(const json& j, const char* key, const std::string& method) {
+  const json& v = Field(Field(j, key), method.c_str());
+  return v.is_number() ? v : json(nullptr);
+}
+
+// What the page shows of the board's Plackett-Luce ranking (PlackettLuceRankings): per
+// method its final posterior mean of theta with the credible band, P(Pareto member), whether it
+// is in the anytime Pareto set and which method eliminated it, highest mean first. No curves,
+// no pairs. {"error": why} when there is no ranking.
+json PlackettLuceView(const absl::StatusOr<std::shared_ptr<const json>>& ranking) {
+  if (!ranking.ok()) return {{"error", std::string(ranking.status().message())}};
+  const json& pl = **ranking;
+  if (Field(pl, "error").is_string()) return {{"error", Field(pl, "error")}};
+  const json& final_ = Field(pl, "final");
+  std::set<std::string> pareto;
+  json pareto_set = json::array();
+  for (const json& m : Field(pl, "pareto_set")) {
+    if (m.is_string() && pareto.insert(m.get<std::string>()).second) pareto_set.push_back(m);
+  }
+  std::vector<std::pair<double, json>> rows;
+  for (const json& m : Field(pl, "methods")) {
+    if (!m.is_string()) continue;
+    const std::string name = m.get<std::string>();
+    json mean = NumberAt(final_, "posterior_mean", name);
+    const json& by = Field(Field(Field(pl, "decisions"), "eliminated_by"), name.c_str());
+    rows.emplace_back(mean.is_number() ? -mean.get<double>() : 0.0,
+                      json{{"name", name},
+                           {"posterior_mean", mean},
+                           {"lower", NumberAt(final_, "lower", name)},
+                           {"upper", NumberAt(final_, "upper", name)},
+                           {"p_pareto", NumberAt(pl, "p_pareto", name)},
+                           {"pareto", pareto.count(name) > 0},
+                           {"eliminated_by", by.is_string() ? by : json(nullptr)}});
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  json methods = json::array();
+  for (auto& [key, row] : rows) methods.push_back(std::move(row));
+  const json& model = Field(pl, "model");
+  return {{"band", Field(final_, "band")},
+          {"time", Field(final_, "time")},
+          {"unit", Field(Field(pl, "anytime"), "unit")},
+          {"runs", Field(model, "runs")},
+          {"inference", Field(model, "inference")},
+          {"pareto_set", std::move(pareto_set)},
+          {"methods", std::move(methods)}};
 }
 
 }  // namespace
@@ -123,13 +181,15 @@ absl::StatusOr<json> WebViews::Leaderboard(const Identity& who, const std::strin
                        {"jobs_done", p.jobs.done},
                        {"jobs_failed", p.jobs.failed}});
   }
+  // Shown to exactly those who see this board's scores (Snapshot checks as Leaderboard did).
   return json{{"phase", phase->options().phase},
               {"board", BoardDisplayName(phase->BoardKey(board))},
               {"batch_size", report.batch_size},
               {"n_batches", report.n_batches},
               {"per_problem", report.per_problem},
               {"rows", std::move(rows)},
-              {"pending", std::move(pending)}};
+              {"pending", std::move(pending)},
+              {"plackett_luce", PlackettLuceView(rankings_->Get(phase, who, board))}};
 }
 
 absl::StatusOr<json> WebViews::Submissions(const Identity& who, const std::string& phase) const {

@@ -14,12 +14,14 @@
 // Thread-safe (the domain objects are).
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 #include "server/access.h"
 #include "server/coordinator.h"
+#include "server/web/plackett_luce_rankings.h"
 
 namespace bbo::web {
 
@@ -32,7 +34,8 @@ class WebViews {
   static constexpr int kMaxStudies = 200;
 
   // `coordinator` is not owned and must outlive the views.
-  explicit WebViews(Coordinator* coordinator) : coordinator_(coordinator) {}
+  explicit WebViews(Coordinator* coordinator)
+      : coordinator_(coordinator), rankings_(std::make_unique<PlackettLuceRankings>()) {}
 
   // Who `who` is: {role, name, competition}.
   nlohmann::json Me(const Identity& who) const;
@@ -42,7 +45,11 @@ class WebViews {
   // The board `board` ("" or "main", "warm-start") of phase `phase` ("" = current). NotFound
   // for an unknown phase or board; PermissionDenied for a board hidden until published (to
   // non-organizers); FailedPrecondition while the baseline runs. Per-problem scores only where
-  // `who` may see them.
+  // `who` may see them. "plackett_luce": the board's Bayesian Plackett-Luce ranking
+  // (PlackettLuceRankings, under the same rule): {band, time, unit, runs, inference,
+  // pareto_set, methods: [{name, posterior_mean, lower, upper, p_pareto, pareto, eliminated_by}]}
+  // highest mean first, or {error} saying why there is none. Cached per board until a study
+  // ends (PlackettLuceRankings).
   absl::StatusOr<nlohmann::json> Leaderboard(const Identity& who, const std::string& phase,
                                              const std::string& board) const;
   // The submissions `who` may see (a team its own, an organizer all; "" = every phase), newest
@@ -62,8 +69,12 @@ class WebViews {
   absl::StatusOr<nlohmann::json> Report(const Identity& who, const std::string& phase,
                                         const std::string& board) const;
 
+  // How many Plackett-Luce rankings were computed (for tests).
+  int plackett_luce_computations() const { return rankings_->computations(); }
+
  private:
   Coordinator* coordinator_;
+  std::unique_ptr<PlackettLuceRankings> rankings_;
 };
 
 // A role's name in the API: "organizer", "team", "worker" or "anonymous".

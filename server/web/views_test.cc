@@ -5,6 +5,8 @@
 #include "server/web/views.h"
 
 #include <filesystem>
+#include <map>
+#include <vector>
 
 #include "common/archive.h"
 #include "gmock/gmock.h"
@@ -75,6 +77,25 @@ class WebViewsTest : public ::testing::Test {
     return r.ok() ? r->submission_id : 0;
   }
   void MoveTo(const char* when) { calendar_->Advance(At(when) - calendar_->Now()); }
+  // Runs the baselines, then plays every queued job: submission `id` suggests (x, x) with
+  // x = offsets[id] in every batch (0 is test_sphere's optimum).
+  void PlayJobs(const std::map<int64_t, double>& offsets) {
+    ASSERT_TRUE(coordinator_->baseline().RunPending().ok());
+    (void)coordinator_->store().RegisterWorker("w", "h", 1, 0);  // AlreadyExists the 2nd time
+    while (true) {
+      auto job = coordinator_->store().LeaseJob("w", 1e12);
+      ASSERT_TRUE(job.ok()) << job.status();
+      if (!job->has_value()) return;
+      const double x = offsets.at((*job)->submission_id);
+      auto study = coordinator_->studies().OpenForJob((*job)->id, "w");
+      ASSERT_TRUE(study.ok()) << study.status();
+      for (int b = 0; b < 2; ++b) {
+        std::vector<IncomingPoint> points(2, {Point{{"x0", x}, {"x1", x}}, ""});
+        ASSERT_TRUE(coordinator_->studies().SubmitBatch(study->study_id, b, points, 0, 0).ok());
+      }
+      ASSERT_TRUE(coordinator_->store().FinishJob((*job)->id, "w", "", 2).ok());
+    }
+  }
 
   const Identity red_ = Identity::Team("red");
   const Identity blue_ = Identity::Team("blue");
@@ -170,6 +191,56 @@ TEST_F(WebViewsTest, AFinalBoardHiddenUntilPublishedIsRefusedToTeamsOnly) {
   EXPECT_NE(views_->Leaderboard(red_, "final", "").status().code(),
             absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(views_->Leaderboard(red_, "nosuch", "").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(WebViewsTest, TheLeaderboardCarriesThePlackettLuceRankingOfItsSubmissions) {
+  const int64_t best = Submit("red", "r1");
+  const int64_t worse = Submit("blue", "b1");
+  PlayJobs({{best, 0.0}, {worse, 3.0}});
+  auto board = views_->Leaderboard(blue_, "practice", "");
+  ASSERT_TRUE(board.ok()) << board.status();
+  const json& pl = (*board)["plackett_luce"];
+  ASSERT_FALSE(pl.contains("error")) << pl.dump();
+  ASSERT_EQ(pl["methods"].size(), 2u) << pl.dump();
+  // Highest posterior mean first; r1 found the optimum on every run.
+  EXPECT_EQ(pl["methods"][0]["name"], "r1");
+  EXPECT_EQ(pl["methods"][1]["name"], "b1");
+  double sum = 0;
+  for (const json& m : pl["methods"]) {
+    ASSERT_TRUE(m["posterior_mean"].is_number()) << pl.dump();
+    EXPECT_LT(m["lower"].get<double>(), m["posterior_mean"].get<double>());
+    EXPECT_GT(m["upper"].get<double>(), m["posterior_mean"].get<double>());
+    sum += m["posterior_mean"].get<double>();
+  }
+  EXPECT_NEAR(sum, 1.0, 1e-6);
+  EXPECT_TRUE(pl["methods"][0]["pareto"].get<bool>());
+  EXPECT_THAT(pl["pareto_set"], ::testing::Contains("r1"));
+  EXPECT_EQ(pl["band"], 0.95);
+  EXPECT_EQ(pl["time"], 2);  // after the last of 2 batches
+  // The random-search baseline is a row of the board, not a member of the ranking.
+  EXPECT_EQ((*board)["rows"].size(), 3u);
+  // Cached until a study ends; then computed again, with the new submission.
+  EXPECT_EQ(views_->plackett_luce_computations(), 1);
+  auto again = views_->Leaderboard(red_, "practice", "");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ((*again)["plackett_luce"], pl);
+  EXPECT_EQ(views_->plackett_luce_computations(), 1);
+  const int64_t third = Submit("blue", "b2");
+  PlayJobs({{third, 1.0}});
+  auto three = views_->Leaderboard(organizer_, "practice", "");
+  ASSERT_TRUE(three.ok());
+  EXPECT_EQ((*three)["plackett_luce"]["methods"].size(), 3u);
+  EXPECT_EQ(views_->plackett_luce_computations(), 2);
+}
+
+TEST_F(WebViewsTest, OneSubmissionGetsTheReasonInsteadOfARanking) {
+  const int64_t only = Submit("red", "r1");
+  PlayJobs({{only, 0.5}});
+  auto board = views_->Leaderboard(red_, "practice", "");
+  ASSERT_TRUE(board.ok()) << board.status();
+  EXPECT_THAT((*board)["plackett_luce"]["error"].get<std::string>(),
+              HasSubstr("at least two methods"));
+  EXPECT_FALSE((*board)["plackett_luce"].contains("methods"));
 }
 
 }  // namespace

@@ -99,6 +99,7 @@ try {
     assert.match(await team.textContent('#phase-deadline'), /Deadline 2026-03-15 00:00 UTC \((13 d 0 h 0|12 d 23 h \d+) min left\)/);
     assert.match(await team.textContent('#board-message'), /hidden until the organizers publish/);
     assert.equal(await team.isVisible('#board-table'), false);
+    assert.equal(await team.textContent('#pl-note'), '');  // no ranking of a hidden board
     const rows = team.locator('#submissions-rows tr');
     assert.equal(await rows.count(), 3);  // practice, feedback, final: red's own
     const text = await team.textContent('#submissions');
@@ -149,6 +150,25 @@ try {
     await shot(team, '03-team-practice.png');
   });
 
+  await check('practice: the Plackett-Luce column shows θ with its band and marks the Pareto set', async () => {
+    assert.equal(await team.locator('#board-table th.pl').first().isVisible(), true);
+    const thetas = team.locator('#board-rows td[data-pl="theta"]');
+    assert.equal(await thetas.count(), 2);  // the two submissions; the baseline is not ranked
+    for (const text of await thetas.allTextContents()) {
+      assert.match(text, /^0\.\d{3} \[0\.\d{3}, [01]\.\d{3}\]$/);
+    }
+    assert.equal(await thetas.first().isVisible(), true);
+    assert.ok(await team.locator('#board-rows td[data-pl="theta"] .pl-band').count() === 2);
+    const members = team.locator('#board-rows td.pareto');
+    assert.ok(await members.count() >= 1);
+    assert.equal(await members.first().textContent(), '★ member');
+    const note = await team.textContent('#pl-note');
+    assert.match(note, /Plackett-Luce/);
+    assert.match(note, /Pareto-Optimal Anytime Algorithms via Bayesian Racing/);
+    assert.equal(await team.isVisible('#pl-note'), true);
+    await team.locator('#leaderboard').screenshot({path: path.join(ARTIFACTS, '03b-team-practice-plackett-luce.png')});
+  });
+
   const organizer = await openPage();
   await check('an organizer sees the live final board, every team, the queue and workers', async () => {
     await signIn(organizer, ORGANIZER);
@@ -173,6 +193,10 @@ try {
     const frame = organizer.frameLocator('#report');
     await frame.locator('h2').first().waitFor();
     assert.ok(await frame.locator('section').count() > 1);
+    const pl = frame.locator('section#plackett-luce');
+    assert.match(await pl.locator('h2').textContent(), /Bayesian ranking over time \(Plackett-Luce\)/);
+    assert.equal(await pl.locator('svg polygon').count(), 2);  // one credible band per submission
+    assert.ok(await pl.locator('#pareto-table tr.pareto').count() >= 1);
     assert.equal(await organizer.isVisible('#download-report'), true);
     await assertNoInjection(organizer);
     assert.deepEqual(organizer.problems, []);
@@ -188,6 +212,7 @@ try {
     const names = await team.locator('#board-rows td.name').allTextContents();
     assert.ok(names.includes('red-feedback') && names.includes('blue-feedback'), `${names}`);
     assert.equal(await team.locator('#board-rows details').count(), 0);  // hidden problems
+    assert.equal(await team.locator('#board-rows td[data-pl="theta"]').count(), 2);
     const final = team.locator('#submissions-rows tr', {hasText: 'final'});
     assert.match(await final.locator('td.score').textContent(), /^-?\d+\.\d\d$/);
     await assertNoInjection(team);

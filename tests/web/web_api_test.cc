@@ -287,6 +287,22 @@ TEST_F(WebApiTest, EachIdentitySeesWhatTheDomainAllowsThroughEveryPhase) {
   EXPECT_EQ(board.body.find('<'), std::string::npos);
   EXPECT_THAT(board.Json().dump(), HasSubstr(kHtmlName));
   EXPECT_TRUE(board.Json()["per_problem"].get<bool>());
+  // The board's Bayesian Plackett-Luce ranking: a posterior mean and band per submission.
+  const json pl = board.Json()["plackett_luce"];
+  ASSERT_TRUE(pl.is_object()) << board.body;
+  ASSERT_FALSE(pl.contains("error")) << board.body;
+  ASSERT_EQ(pl["methods"].size(), 2u) << board.body;
+  double theta_sum = 0;
+  for (const json& m : pl["methods"]) {
+    ASSERT_TRUE(m["posterior_mean"].is_number()) << board.body;
+    EXPECT_LE(m["lower"].get<double>(), m["posterior_mean"].get<double>());
+    EXPECT_GE(m["upper"].get<double>(), m["posterior_mean"].get<double>());
+    EXPECT_TRUE(m["pareto"].is_boolean());
+    theta_sum += m["posterior_mean"].get<double>();
+  }
+  EXPECT_NEAR(theta_sum, 1.0, 1e-6);
+  EXPECT_GE(pl["pareto_set"].size(), 1u);
+  EXPECT_EQ(pl["band"], 0.95);
   Answer phases = Get("/api/phases", "red");
   EXPECT_EQ(phases.body.find('<'), std::string::npos);
   EXPECT_EQ(phases.Json()["phases"][0]["rules"], "Try things out. <b>Not bold.</b>");
@@ -331,6 +347,8 @@ TEST_F(WebApiTest, EachIdentitySeesWhatTheDomainAllowsThroughEveryPhase) {
   EXPECT_THAT(hidden.body, HasSubstr("red-feedback"));
   for (const json& row : hidden.Json()["rows"]) EXPECT_TRUE(row["problems"].empty());
   EXPECT_THAT(hidden.body, Not(HasSubstr("test_crashing")));  // the problem's name
+  // The ranking is an overall figure like the score: teams see it in a hidden phase too.
+  EXPECT_EQ(hidden.Json()["plackett_luce"]["methods"].size(), 2u) << hidden.body;
   Answer live = Get("/api/leaderboard?phase=feedback", "organizer");
   EXPECT_TRUE(live.Json()["per_problem"].get<bool>());
   EXPECT_THAT(live.body, HasSubstr("test_crashing"));
@@ -357,6 +375,8 @@ TEST_F(WebApiTest, EachIdentitySeesWhatTheDomainAllowsThroughEveryPhase) {
     EXPECT_EQ(refused.status, 403) << who << ": " << refused.body;
     EXPECT_THAT(refused.body, HasSubstr("hidden until the organizers publish"));
     EXPECT_THAT(refused.body, Not(HasSubstr("score")));
+    EXPECT_THAT(refused.body, Not(HasSubstr("plackett")));
+    EXPECT_THAT(refused.body, Not(HasSubstr("posterior")));
     EXPECT_EQ(Get("/api/report?phase=final", who).status, 403);
   }
   json final_phase = Get("/api/phases", "red").Json()["phases"][2];
@@ -372,6 +392,7 @@ TEST_F(WebApiTest, EachIdentitySeesWhatTheDomainAllowsThroughEveryPhase) {
   ASSERT_EQ(organizer_final.status, 200) << organizer_final.body;
   EXPECT_THAT(organizer_final.body, HasSubstr("red-feedback"));
   EXPECT_THAT(organizer_final.body, HasSubstr("blue-feedback"));
+  EXPECT_EQ(organizer_final.Json()["plackett_luce"]["methods"].size(), 2u) << organizer_final.body;
 
   // Published: every team sees it from the next call on.
   EXPECT_THAT(bbo::testing::CommandOutput(std::string(BBO_CLI_BIN) + " admin --db " + db_ +
@@ -381,6 +402,7 @@ TEST_F(WebApiTest, EachIdentitySeesWhatTheDomainAllowsThroughEveryPhase) {
   ASSERT_EQ(published.status, 200) << published.body;
   EXPECT_THAT(published.body, HasSubstr("red-feedback"));
   EXPECT_FALSE(published.Json()["per_problem"].get<bool>());
+  EXPECT_EQ(published.Json()["plackett_luce"], organizer_final.Json()["plackett_luce"]);
   EXPECT_TRUE(Get("/api/submissions?phase=final", "red").Json()["submissions"][0]["score"]
                   .is_number());
 

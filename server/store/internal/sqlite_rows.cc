@@ -64,6 +64,7 @@ JobRecord ReadJob(const sqlite::Statement& q) {
   j.lease_expires_at = q.Double(7);
   j.attempts = static_cast<int>(q.Int(8));
   j.board = q.Text(9);
+  j.max_batches = static_cast<int>(q.Int(10));
   return j;
 }
 

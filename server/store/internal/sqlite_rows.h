@@ -17,7 +17,7 @@ namespace bbo::store_internal {
 // The columns ReadJob reads, in order.
 #define BBO_JOB_COLUMNS                                                      \
   "id, submission_id, problem, trial, seed, state, COALESCE(worker_id, '')," \
-  " COALESCE(lease_expires_at, 0), attempts, board"
+  " COALESCE(lease_expires_at, 0), attempts, board, max_batches"
 // The columns ReadSubmission reads, in order.
 #define BBO_SUBMISSION_COLUMNS \
   "id, name, kind, digest, trials, is_baseline, created_at, team, phase, migrated_from"

@@ -180,11 +180,49 @@ function tickDeadline() {
 
 // --- the leaderboard
 
+function fmtTheta(v) {
+  return typeof v === 'number' ? v.toFixed(3) : '—';
+}
+
+// The Plackett-Luce cell of a row: the posterior mean of θ, its band as text and as a bar
+// (scaled to the largest upper end on the board).
+function plCell(m, scale) {
+  if (!m) return el('td', {className: 'num pl'}, '—');
+  const text = fmtTheta(m.posterior_mean) + ' [' + fmtTheta(m.lower) + ', ' + fmtTheta(m.upper) + ']';
+  const bar = el('span', {className: 'pl-bar', 'data-pl': 'bar'});
+  if (typeof m.lower === 'number' && typeof m.upper === 'number' && scale > 0) {
+    const band = el('span', {className: 'pl-band'});
+    band.style.left = (100 * m.lower / scale) + '%';
+    band.style.width = Math.max(1, 100 * (m.upper - m.lower) / scale) + '%';
+    bar.append(band);
+  }
+  if (typeof m.posterior_mean === 'number' && scale > 0) {
+    const mean = el('span', {className: 'pl-mean'});
+    mean.style.left = (100 * m.posterior_mean / scale) + '%';
+    bar.append(mean);
+  }
+  return el('td', {className: 'num pl', 'data-pl': 'theta'}, text, bar);
+}
+
+function plNote(pl) {
+  if (!pl) return '';
+  if (pl.error) return 'Bayesian ranking (Plackett-Luce): not available — ' + pl.error + '.';
+  const band = typeof pl.band === 'number' ? Math.round(100 * pl.band) + '%' : 'credible';
+  return 'θ: the Bayesian Plackett-Luce rating after batch ' + pl.time + ', i.e. the posterior ' +
+      'probability that the submission is the best one on a random run (problem and trial), ' +
+      'ranking submissions by their best value so far, with its ' + band + ' credible band ' +
+      '(Wurth, Stegherr, Kemper, Heider and Hähner, "Pareto-Optimal Anytime Algorithms via ' +
+      'Bayesian Racing"; ' + pl.runs + (pl.runs === 1 ? ' run' : ' runs') + '). Pareto set: no other submission is better at ' +
+      'every batch (the anytime Pareto set: ' + (pl.pareto_set.join(', ') || 'none') + '). ' +
+      'The random-search baseline is not ranked.';
+}
+
 function renderBoard(r, phase) {
   const table = $('board-table');
   const message = $('board-message');
   const pending = $('pending');
   pending.replaceChildren();
+  $('pl-note').textContent = '';
   if (!r) {
     table.hidden = true;
     message.textContent = 'The board of phase ' + phase.name + ' is hidden until the organizers ' +
@@ -199,13 +237,21 @@ function renderBoard(r, phase) {
   const b = r.body;
   message.textContent = b.per_problem ? '' : 'Overall scores only: per-problem results of this phase are for organizers.';
   $('board-problems-head').hidden = !b.per_problem;
+  const pl = b.plackett_luce || null;
+  const plByName = new Map(((pl && pl.methods) || []).map((m) => [m.name, m]));
+  const scale = Math.max(0, ...[...plByName.values()].map((m) => typeof m.upper === 'number' ? m.upper : 0));
   $('board-rows').replaceChildren(...b.rows.map((row) => {
+    const m = plByName.get(row.name);
     const cells = [
       el('td', {className: 'num'}, row.rank),
       el('td', {className: 'name'}, row.name),
       el('td', {className: 'num score'}, fmtScore(row.score)),
       el('td', {className: 'num'}, fmtScore(row.score_error)),
       el('td', {className: 'num'}, fmtScore(row.median_score)),
+      plCell(m, scale),
+      el('td', {className: 'pl' + (m && m.pareto ? ' pareto' : ''), 'data-pl': 'pareto',
+        title: m && m.eliminated_by ? 'eliminated by ' + m.eliminated_by : ''},
+        !m ? '' : m.pareto ? '★ member' : (m.eliminated_by ? 'eliminated by ' + m.eliminated_by : 'no')),
       el('td', {}, row.complete ? 'yes' : 'not yet'),
     ];
     if (b.per_problem) {
@@ -218,6 +264,7 @@ function renderBoard(r, phase) {
     return el('tr', {className: row.baseline ? 'baseline' : '', 'data-name': row.name}, ...cells);
   }));
   table.hidden = false;
+  $('pl-note').textContent = plNote(pl);
   if (b.pending.length > 0) {
     pending.append(el('p', {className: 'note'}, 'Not on the board yet: ' + b.pending.map((p) =>
         `${p.name} (${p.jobs_done}/${p.jobs_total} jobs${p.jobs_failed ? ', ' + p.jobs_failed + ' failed' : ''})`)

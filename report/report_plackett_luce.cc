@@ -1,0 +1,41 @@
+// The Plackett-Luce part of a report (report/report.h): the Bayesian ranking over time of
+// Wurth, Stegherr, Kemper, Heider and Hähner, "Pareto-Optimal Anytime Algorithms via Bayesian
+// Racing", computed by scoring/plackett_luce/summary.h, or the reason it was not.
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "report/report.h"
+
+namespace bbo::scoring {
+
+absl::StatusOr<pl::PlackettLuceSummary> ReportPlackettLuce(const ScoringInput& input,
+                                                           const pl::SummaryOptions& options) {
+  // With one method the model is trivial (theta = 1): say so rather than show a certainty that
+  // compares nothing.
+  int with_results = 0;
+  for (const auto& [method, per_problem] : input.methods) {
+    for (const auto& [problem, data] : per_problem) {
+      if (!data.trials.empty()) {
+        ++with_results;
+        break;
+      }
+    }
+  }
+  if (with_results < 2) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "a Plackett-Luce ranking compares methods on the same runs: it needs at least two "
+        "methods with results, and this report has ",
+        with_results));
+  }
+  return pl::SummarizePlackettLuce(input, options);
+}
+
+nlohmann::json PlackettLuceReportJson(const absl::StatusOr<pl::PlackettLuceSummary>& summary) {
+  if (summary.ok()) return pl::PlackettLuceJson(*summary);
+  return {{"layout", "bbo-arena/plackett-luce/1"},
+          {"error", std::string(summary.status().message())}};
+}
+
+}  // namespace bbo::scoring

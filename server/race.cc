@@ -1,0 +1,351 @@
+#include "server/race.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/status_macros.h"
+#include "scoring/plackett_luce/dirichlet_model.h"
+#include "scoring/plackett_luce/rankings.h"
+#include "scoring/plackett_luce/traces.h"
+#include "server/store/records.h"
+#include "spdlog/spdlog.h"
+
+namespace bbo {
+
+namespace pl = scoring::pl;
+using nlohmann::json;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+bool Finished(JobState s) { return s == JobState::kDone || s == JobState::kFailed; }
+
+// The batches a job's study runs.
+int BatchesOf(const RaceResultRecord& r, int n_batches) {
+  return r.max_batches > 0 && r.max_batches < n_batches ? r.max_batches : n_batches;
+}
+
+}  // namespace
+
+json RaceView::ToJson() const {
+  json j;
+  j["phase"] = phase;
+  j["rounds"] = rounds;
+  j["stopped"] = stopped;
+  j["note"] = note;
+  j["batch_size"] = batch_size;
+  j["instances_sampled"] = instances_sampled;
+  j["instances_total"] = instances_total;
+  j["candidates"] = candidates;
+  j["eliminated_by"] = eliminated_by;
+  j["eliminated_round"] = eliminated_round;
+  j["jobs_queued"] = jobs_queued;
+  j["evaluations_queued"] = evaluations_queued;
+  j["evaluations_full"] = evaluations_full;
+  j["evaluations_saved"] = evaluations_full - evaluations_queued;
+  j["saved_fraction"] = saved_fraction();
+  return j;
+}
+
+RaceDriver::RaceDriver(Store* store, Clock* clock, RaceDriverOptions options)
+    : store_(store), clock_(clock), options_(std::move(options)) {
+  // Every (problem, trial) once, in an order fixed by the seed and the phase (Fisher-Yates).
+  for (int t = 0; t < options_.trials; ++t) {
+    for (int p = 0; p < static_cast<int>(options_.problems.size()); ++p) {
+      instances_.push_back({p, t});
+    }
+  }
+  std::mt19937_64 rng(static_cast<uint64_t>(options_.seed) * 0x9e3779b97f4a7c15ULL ^
+                      std::hash<std::string>{}(options_.phase_key));
+  for (size_t i = instances_.size(); i > 1; --i) {
+    const size_t j = static_cast<size_t>(rng() % i);
+    std::swap(instances_[i - 1], instances_[j]);
+  }
+}
+
+pl::RacingOptions RaceDriver::PlannerOptions() const {
+  pl::RacingOptions o;
+  const RacingSpec& r = options_.racing;
+  o.decisions.alpha = r.alpha;
+  o.decisions.epsilon = r.epsilon;
+  o.decisions.elimination =
+      r.elimination == "joint" ? pl::Elimination::kJoint : pl::Elimination::kPointwise;
+  o.decisions.resolution =
+      r.resolution == "crossing" ? pl::Resolution::kCrossing : pl::Resolution::kStrict;
+  o.initial_batch = r.initial_batch;
+  o.b_min = r.b_min;
+  o.b_max = r.b_max;
+  o.shrink_fraction = r.shrink_fraction;
+  return o;
+}
+
+json RaceDriver::StateJson(const pl::RaceState& s) {
+  std::string resolved(s.resolved.size(), '0');
+  for (size_t i = 0; i < s.resolved.size(); ++i) {
+    if (s.resolved[i]) resolved[i] = '1';
+  }
+  return json{{"methods", s.methods},
+              {"T", s.T},
+              {"eliminated_round", s.eliminated_round},
+              {"eliminated_by", s.eliminated_by},
+              {"resolved", resolved},
+              {"batch_size", s.batch_size},
+              {"round", s.round},
+              {"instances_sampled", s.instances_sampled},
+              {"first_instance", s.first_instance},
+              {"backfilled", s.backfilled}};
+}
+
+absl::StatusOr<pl::RaceState> RaceDriver::StateFromJson(const std::string& text) {
+  try {
+    const json j = json::parse(text);
+    pl::RaceState s;
+    s.methods = j.at("methods").get<std::vector<std::string>>();
+    s.T = j.at("T").get<int>();
+    s.eliminated_round = j.at("eliminated_round").get<std::vector<int>>();
+    s.eliminated_by = j.at("eliminated_by").get<std::vector<std::string>>();
+    const std::string resolved = j.at("resolved").get<std::string>();
+    s.resolved.assign(resolved.size(), false);
+    for (size_t i = 0; i < resolved.size(); ++i) s.resolved[i] = resolved[i] == '1';
+    s.batch_size = j.at("batch_size").get<int>();
+    s.round = j.at("round").get<int>();
+    s.instances_sampled = j.at("instances_sampled").get<int>();
+    s.first_instance = j.at("first_instance").get<std::vector<int>>();
+    s.backfilled = j.at("backfilled").get<std::vector<int>>();
+    const size_t n = s.methods.size();
+    if (s.eliminated_round.size() != n || s.eliminated_by.size() != n ||
+        s.first_instance.size() != n || s.backfilled.size() != n ||
+        s.resolved.size() != n * (n - (n > 0)) / 2 * static_cast<size_t>(s.T)) {
+      return absl::DataLossError("a race round's state has inconsistent sizes");
+    }
+    return s;
+  } catch (const json::exception& e) {
+    return absl::DataLossError(absl::StrCat("a race round's state is unreadable: ", e.what()));
+  }
+}
+
+absl::StatusOr<pl::RatingPosterior> RaceDriver::Fit(const std::vector<RaceResultRecord>& results,
+                                                    const std::map<int64_t, std::string>& names) {
+  const int n_batches = options_.budget.n_batches;
+  ASSIGN_OR_RETURN(pl::TimeGrid grid, pl::BatchGrid(n_batches));
+  // One best-so-far trace per (submission, problem, trial); a job that ended without any value
+  // (a crashed optimizer, a job that failed every attempt) ranks last at every batch.
+  pl::TraceSet traces;
+  for (const RaceResultRecord& r : results) {
+    auto name = names.find(r.submission_id);
+    if (name == names.end() || !Finished(r.state)) continue;
+    pl::StepTrace trace;
+    double best = kInf;
+    for (size_t b = 0; b < r.batch_min.size(); ++b) {
+      const double v = std::isnan(r.batch_min[b]) ? kInf : r.batch_min[b];
+      best = std::min(best, v);
+      trace.time.push_back(static_cast<double>(b + 1));
+      trace.best.push_back(best);
+    }
+    if (trace.time.empty()) {
+      trace.time.push_back(1);
+      trace.best.push_back(kInf);
+    }
+    // Stopped at its tau_A by the race: not observed later (a study cut off or failed early
+    // keeps its best so far instead).
+    if (BatchesOf(r, n_batches) < n_batches) trace.horizon = BatchesOf(r, n_batches);
+    traces[name->second][pl::RunKey{r.problem, r.trial}] = std::move(trace);
+  }
+  if (traces.size() < 2) {
+    // Nothing to compare: a posterior that knows the methods with data and decides nothing.
+    pl::RatingPosterior post;
+    post.model = "independent_dirichlet";
+    post.inference = "none";
+    for (const auto& [m, unused] : traces) post.methods.push_back(m);
+    post.grid = grid;
+    post.chains = 1;
+    post.draws_per_chain = 1;
+    post.theta.assign(static_cast<size_t>(grid.size()) * post.methods.size(), 1.0);
+    return post;
+  }
+  ASSIGN_OR_RETURN(pl::RankingSet rankings, pl::RankingsFromTraces(traces, grid));
+  pl::DirichletOptions o;
+  o.alpha = 1.0;
+  o.chains = options_.chains;
+  o.draws_per_chain = options_.draws_per_chain;
+  o.seed = static_cast<uint64_t>(options_.seed) + results.size();
+  o.threads = 1;
+  return pl::FitIndependentDirichlet(rankings, o);
+}
+
+std::vector<RaceJob> RaceDriver::JobsOf(const std::vector<pl::MethodRun>& runs,
+                                        const std::map<std::string, int64_t>& ids) const {
+  const int n_batches = options_.budget.n_batches;
+  const int pool = static_cast<int>(instances_.size());
+  std::vector<RaceJob> jobs;
+  for (const pl::MethodRun& run : runs) {
+    auto id = ids.find(run.method);
+    if (id == ids.end()) continue;
+    // Grid index tau is batch tau + 1 (BatchGrid: 1, 2, ..., n_batches).
+    const int batches = std::clamp(run.tau + 1, 1, n_batches);
+    auto add = [&](int begin, int end) {
+      for (int k = std::max(begin, 0); k < std::min(end, pool); ++k) {
+        const auto [p, t] = instances_[static_cast<size_t>(k)];
+        RaceJob j;
+        j.submission_id = id->second;
+        j.problem = options_.problems[static_cast<size_t>(p)];
+        j.trial = t;
+        // As the jobs of a phase without racing are seeded (server/store/internal/job_plan.cc).
+        j.seed = (options_.seed * 1000003 + id->second * 7919 + t * 104729 + p) & 0x7fffffff;
+        j.max_batches = batches < n_batches ? batches : 0;
+        jobs.push_back(std::move(j));
+      }
+    };
+    if (run.new_instances) add(run.new_begin, run.new_end);
+    add(run.cached_begin, run.cached_end);
+  }
+  return jobs;
+}
+
+absl::Status RaceDriver::Record(int round, const pl::RaceState& state, bool stop,
+                                const std::string& note, const std::vector<RaceJob>& jobs) {
+  RaceRoundRecord rec;
+  rec.phase = options_.phase_key;
+  rec.round = round;
+  rec.state_json = StateJson(state).dump();
+  rec.stop = stop;
+  rec.note = note;
+  rec.created_at = clock_->NowSeconds();
+  absl::Status st = store_->AddRaceRound(rec, jobs, options_.boards);
+  if (absl::IsAlreadyExists(st)) return absl::OkStatus();  // another coordinator call did it
+  RETURN_IF_ERROR(st);
+  spdlog::info("event=race_round phase={} round={} b={} jobs={} stop={} note=\"{}\"",
+               options_.phase_key, round, state.batch_size, jobs.size(), stop, note);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> RaceDriver::Advance() {
+  absl::MutexLock l(&mu_);
+  ASSIGN_OR_RETURN(std::vector<SubmissionRecord> all, store_->ListSubmissions());
+  std::map<int64_t, std::string> names;
+  std::map<std::string, int64_t> ids;
+  std::vector<std::string> in_order;
+  for (const SubmissionRecord& s : all) {
+    if (s.phase != options_.phase_key || s.is_baseline) continue;
+    names[s.id] = s.name;
+    ids[s.name] = s.id;
+    in_order.push_back(s.name);
+  }
+  if (in_order.empty()) return false;
+  const pl::RacingOptions planner = PlannerOptions();
+  ASSIGN_OR_RETURN(std::vector<RaceRoundRecord> rounds, store_->ListRaceRounds(options_.phase_key));
+  if (rounds.empty()) {
+    ASSIGN_OR_RETURN(pl::RaceState state,
+                     pl::StartRace(in_order, options_.budget.n_batches, planner));
+    pl::RoundPlan plan = pl::FirstRound(state);
+    std::string note = absl::StrCat("started with ", in_order.size(), " submission(s) on ",
+                                    plan.new_instances, " instance(s)");
+    bool stop = false;
+    if (plan.runs.empty()) {
+      // One submission: nothing to race, but it still runs the first round's instances, so that
+      // it has a score; a later submission is raced against it from there.
+      pl::MethodRun run;
+      run.method = state.methods.front();
+      run.tau = state.T - 1;
+      run.new_instances = true;
+      run.new_begin = 0;
+      run.new_end = state.batch_size;
+      plan.runs.push_back(run);
+      plan.state.instances_sampled = state.batch_size;
+      stop = true;
+      note = absl::StrCat("one submission on ", state.batch_size,
+                          " instance(s): nothing to race until another one arrives");
+    }
+    const std::vector<RaceJob> jobs = JobsOf(plan.runs, ids);
+    RETURN_IF_ERROR(Record(0, plan.state, stop || jobs.empty(), note, jobs));
+    return true;
+  }
+  const RaceRoundRecord& last = rounds.back();
+  ASSIGN_OR_RETURN(pl::RaceState state, StateFromJson(last.state_json));
+  std::vector<std::string> arrived;
+  for (const std::string& name : in_order) {
+    if (std::find(state.methods.begin(), state.methods.end(), name) == state.methods.end()) {
+      arrived.push_back(name);
+    }
+  }
+  if (StoppedByOrganizer(last)) return false;
+  if (last.stop && arrived.empty()) return false;
+  ASSIGN_OR_RETURN(std::vector<RaceResultRecord> results,
+                   store_->RaceResults(options_.phase_key, options_.boards.front()));
+  for (const RaceResultRecord& r : results) {
+    if (!Finished(r.state)) return false;  // the round is still running
+  }
+  // Late submissions join without restarting anything (PolarBear §4.3).
+  for (const std::string& name : arrived) {
+    ASSIGN_OR_RETURN(state, pl::AdmitMethod(state, name));
+  }
+  ASSIGN_OR_RETURN(pl::RatingPosterior posterior, Fit(results, names));
+  ASSIGN_OR_RETURN(pl::RoundPlan plan, pl::PlanNextRound(state, posterior, planner));
+  const std::vector<RaceJob> jobs = JobsOf(plan.runs, ids);
+  std::vector<std::string> said;
+  if (!arrived.empty()) said.push_back(absl::StrCat("admitted ", absl::StrJoin(arrived, ", ")));
+  for (size_t i = 0; i < plan.newly_eliminated.size(); ++i) {
+    said.push_back(absl::StrCat(plan.newly_eliminated[i], " eliminated (dominated by ",
+                                plan.eliminated_by[i], ")"));
+  }
+  said.push_back(absl::StrCat(plan.newly_resolved_pairs, " of ", plan.unresolved_pairs_before,
+                              " open pair(s) resolved"));
+  bool stop = plan.stop;
+  if (stop) {
+    said.push_back("every pair of the remaining submissions is decided at every batch");
+  } else if (jobs.empty()) {
+    stop = true;
+    said.push_back(absl::StrCat("every instance has run (", instances_.size(),
+                                "); the remaining pairs stay undecided"));
+  }
+  RETURN_IF_ERROR(Record(last.round + 1, plan.state, stop, absl::StrJoin(said, "; "), jobs));
+  return true;
+}
+
+absl::StatusOr<RaceView> RaceDriver::View() {
+  RaceView v;
+  v.phase = options_.phase_key;
+  v.instances_total = static_cast<int>(instances_.size());
+  ASSIGN_OR_RETURN(std::vector<RaceRoundRecord> rounds, store_->ListRaceRounds(options_.phase_key));
+  ASSIGN_OR_RETURN(std::vector<RaceResultRecord> results,
+                   store_->RaceResults(options_.phase_key, options_.boards.front()));
+  const int n_batches = options_.budget.n_batches;
+  std::set<int64_t> submissions;
+  for (const RaceResultRecord& r : results) {
+    v.evaluations_queued += static_cast<int64_t>(BatchesOf(r, n_batches)) *
+                            options_.budget.batch_size;
+    ++v.jobs_queued;
+    submissions.insert(r.submission_id);
+  }
+  if (rounds.empty()) {
+    v.note = "not started: the phase has no submission yet";
+    return v;
+  }
+  const RaceRoundRecord& last = rounds.back();
+  ASSIGN_OR_RETURN(pl::RaceState s, StateFromJson(last.state_json));
+  v.rounds = static_cast<int>(rounds.size());
+  v.stopped = last.stop;
+  v.note = last.note;
+  v.batch_size = s.batch_size;
+  v.instances_sampled = std::min(s.instances_sampled, v.instances_total);
+  for (int i = 0; i < s.n(); ++i) {
+    if (s.candidate(i)) {
+      v.candidates.push_back(s.methods[i]);
+    } else {
+      v.eliminated_by[s.methods[i]] = s.eliminated_by[i];
+      v.eliminated_round[s.methods[i]] = s.eliminated_round[i];
+    }
+  }
+  v.evaluations_full = static_cast<int64_t>(s.n()) * v.instances_total * n_batches *
+                       options_.budget.batch_size;
+  return v;
+}
+
+}  // namespace bbo

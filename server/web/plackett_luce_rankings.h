@@ -1,0 +1,61 @@
+#ifndef BBO_SERVER_WEB_PLACKETT_LUCE_RANKINGS_H_
+#define BBO_SERVER_WEB_PLACKETT_LUCE_RANKINGS_H_
+
+// PlackettLuceRankings: the Bayesian Plackett-Luce ranking (Wurth, Stegherr, Kemper, Heider and
+// Hähner, "Pareto-Optimal Anytime Algorithms via Bayesian Racing"; docs/plackett-luce.md) of each
+// board the web leaderboard shows: scoring::ReportPlackettLuce over Competition::Snapshot's
+// input, as scoring::PlackettLuceReportJson (the "plackett_luce" value of a report; {"layout",
+// "error"} when there is none, e.g. with fewer than two submissions). Cached per phase and board
+// until a study ends there.
+//
+// Thread-safe. One computation at a time (a fraction of a second at the demo's size, more for
+// large boards): while one runs, callers get the board's previous ranking when there is one (the
+// page polls every few seconds), and wait otherwise.
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "nlohmann/json.hpp"
+#include "server/access.h"
+#include "server/competition.h"
+
+namespace bbo::web {
+
+class PlackettLuceRankings {
+ public:
+  // The ranking of board `board` ("" or "main", "warm-start") of `phase` for `who`, under
+  // Competition::Snapshot's rule and with its codes (PermissionDenied while the board is hidden
+  // from `who`, NotFound, FailedPrecondition while the baseline runs). Never null when OK.
+  // `phase` is not owned.
+  absl::StatusOr<std::shared_ptr<const nlohmann::json>> Get(Competition* phase,
+                                                            const Identity& who,
+                                                            const std::string& board);
+
+  // How many rankings were actually computed (for tests).
+  int computations() const { return computations_.load(); }
+
+ private:
+  struct Entry {
+    int64_t seq = -1;  // the store sequence number the ranking reflects
+    std::shared_ptr<const nlohmann::json> ranking;
+  };
+  // Phase key and board key -> the latest ranking.
+  using Key = std::pair<std::string, std::string>;
+  Entry Cached(const Key& key);
+
+  absl::Mutex compute_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  absl::Mutex mu_;
+  std::map<Key, Entry> entries_ ABSL_GUARDED_BY(mu_);
+  std::atomic<int> computations_{0};
+};
+
+}  // namespace bbo::web
+
+#endif  // BBO_SERVER_WEB_PLACKETT_LUCE_RANKINGS_H_
