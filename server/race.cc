@@ -277,6 +277,11 @@ absl::StatusOr<bool> RaceDriver::Advance() {
   }
   if (StoppedByOrganizer(last)) return false;
   if (last.stop && arrived.empty()) return false;
+  // Cheap first (the sweep asks every second): is any job of the race still to run?
+  for (const auto& [id, name] : names) {
+    ASSIGN_OR_RETURN(JobCounts c, store_->CountJobs(id));
+    if (c.queued + c.leased > 0) return false;
+  }
   ASSIGN_OR_RETURN(std::vector<RaceResultRecord> results,
                    store_->RaceResults(options_.phase_key, options_.boards.front()));
   for (const RaceResultRecord& r : results) {
