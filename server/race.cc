@@ -62,8 +62,11 @@ RaceDriver::RaceDriver(Store* store, Clock* clock, RaceDriverOptions options)
       instances_.push_back({p, t});
     }
   }
-  std::mt19937_64 rng(static_cast<uint64_t>(options_.seed) * 0x9e3779b97f4a7c15ULL ^
-                      std::hash<std::string>{}(options_.phase_key));
+  // FNV-1a of the phase's key: the same order from every build (std::hash may differ), so a
+  // coordinator upgraded mid-race maps the instances drawn so far to the same (problem, trial).
+  uint64_t phase_hash = 0xcbf29ce484222325ULL;
+  for (unsigned char c : options_.phase_key) phase_hash = (phase_hash ^ c) * 0x100000001b3ULL;
+  std::mt19937_64 rng(static_cast<uint64_t>(options_.seed) * 0x9e3779b97f4a7c15ULL ^ phase_hash);
   for (size_t i = instances_.size(); i > 1; --i) {
     const size_t j = static_cast<size_t>(rng() % i);
     std::swap(instances_[i - 1], instances_[j]);
@@ -219,7 +222,14 @@ absl::Status RaceDriver::Record(int round, const pl::RaceState& state, bool stop
   rec.note = note;
   rec.created_at = clock_->NowSeconds();
   absl::Status st = store_->AddRaceRound(rec, jobs, options_.boards);
-  if (absl::IsAlreadyExists(st)) return absl::OkStatus();  // another coordinator call did it
+  if (absl::IsAlreadyExists(st)) {
+    // Another coordinator's call recorded this round first; or a job of the round exists already,
+    // which would be a bug: say so rather than retry silently.
+    ASSIGN_OR_RETURN(std::vector<RaceRoundRecord> rounds, store_->ListRaceRounds(rec.phase));
+    if (!rounds.empty() && rounds.back().round >= round) return absl::OkStatus();
+    return absl::InternalError(absl::StrCat("round ", round, " of the race of phase \"",
+                                            rec.phase, "\" repeats a job: ", st.message()));
+  }
   RETURN_IF_ERROR(st);
   spdlog::info("event=race_round phase={} round={} b={} jobs={} stop={} note=\"{}\"",
                options_.phase_key, round, state.batch_size, jobs.size(), stop, note);

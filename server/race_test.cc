@@ -410,6 +410,29 @@ TEST_F(RaceTest, TheWarmStartBoardRunsTheSameJobsAsTheMainBoard) {
   EXPECT_EQ(v->jobs_queued, static_cast<int>(main_board->size()));
 }
 
+TEST(RaceInstancesTest, EveryProblemAndTrialOnceInAnOrderFixedBySeedAndPhase) {
+  InMemoryStore store;
+  FakeClock clock(absl::UnixEpoch());
+  RaceDriverOptions o;
+  o.phase_key = "final";
+  o.problems = {"a", "b", "c"};
+  o.trials = 5;
+  o.boards = {"final"};
+  o.seed = 11;
+  RaceDriver one(&store, &clock, o), same(&store, &clock, o);
+  EXPECT_EQ(one.Instances(), same.Instances());
+  std::set<std::pair<int, int>> all(one.Instances().begin(), one.Instances().end());
+  EXPECT_EQ(all.size(), 15u);
+  EXPECT_EQ(one.Instances().size(), 15u);
+  o.phase_key = "final-2";
+  RaceDriver other_phase(&store, &clock, o);
+  EXPECT_NE(one.Instances(), other_phase.Instances());
+  o.phase_key = "final";
+  o.seed = 12;
+  RaceDriver other_seed(&store, &clock, o);
+  EXPECT_NE(one.Instances(), other_seed.Instances());
+}
+
 TEST_F(RaceTest, AMigratedFinalPhaseRacesTheChosenSubmissionsAndStaysHidden) {
   Start(std::make_unique<InMemoryStore>(), kMigrating, "2026-02-02T00:00:00Z");
   for (const char* name : {"strong", "weak"}) {
