@@ -12,6 +12,7 @@
 #include "server/competition.h"
 #include "server/coordinator.h"
 #include "server/identity.h"
+#include "server/plackett_luce_seconds.h"
 #include "server/race.h"
 #include "server/replay.h"
 #include "server/rpc/grpc_server.h"
@@ -295,6 +296,16 @@ absl::StatusOr<std::unique_ptr<ArenaDatabase>> ArenaDatabase::Open(const std::st
   }
   ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> store, SqliteStore::Open(path));
   return std::unique_ptr<ArenaDatabase>(new ArenaDatabase(std::move(store), path));
+}
+
+nlohmann::json ArenaDatabase::PlackettLuceSeconds(const std::string& board,
+                                                  const std::string& phase, int n_batches) {
+  absl::StatusOr<std::string> key = BoardKey(phase, board);
+  if (!key.ok()) return {{"error", std::string(key.status().message())}};
+  if (IsWarmStartBoard(*key)) {
+    return {{"error", "the optimizer-seconds view ranks the main board only"}};
+  }
+  return ReportPlackettLuceSeconds(*store_, {}, *key, n_batches);
 }
 
 absl::StatusOr<std::string> ArenaDatabase::BoardKey(const std::string& phase,

@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "common/study_budget.h"
+#include "nlohmann/json.hpp"
 #include "problems/problem.h"
 #include "report/results_csv.h"
 #include "scoring/leaderboard.h"
@@ -214,6 +215,11 @@ class ArenaDatabase {
   absl::Status StopRace(const std::string& phase, const std::string& reason,
                         const std::string& actor);
   void set_secret_path(std::string path) { secret_path_ = std::move(path); }
+  // The Plackett-Luce ranking over optimizer seconds of a phase's main board, as the coordinator's
+  // report has it (server/plackett_luce_seconds.h; {"error": ...} when it cannot be made, e.g.
+  // for the warm-start board, which the coordinator does not rank either).
+  nlohmann::json PlackettLuceSeconds(const std::string& board, const std::string& phase,
+                                     int n_batches);
   // The store key of board `board` ("main" or "warm-start") of `phase` (see ExportResultsCsv).
   absl::StatusOr<std::string> BoardKey(const std::string& phase, const std::string& board);
   ~ArenaDatabase();

@@ -62,6 +62,7 @@ int64_t Play(SqliteStore& store, const JobRecord& job,
     r.study_id = study;
     r.batch = static_cast<int>(b);
     r.evaluations = batches[b];
+    r.turn_time_s = 0.25 * static_cast<double>(b + 1);  // the optimizer's time on the batch
     EXPECT_TRUE(store.RecordBatch(r).ok());
   }
   EXPECT_TRUE(store.EndStudy(study, state, "end", 2, 0).ok());
@@ -175,6 +176,17 @@ TEST(ArenaDatabaseTest, ReportInputIsTheExportedCsvsBitForBit) {
   EXPECT_THAT(main->warnings, Contains(HasSubstr("fewer than 2 suggestions")));
   EXPECT_EQ(main->input.methods.count("random-search-baseline"), 1u);
   EXPECT_EQ(main->input.problems.at("p").random_evals.size(), 12u);
+}
+
+TEST(ArenaDatabaseTest, RanksTheMainBoardOverOptimizerSecondsAsTheCoordinatorDoes) {
+  auto db = ArenaDatabase::Open(MakeArena());
+  ASSERT_TRUE(db.ok()) << db.status();
+  const nlohmann::json j = (*db)->PlackettLuceSeconds("main", "", 2);
+  ASSERT_FALSE(j.contains("error")) << j.dump();
+  EXPECT_EQ(j["anytime"]["unit"], "seconds");
+  EXPECT_THAT(j["methods"], ::testing::UnorderedElementsAre("opt", "partial"));
+  EXPECT_THAT((*db)->PlackettLuceSeconds("warm-start", "", 2)["error"].get<std::string>(),
+              HasSubstr("main board only"));
 }
 
 TEST(ArenaDatabaseTest, EmptyFileHasNoReportInput) {

@@ -131,6 +131,7 @@ nlohmann::json ReportPlackettLuceSeconds(ScoringStore& store,
   }
   const std::set<std::string> keep(problems.begin(), problems.end());
   for (auto& [method, per_problem] : data->methods) {
+    if (keep.empty()) break;  // every problem of the board
     for (auto it = per_problem.begin(); it != per_problem.end();) {
       it = keep.count(it->first) ? std::next(it) : per_problem.erase(it);
     }

@@ -60,7 +60,8 @@ nlohmann::json PlackettLuceSecondsJson(
 
 // What Competition::Report adds for a board: the board's scored studies (LoadScoringData, the
 // ones the batch view ranks) on `problems` (the phase's), with T = n_batches clamped to
-// [10, 100], as PlackettLuceSecondsJson. Never fails: a store error becomes the "error".
+// [10, 100], as PlackettLuceSecondsJson; `problems` empty = every problem of the board. Never
+// fails: a store error becomes the "error".
 nlohmann::json ReportPlackettLuceSeconds(ScoringStore& store,
                                          const std::vector<std::string>& problems,
                                          const std::string& board, int n_batches);

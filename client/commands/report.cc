@@ -126,6 +126,14 @@ int RunReport(const ReportArgs& a) {
     return 1;
   }
   nlohmann::json report = scoring::ReportJson(*computed, built->input);
+  // A coordinator's database has every batch's timings: the ranking over optimizer seconds too,
+  // as the coordinator's own report has it.
+  if (!a.db.empty()) {
+    if (auto db = ArenaDatabase::Open(a.db); db.ok()) {
+      report["plackett_luce_seconds"] =
+          (*db)->PlackettLuceSeconds(a.board, a.phase, built->input.n_batches);
+    }
+  }
   auto files = scoring::RenderReportFiles(report, a.format);
   if (!files.ok()) {
     std::fprintf(stderr, "bbo report: %s\n", std::string(files.status().message()).c_str());
