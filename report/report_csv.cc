@@ -55,6 +55,132 @@ class CsvWriter {
   std::ostringstream out_;
 };
 
+// The files of one Plackett-Luce view (PlackettLuceJson) of the report: `prefix`.csv,
+// `prefix`_anytime.csv and `prefix`_pairs.csv; `index` names the timepoint column.
+void AddPlackettLuce(const json& pl, const std::string& prefix, const std::string& index,
+                     std::map<std::string, std::string>& files) {
+  if (!pl.is_object()) return;
+  const json& fin = Get(pl, "final");
+  const json& model = Get(pl, "model");
+  const json& dec = Get(pl, "decisions");
+  const json& diag = Get(pl, "diagnostics");
+  const json& uniform = Get(Get(pl, "selection"), "uniform");
+  const json& last = Get(Get(pl, "selection"), "final");
+  std::map<std::string, bool> pareto;
+  for (const json& m : Arr(Get(pl, "pareto_set"))) pareto[Str(m)] = true;
+  const std::vector<std::string> header = {"method",
+                                           "time",
+                                           "posterior_mean",
+                                           "lower",
+                                           "upper",
+                                           "band",
+                                           "pareto",
+                                           "p_pareto",
+                                           "eliminated_by",
+                                           "resolved",
+                                           "expected_uniform",
+                                           "p_best_uniform",
+                                           "expected_final",
+                                           "p_best_final",
+                                           "model",
+                                           "inference",
+                                           "prior_alpha",
+                                           "chains",
+                                           "draws_per_chain",
+                                           "warmup",
+                                           "seed",
+                                           "runs",
+                                           "alpha",
+                                           "epsilon",
+                                           "max_rhat",
+                                           "min_ess_bulk",
+                                           "seconds",
+                                           "error"};
+  CsvWriter w(header);
+  const json& methods = Arr(Get(pl, "methods"));
+  for (const json& m : methods) {
+    const std::string name = Str(m);
+    w.Row({name,
+           Get(fin, "time"),
+           Get(Get(fin, "posterior_mean"), name),
+           Get(Get(fin, "lower"), name),
+           Get(Get(fin, "upper"), name),
+           Get(fin, "band"),
+           pareto.count(name) > 0,
+           Get(Get(pl, "p_pareto"), name),
+           Get(Get(dec, "eliminated_by"), name),
+           Get(Get(dec, "resolved"), name),
+           Get(Get(uniform, "expected"), name),
+           Get(Get(uniform, "p_best"), name),
+           Get(Get(last, "expected"), name),
+           Get(Get(last, "p_best"), name),
+           Get(model, "name"),
+           Get(model, "inference"),
+           Get(model, "alpha"),
+           Get(model, "chains"),
+           Get(model, "draws_per_chain"),
+           Get(model, "warmup"),
+           Get(model, "seed"),
+           Get(model, "runs"),
+           Get(dec, "alpha"),
+           Get(dec, "epsilon"),
+           Get(diag, "max_rhat"),
+           Get(diag, "min_ess_bulk"),
+           Get(diag, "seconds"),
+           Get(pl, "error")});
+  }
+  // The reason it was not computed, on a row of its own.
+  if (methods.empty() && Get(pl, "error").is_string()) {
+    std::vector<json> row(header.size() - 1, json());
+    row.push_back(Get(pl, "error"));
+    w.Row(row);
+  }
+  files[prefix + ".csv"] = w.str();
+  CsvWriter a({"method", index, "time", "mean", "lower", "upper"});
+  const json& any = Get(pl, "anytime");
+  const json& times = Get(any, "time");
+  for (const json& m : methods) {
+    const std::string name = Str(m);
+    const json& mean = Arr(Get(Get(any, "mean"), name));
+    for (size_t t = 0; t < mean.size(); ++t) {
+      a.Row({name, static_cast<int>(t), At(times, t), mean[t], At(Get(Get(any, "lower"), name), t),
+             At(Get(Get(any, "upper"), name), t)});
+    }
+  }
+  files[prefix + "_anytime.csv"] = a.str();
+  CsvWriter p({"a", "b", index, "time", "p_a_better", "p_equivalent", "relation", "p_a_dominates",
+               "p_b_dominates", "crossing"});
+  for (const json& pair : Arr(Get(dec, "pairs"))) {
+    const json& better = Arr(Get(pair, "p_a_better"));
+    for (size_t t = 0; t < better.size(); ++t) {
+      p.Row({Get(pair, "a"), Get(pair, "b"), static_cast<int>(t), At(times, t), better[t],
+             At(Get(pair, "p_equivalent"), t), At(Get(pair, "relation"), t),
+             Get(pair, "p_a_dominates"), Get(pair, "p_b_dominates"), Get(pair, "crossing")});
+    }
+  }
+  files[prefix + "_pairs.csv"] = p.str();
+}
+
+// racing.csv: what the race of a racing phase did (server/race.h), one row per submission.
+void AddRacing(const json& race, std::map<std::string, std::string>& files) {
+  if (!race.is_object()) return;
+  CsvWriter w({"submission", "state", "eliminated_by", "eliminated_round", "rounds", "stopped",
+               "note", "batch_size", "instances_sampled", "instances_total", "jobs_queued",
+               "evaluations_queued", "evaluations_full", "evaluations_saved", "saved_fraction"});
+  auto row = [&](const std::string& name, const char* state, const json& by, const json& round) {
+    w.Row({name, state, by, round, Get(race, "rounds"), Get(race, "stopped"), Get(race, "note"),
+           Get(race, "batch_size"), Get(race, "instances_sampled"), Get(race, "instances_total"),
+           Get(race, "jobs_queued"), Get(race, "evaluations_queued"), Get(race, "evaluations_full"),
+           Get(race, "evaluations_saved"), Get(race, "saved_fraction")});
+  };
+  for (const json& c : Arr(Get(race, "candidates"))) row(Str(c), "candidate", json(), json());
+  const json& by = Obj(Get(race, "eliminated_by"));
+  for (auto it = by.begin(); it != by.end(); ++it) {
+    row(it.key(), "eliminated", it.value(), Get(Get(race, "eliminated_round"), it.key()));
+  }
+  files["racing.csv"] = w.str();
+}
+
 }  // namespace
 
 std::map<std::string, std::string> ReportCsv(const json& r) {
@@ -194,68 +320,9 @@ std::map<std::string, std::string> ReportCsv(const json& r) {
     }
     files["attainment.csv"] = w.str();
   }
-  const json& pl = Get(r, "plackett_luce");
-  if (pl.is_object()) {
-    const json& fin = Get(pl, "final");
-    const json& model = Get(pl, "model");
-    const json& dec = Get(pl, "decisions");
-    const json& diag = Get(pl, "diagnostics");
-    const json& uniform = Get(Get(pl, "selection"), "uniform");
-    const json& last = Get(Get(pl, "selection"), "final");
-    std::map<std::string, bool> pareto;
-    for (const json& m : Arr(Get(pl, "pareto_set"))) pareto[Str(m)] = true;
-    const std::vector<std::string> header = {
-        "method", "time", "posterior_mean", "lower", "upper", "band", "pareto", "p_pareto",
-        "eliminated_by", "resolved", "expected_uniform", "p_best_uniform", "expected_final",
-        "p_best_final", "model", "inference", "prior_alpha", "chains", "draws_per_chain",
-        "warmup", "seed", "runs", "alpha", "epsilon", "max_rhat", "min_ess_bulk", "seconds",
-        "error"};
-    CsvWriter w(header);
-    const json& methods = Arr(Get(pl, "methods"));
-    for (const json& m : methods) {
-      const std::string name = Str(m);
-      w.Row({name, Get(fin, "time"), Get(Get(fin, "posterior_mean"), name),
-             Get(Get(fin, "lower"), name), Get(Get(fin, "upper"), name), Get(fin, "band"),
-             pareto.count(name) > 0, Get(Get(pl, "p_pareto"), name),
-             Get(Get(dec, "eliminated_by"), name), Get(Get(dec, "resolved"), name),
-             Get(Get(uniform, "expected"), name), Get(Get(uniform, "p_best"), name),
-             Get(Get(last, "expected"), name), Get(Get(last, "p_best"), name), Get(model, "name"),
-             Get(model, "inference"), Get(model, "alpha"), Get(model, "chains"),
-             Get(model, "draws_per_chain"), Get(model, "warmup"), Get(model, "seed"),
-             Get(model, "runs"), Get(dec, "alpha"), Get(dec, "epsilon"), Get(diag, "max_rhat"),
-             Get(diag, "min_ess_bulk"), Get(diag, "seconds"), Get(pl, "error")});
-    }
-    // The reason it was not computed, on a row of its own.
-    if (methods.empty() && Get(pl, "error").is_string()) {
-      std::vector<json> row(header.size() - 1, json());
-      row.push_back(Get(pl, "error"));
-      w.Row(row);
-    }
-    files["plackett_luce.csv"] = w.str();
-    CsvWriter a({"method", "batch", "time", "mean", "lower", "upper"});
-    const json& any = Get(pl, "anytime");
-    const json& times = Get(any, "time");
-    for (const json& m : methods) {
-      const std::string name = Str(m);
-      const json& mean = Arr(Get(Get(any, "mean"), name));
-      for (size_t t = 0; t < mean.size(); ++t) {
-        a.Row({name, static_cast<int>(t), At(times, t), mean[t],
-               At(Get(Get(any, "lower"), name), t), At(Get(Get(any, "upper"), name), t)});
-      }
-    }
-    files["plackett_luce_anytime.csv"] = a.str();
-    CsvWriter p({"a", "b", "batch", "time", "p_a_better", "p_equivalent", "relation",
-                 "p_a_dominates", "p_b_dominates", "crossing"});
-    for (const json& pair : Arr(Get(dec, "pairs"))) {
-      const json& better = Arr(Get(pair, "p_a_better"));
-      for (size_t t = 0; t < better.size(); ++t) {
-        p.Row({Get(pair, "a"), Get(pair, "b"), static_cast<int>(t), At(times, t), better[t],
-               At(Get(pair, "p_equivalent"), t), At(Get(pair, "relation"), t),
-               Get(pair, "p_a_dominates"), Get(pair, "p_b_dominates"), Get(pair, "crossing")});
-      }
-    }
-    files["plackett_luce_pairs.csv"] = p.str();
-  }
+  AddPlackettLuce(Get(r, "plackett_luce"), "plackett_luce", "batch", files);
+  AddPlackettLuce(Get(r, "plackett_luce_seconds"), "plackett_luce_seconds", "timepoint", files);
+  AddRacing(Get(r, "racing"), files);
   return files;
 }
 

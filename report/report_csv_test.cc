@@ -19,6 +19,34 @@ TEST(ReportCsvTest, QuotesNamesAndToleratesMissingSections) {
   EXPECT_EQ(csv.count("bootstrap_ranks.csv"), 0u);
 }
 
+TEST(ReportCsvTest, TheSecondsViewAndTheRaceHaveTheirOwnFiles) {
+  json view = {{"methods", {"a", "b"}},
+               {"final", {{"time", 2.5}, {"posterior_mean", {{"a", 0.7}, {"b", 0.3}}}}},
+               {"anytime",
+                {{"time", {0.1, 2.5}}, {"unit", "seconds"}, {"mean", {{"a", {0.6, 0.7}}}}}},
+               {"pareto_set", {"a"}}};
+  json race = {{"rounds", 3},
+               {"stopped", true},
+               {"candidates", {"a"}},
+               {"eliminated_by", {{"b", "a"}}},
+               {"eliminated_round", {{"b", 2}}},
+               {"evaluations_queued", 96},
+               {"evaluations_full", 160},
+               {"evaluations_saved", 64}};
+  auto csv = ReportCsv(json{{"plackett_luce_seconds", view}, {"racing", race}});
+  ASSERT_EQ(csv.count("plackett_luce_seconds.csv"), 1u);
+  EXPECT_THAT(csv["plackett_luce_seconds.csv"], HasSubstr("\na,2.5,0.69999999999999996,"));
+  ASSERT_EQ(csv.count("plackett_luce_seconds_anytime.csv"), 1u);
+  EXPECT_THAT(csv["plackett_luce_seconds_anytime.csv"],
+              HasSubstr("method,timepoint,time,mean,lower,upper\n"
+                        "a,0,0.10000000000000001,0.59999999999999998,,\n"));
+  EXPECT_EQ(csv.count("plackett_luce.csv"), 0u);
+  ASSERT_EQ(csv.count("racing.csv"), 1u);
+  EXPECT_THAT(csv["racing.csv"], HasSubstr("\na,candidate,,,3,true,"));
+  EXPECT_THAT(csv["racing.csv"], HasSubstr("\nb,eliminated,a,2,3,true,"));
+  EXPECT_THAT(csv["racing.csv"], HasSubstr(",96,160,64,"));
+}
+
 TEST(ReportCsvTest, EmptyReportWritesHeadersOnly) {
   for (const json& report : {json(), json::object(), json::array(), json("x")}) {
     auto csv = ReportCsv(report);
