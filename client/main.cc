@@ -129,6 +129,11 @@ int Main(int argc, char** argv) {
   cmd_local->add_option("--workers", lo.workers, "Optimizers run in parallel")
       ->default_val(1)
       ->check(CLI::Range(1, 64));
+  cmd_local->add_option("--eval-slots", lo.eval_slots,
+                        "Objective evaluations run at once (a batch's points in parallel); "
+                        "0 = one per core")
+      ->default_val(0)
+      ->check(CLI::Range(0, 256));
   cmd_local->add_option("--baseline-trials", lo.baseline_trials,
                         "Random-search baseline trials per problem")
       ->default_val(10)

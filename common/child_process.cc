@@ -1,14 +1,22 @@
 #include "common/child_process.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <deque>
 #include <optional>
+#include <thread>
 #include <utility>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "common/subprocess.h"
@@ -28,6 +36,98 @@ std::string QuoteJson(absl::string_view text) {
   return nlohmann::json(std::string(text))
       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
+
+// Children that die with their host (ProcessSpec::die_with_host).
+//
+// PR_SET_PDEATHSIG fires when the *thread* that forked the child exits, not when the process
+// does. Children are launched by whichever thread needs one (an evaluation thread of an
+// external problem's pool, a short-lived start-up thread) and kept after that thread ends, so a
+// death signal tied to the launching thread would kill healthy idle children, and the next
+// request on one would fail. These children are therefore forked by one spawner thread that
+// never exits: it ends only with the process, which is exactly when the signal must fire.
+//
+// Subprocess::Spawn forks and runs only its own code in the child before exec, so the setting
+// is made by a pthread_atfork child handler, which runs in the child inside fork() itself
+// (Subprocess uses fork(), which runs the handlers). It acts only in children of the spawner
+// thread (a thread-local the child inherits from the thread that forked it): every other fork in
+// the process is left alone.
+
+// The host's pid on the spawner thread, 0 on every other thread.
+thread_local pid_t death_signal_host = 0;
+
+// The pthread_atfork child handler: async-signal-safe calls only.
+void SetDeathSignalInChild() {
+  const pid_t host = death_signal_host;
+  if (host == 0) return;
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // The host may have died between fork and prctl: nothing would ever signal this child then.
+  if (getppid() != host) kill(getpid(), SIGKILL);
+}
+
+// Registers SetDeathSignalInChild once per process; false if that failed.
+bool DeathSignalHandlerInstalled() {
+  static const bool installed = pthread_atfork(nullptr, nullptr, &SetDeathSignalInChild) == 0;
+  return installed;
+}
+
+// The thread that forks die_with_host children, one at a time. It never exits, and is never
+// destroyed.
+class SpawnerThread {
+ public:
+  // This process's spawner, started on first use. A child forked without exec (a test's host)
+  // starts its own: the parent's spawner thread does not exist there.
+  static SpawnerThread& OfThisProcess() {
+    static absl::Mutex* const mu = new absl::Mutex();
+    static SpawnerThread* spawner = nullptr;
+    absl::MutexLock l(mu);
+    if (spawner == nullptr || spawner->pid_ != getpid()) spawner = new SpawnerThread();
+    return *spawner;
+  }
+
+  // Runs `fork_child` on the spawner thread; returns once it has run.
+  void Run(absl::FunctionRef<void()> fork_child) {
+    Job job{fork_child};
+    absl::MutexLock l(&mu_);
+    queue_.push_back(&job);
+    mu_.Await(absl::Condition(&job.done));
+  }
+
+ private:
+  struct Job {
+    absl::FunctionRef<void()> fork_child;
+    bool done = false;
+  };
+
+  SpawnerThread() : pid_(getpid()) {
+    std::thread([this] { Loop(); }).detach();
+  }
+
+  void Loop() {
+    // Signals sent to the process are for its other threads; a child starts with an empty mask.
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, nullptr);
+    death_signal_host = pid_;
+    while (true) {
+      Job* job;
+      {
+        absl::MutexLock l(&mu_);
+        mu_.Await(absl::Condition(this, &SpawnerThread::HasJob));
+        job = queue_.front();
+        queue_.pop_front();
+      }
+      job->fork_child();
+      absl::MutexLock l(&mu_);
+      job->done = true;
+    }
+  }
+
+  bool HasJob() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !queue_.empty(); }
+
+  const pid_t pid_;
+  absl::Mutex mu_;
+  std::deque<Job*> queue_ ABSL_GUARDED_BY(mu_);
+};
 
 class PosixChildProcess : public ChildProcess {
  public:
@@ -174,9 +274,17 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> PosixProcessLauncher::Launch(
   options.stderr_tail_bytes = spec.stderr_tail_bytes;
   options.on_stderr_line = spec.on_stderr_line;
   options.on_stderr_chunk = spec.on_stderr_chunk;
-  ASSIGN_OR_RETURN(std::unique_ptr<Subprocess> process, Subprocess::Spawn(std::move(options)));
-  return std::unique_ptr<ChildProcess>(
-      new PosixChildProcess(std::move(process), spec));
+  absl::StatusOr<std::unique_ptr<Subprocess>> spawned = absl::UnknownError("not spawned");
+  if (spec.die_with_host) {
+    if (!DeathSignalHandlerInstalled()) {
+      return absl::ResourceExhaustedError("pthread_atfork failed: cannot tie a child to its host");
+    }
+    SpawnerThread::OfThisProcess().Run([&] { spawned = Subprocess::Spawn(std::move(options)); });
+  } else {
+    spawned = Subprocess::Spawn(std::move(options));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<Subprocess> process, std::move(spawned));
+  return std::unique_ptr<ChildProcess>(new PosixChildProcess(std::move(process), spec));
 }
 
 }  // namespace bbo

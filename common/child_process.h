@@ -14,9 +14,12 @@
 // Error messages name the program as ProcessSpec::name says ("optimizer", "the process"):
 //   "<name> closed its stdout and exited with status 3; stderr: "<last bytes, JSON-quoted>"".
 //
+// A child launched with ProcessSpec::die_with_host is SIGKILLed by the kernel when the process
+// that launched it (its host) dies, however it dies, SIGKILL included.
+//
 // Thread safety: a ChildProcess is used by one thread (its host); the stderr drain runs on an
 // internal thread (the callbacks run there) and StderrTail() may be called from any thread.
-// Launch may be called concurrently.
+// Launch may be called concurrently (die_with_host launches are forked one at a time).
 
 #include <sys/types.h>
 
@@ -86,6 +89,11 @@ struct ProcessSpec {
   LineCallback on_stderr_line;
   // If set, called with every chunk of stderr as it is read.
   std::function<void(absl::string_view chunk)> on_stderr_chunk;
+  // true: the kernel SIGKILLs the child when this process dies (PR_SET_PDEATHSIG), even when
+  // this process is SIGKILLed, and a child whose host died while it was being forked kills
+  // itself. It covers the child only, not what it forks (killing its group stays the host's
+  // job), and a credential change (run_as) clears it. Default false: the child may outlive it.
+  bool die_with_host = false;
 };
 
 class ChildProcess {

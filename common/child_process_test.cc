@@ -1,9 +1,16 @@
 #include "common/child_process.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <thread>
 
 #include "absl/time/clock.h"
 #include "common/testing/shell_process.h"
@@ -148,6 +155,69 @@ TEST(ChildProcessTest, LimitsApply) {
   auto child = LaunchOrDie(spec);
   ASSERT_NE(child, nullptr);
   EXPECT_EQ(child->ReadLine(In(absl::Seconds(10))).value_or("?"), "77");
+}
+
+// True while `pid` exists and is not a zombie.
+bool Alive(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::stringstream stat;
+  stat << in.rdbuf();
+  const std::string text = stat.str();
+  const size_t paren = text.rfind(')');
+  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] != 'Z';
+}
+
+TEST(ChildProcessTest, DieWithHostChildOutlivesTheThreadThatLaunchedIt) {
+  ProcessSpec spec = Shell("while read l; do echo \"got $l\"; done");
+  spec.die_with_host = true;
+  std::unique_ptr<ChildProcess> child;
+  std::thread launcher([&] { child = LaunchOrDie(spec); });
+  launcher.join();
+  ASSERT_NE(child, nullptr);
+  absl::SleepFor(absl::Milliseconds(200));  // a death signal tied to that thread has fired
+  ASSERT_TRUE(child->WriteLine("a", In(absl::Seconds(10))).ok());
+  EXPECT_EQ(child->ReadLine(In(absl::Seconds(10))).value_or("?"), "got a");
+}
+
+// A host forked by the test launches `sleep 30` and reports its pid; the test SIGKILLs the host.
+// Returns whether the child was gone 3 s later (and kills it if it was not).
+bool ChildGoneAfterTheHostIsKilled(bool die_with_host) {
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0) return false;
+  const pid_t host = fork();
+  if (host == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // safety nets: the host ends with the test, or in 30 s
+    alarm(30);
+    ProcessSpec spec = Shell("exec sleep 30");
+    spec.die_with_host = die_with_host;
+    PosixProcessLauncher launcher;
+    absl::StatusOr<std::unique_ptr<ChildProcess>> child = launcher.Launch(spec);
+    if (!child.ok()) _exit(2);
+    const pid_t pid = (*child)->pid();
+    if (write(report[1], &pid, sizeof(pid)) != sizeof(pid)) _exit(3);
+    while (true) pause();
+  }
+  close(report[1]);
+  pid_t pid = 0;
+  struct pollfd p = {report[0], POLLIN, 0};
+  const bool reported =
+      poll(&p, 1, 20000) == 1 && read(report[0], &pid, sizeof(pid)) == sizeof(pid);
+  close(report[0]);
+  kill(host, SIGKILL);
+  waitpid(host, nullptr, 0);
+  EXPECT_TRUE(reported) << "the host did not launch its child";
+  if (!reported) return false;
+  const absl::Time until = absl::Now() + absl::Seconds(3);
+  while (Alive(pid) && absl::Now() < until) absl::SleepFor(absl::Milliseconds(10));
+  if (!Alive(pid)) return true;
+  kill(-pid, SIGKILL);  // its own process group
+  return false;
+}
+
+TEST(ChildProcessTest, DieWithHostChildDiesWhenTheHostIsKilled) {
+  EXPECT_TRUE(ChildGoneAfterTheHostIsKilled(/*die_with_host=*/true));
+  // Without it, the child outlives its host.
+  EXPECT_FALSE(ChildGoneAfterTheHostIsKilled(/*die_with_host=*/false));
 }
 
 TEST(ChildProcessTest, EmptyArgvIsInvalid) {

@@ -72,6 +72,10 @@ namespace {
 absl::StatusOr<Problems> Sklearn(const SuiteOptions& o) {
   const std::string python_dir = o.python_dir.empty() ? std::string(BBO_PYTHON_DIR) : o.python_dir;
   const std::string pack = python_dir + "/problems/sklearn_pack.py";
+  if (o.max_processes_per_problem < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_processes_per_problem is ", o.max_processes_per_problem, "; it must be >= 1"));
+  }
   std::vector<std::string> names = o.sklearn_problems;
   if (names.empty()) {
     // Every problem of the pack: its --list output.
@@ -100,6 +104,7 @@ absl::StatusOr<Problems> Sklearn(const SuiteOptions& o) {
       eo.argv = {"/usr/bin/python3", pack, "--problem", names[i], "--shuffle-seed",
                  std::to_string(o.seed)};
       eo.evaluate_time_limit = absl::Seconds(120);
+      eo.max_processes = o.max_processes_per_problem;
       started[i] = ExternalProblem::Start(eo);
     }
   };

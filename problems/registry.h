@@ -39,6 +39,10 @@ struct SuiteOptions {
   std::string python_dir;
   // Restrict the sklearn suite to these problems (starting each costs a Python process).
   std::vector<std::string> sklearn_problems;
+  // External problems (sklearn suite): how many evaluations of one problem may run at once
+  // (>= 1). Each runs in its own process, started on demand (importing scikit-learn takes about a
+  // second); idle ones are kept. Default 1.
+  int max_processes_per_problem = 1;
   // Generated suite: how many tasks, and the family they come from (GeneratedFamilies():
   // "bbob-d5" = the 24 BBOB functions in 5-d, "ml-<model>-<metric>" = one ML model and metric
   // on several datasets; with design_file, any family stored in that file).

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "problems/library.h"
 #include "problems/practice_suite.h"
 #include "problems/registry.h"
 #include "problems/test_problems.h"
@@ -34,7 +35,8 @@ const std::vector<std::string>& PhaseKeys() {
       "optimizer_memory_mb", "optimizer_max_tasks", "optimizer_cpus", "optimizer_tmp_mb",
       "default_trials", "max_trials", "baseline_trials", "use_known_optimum", "hidden",
       "anonymize", "warm_start_board", "evaluate_once", "max_submissions_per_team",
-      "max_submissions_per_team_per_day", "accepts_submissions", "migrate_from", "board", "racing"};
+      "max_submissions_per_team_per_day", "accepts_submissions", "migrate_from", "board", "racing",
+      "evaluate_on"};
   return *k;
 }
 
@@ -257,6 +259,14 @@ absl::StatusOr<PhaseSpec> ParsePhase(const json& p, size_t index, const std::str
   RETURN_IF_ERROR(Read(p, "anonymize", where, &s.anonymize));
   RETURN_IF_ERROR(Read(p, "warm_start_board", where, &s.warm_start_board));
   RETURN_IF_ERROR(Read(p, "evaluate_once", where, &s.evaluate_once));
+  std::string evaluate_on = "workers";
+  RETURN_IF_ERROR(Read(p, "evaluate_on", where, &evaluate_on));
+  if (evaluate_on != "workers" && evaluate_on != "coordinator") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, "\"evaluate_on\" must be \"workers\" (the default: each study's worker "
+               "evaluates its objective) or \"coordinator\""));
+  }
+  s.evaluate_on_coordinator = evaluate_on == "coordinator";
   if (s.warm_start_board && !s.anonymize) {
     return absl::InvalidArgumentError(absl::StrCat(
         where, "\"warm_start_board\" needs \"anonymize\" (it would repeat the main board)"));
@@ -406,10 +416,27 @@ absl::StatusOr<CompetitionSpec> LoadCompetitionFile(const std::string& path) {
   return c;
 }
 
-absl::StatusOr<std::vector<std::unique_ptr<Problem>>> MakePhaseProblems(const PhaseProblems& p) {
+absl::StatusOr<std::map<std::string, ProblemDefinition>> PhaseProblemDefinitions(
+    const PhaseProblems& p, const std::vector<std::unique_ptr<Problem>>& problems) {
+  std::vector<std::string> names;
+  for (const auto& problem : problems) names.push_back(problem->name());
+  SuiteOptions so;
+  so.seed = p.suite_seed;
+  so.generated_family = p.generated_family;
+  so.design_file = p.design_file;
+  so.generated_tasks = p.generated_tasks;
+  const std::string suite = !p.suite.empty() || !p.suite_file.empty() ? p.suite
+                            : p.problem_set == "test"                 ? "test"
+                                                                      : "practice";
+  return SuiteDefinitions(suite, p.suite_file, so, names);
+}
+
+absl::StatusOr<std::vector<std::unique_ptr<Problem>>> MakePhaseProblems(
+    const PhaseProblems& p, int max_processes_per_problem) {
   std::vector<std::unique_ptr<Problem>> out;
   if (!p.suite.empty() || !p.suite_file.empty()) {
     SuiteOptions so;
+    so.max_processes_per_problem = std::max(1, max_processes_per_problem);
     so.seed = p.suite_seed;
     so.generated_family = p.generated_family;
     so.design_file = p.design_file;

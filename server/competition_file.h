@@ -23,6 +23,7 @@
 // are resolved against).
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +33,7 @@
 #include "absl/time/time.h"
 #include "common/optimizer_limits.h"
 #include "common/study_budget.h"
+#include "problems/definition.h"
 #include "problems/problem.h"
 
 namespace bbo {
@@ -96,6 +98,9 @@ struct PhaseSpec {
   bool anonymize = false;
   bool warm_start_board = false;
   bool evaluate_once = false;
+  // "evaluate_on": "coordinator": the objectives stay on the coordinator instead of being
+  // evaluated by the workers hosting the studies (StudyOptions::evaluate_on_coordinator).
+  bool evaluate_on_coordinator = false;
   int max_submissions_per_team = 0;
   int max_submissions_per_team_per_day = 0;
   // Teams submit into this phase directly (false for a final phase fed only by migration).
@@ -139,7 +144,13 @@ absl::StatusOr<CompetitionSpec> ParseCompetitionFile(const std::string& text,
 absl::StatusOr<CompetitionSpec> LoadCompetitionFile(const std::string& path);
 
 // The problems of a phase, built (suites may start Python processes or read design files).
-absl::StatusOr<std::vector<std::unique_ptr<Problem>>> MakePhaseProblems(const PhaseProblems& p);
+// `max_processes_per_problem`: SuiteOptions::max_processes_per_problem (scikit-learn problems).
+absl::StatusOr<std::vector<std::unique_ptr<Problem>>> MakePhaseProblems(
+    const PhaseProblems& p, int max_processes_per_problem = 1);
+// How a worker builds each of a phase's `problems` (made by MakePhaseProblems) again, by name
+// (problems/library.h SuiteDefinitions).
+absl::StatusOr<std::map<std::string, ProblemDefinition>> PhaseProblemDefinitions(
+    const PhaseProblems& p, const std::vector<std::unique_ptr<Problem>>& problems);
 
 // RFC 3339 time for messages and JSON: "2026-07-01T00:00:00Z".
 std::string FormatUtc(absl::Time t);

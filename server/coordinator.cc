@@ -31,6 +31,7 @@ void ApplyPhase(const CompetitionSpec& spec, const PhaseSpec& p, const Coordinat
   study->anonymize = p.anonymize;
   study->anonymize_seed = static_cast<uint64_t>(spec.seed);
   study->hidden_phase = p.hidden;
+  study->evaluate_on_coordinator = p.evaluate_on_coordinator;
   *comp = base.competition;
   comp->phase = p.name;
   comp->phase_key = p.name;
@@ -148,7 +149,10 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Build(
   std::vector<StudyPhase> study_phases;
   std::vector<CompetitionOptions> competition_options;
   for (size_t i = 0; i < problems.size(); ++i) {
-    c->problems_.push_back(std::make_unique<ProblemSet>(std::move(problems[i])));
+    c->problems_.push_back(std::make_unique<ProblemSet>(
+        std::move(problems[i]), i < options.problem_definitions.size()
+                                    ? options.problem_definitions[i]
+                                    : std::map<std::string, ProblemDefinition>()));
     StudyPhase sp;
     sp.problems = c->problems_.back().get();
     CompetitionOptions co;
@@ -174,6 +178,13 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Build(
       [queue](const Identity& who, const std::string& worker_id) {
         return queue->Owns(who, worker_id);
       });
+  // Workers evaluate the jobs whose problems they can build; one that built another problem
+  // gives the job back to the queue for another worker.
+  StudyManager* studies = c->studies_.get();
+  queue->set_problem_for_lease(
+      [studies](const JobRecord& job) { return studies->DefinitionForWorker(job); });
+  c->studies_->set_signature_mismatch(
+      [queue](int64_t job_id, const std::string& worker_id) { queue->Refuse(job_id, worker_id); });
   c->phases_ = std::make_unique<Phases>(c->store_.get(), calendar_clock,
                                         c->spec_ ? c->spec_->seed : options.competition.seed);
   c->phases_->set_on_jobs_changed([queue] { queue->NotifyChanged(); });

@@ -19,10 +19,11 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
 #include "common/clock.h"
+#include "problems/definition.h"
 #include "server/baseline_runner.h"
 #include "server/competition.h"
 #include "server/competition_file.h"
-#include "server/evaluator.h"
+#include "problems/evaluator.h"
 #include "server/identity.h"
 #include "server/job_queue.h"
 #include "server/metrics.h"
@@ -40,8 +41,13 @@ struct CoordinatorOptions {
   StudyOptions study;
   JobQueueOptions queue;
   CompetitionOptions competition;
-  // Threads evaluating objectives.
+  // Objectives evaluated at once here (the studies no worker evaluates: remote practice
+  // studies, the random-search baseline, phases that keep evaluation on the coordinator).
   int eval_threads = 2;
+  // Per phase (in order; missing = none): how a worker builds each problem
+  // (problems/definition.h). A job on a problem with a definition is evaluated by its worker,
+  // unless its phase says evaluate_on_coordinator.
+  std::vector<std::map<std::string, ProblemDefinition>> problem_definitions;
   // Period of the background sweep (lease expiry, overdue studies), seconds.
   double sweep_interval_s = 1.0;
   // Run the baseline studies in the background (tests may drive them by hand).

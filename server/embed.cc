@@ -36,6 +36,8 @@ absl::StatusOr<std::unique_ptr<LocalServer>> LocalServer::Start(
   co.queue.lease_ttl_s = 30;
   co.queue.heartbeat_interval_s = 2;
   co.warn_without_workers = false;
+  co.eval_threads = options.eval_threads;
+  co.problem_definitions = {options.definitions};
   std::unique_ptr<LocalServer> local(new LocalServer());
   ASSIGN_OR_RETURN(local->coordinator_, Coordinator::Create(co, std::move(problems)));
   rpc::GrpcServerOptions listen;

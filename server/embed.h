@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "common/study_budget.h"
+#include "problems/definition.h"
 #include "nlohmann/json.hpp"
 #include "problems/problem.h"
 #include "report/results_csv.h"
@@ -46,6 +47,11 @@ struct LocalServerOptions {
   int baseline_trials = 10;
   // Trials per problem of a submission that does not ask for a number.
   int default_trials = 3;
+  // How the workers build each problem (by name): a problem with a definition is evaluated by
+  // the worker hosting its study; the others (and the baseline) here.
+  std::map<std::string, ProblemDefinition> definitions;
+  // Evaluations run at once here (the random-search baseline; problems without a definition).
+  int eval_threads = 2;
 };
 
 // A registered submission: its id, whether it runs optimizer.py (else an executable), and the

@@ -133,7 +133,14 @@ absl::StatusOr<std::optional<LeasedJob>> JobQueue::Lease(const Identity& who,
   std::optional<JobRecord> job;
   while (true) {
     const uint64_t seen = version();
-    ASSIGN_OR_RETURN(job, jobs_->LeaseJob(worker_id, clock_->NowSeconds() + options_.lease_ttl_s));
+    std::vector<int64_t> skip;
+    {
+      absl::MutexLock l(&refused_mu_);
+      auto it = refused_.find(worker_id);
+      if (it != refused_.end()) skip = it->second;
+    }
+    ASSIGN_OR_RETURN(job, jobs_->LeaseJob(worker_id, clock_->NowSeconds() + options_.lease_ttl_s,
+                                          skip));
     if (job || stopping_ || absl::Now() >= until) break;
     // Jobs queued by another process (bbo admin jobs requeue) are seen within a second.
     WaitForChange(seen, std::min(until - absl::Now(), absl::Seconds(1)));
@@ -152,7 +159,21 @@ absl::StatusOr<std::optional<LeasedJob>> JobQueue::Lease(const Identity& who,
   out.trial = job->trial;
   out.seed = job->seed;
   out.epoch = options_.epoch;
+  if (problem_for_lease_) out.problem = problem_for_lease_(*job);
   return std::optional<LeasedJob>(out);
+}
+
+void JobQueue::Refuse(int64_t job_id, const std::string& worker_id) {
+  {
+    absl::MutexLock l(&refused_mu_);
+    refused_[worker_id].push_back(job_id);
+  }
+  absl::Status released = jobs_->ReleaseLease(job_id, worker_id);
+  if (released.ok()) {
+    spdlog::warn("event=job_refused job={} worker={} reason=\"problem signature mismatch\"",
+                 job_id, worker_id);
+    NotifyChanged();
+  }
 }
 
 absl::Status JobQueue::Finish(const Identity& who, const std::string& worker_id, int64_t job_id,

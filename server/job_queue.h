@@ -10,14 +10,17 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
+#include "problems/definition.h"
 #include "server/access.h"
 #include "server/metrics.h"
 #include "server/store/job_store.h"
@@ -56,6 +59,8 @@ struct LeasedJob {
   int trial = 0;
   int64_t seed = 0;
   int64_t epoch = 0;
+  // Set when the worker evaluates the job's objective: how to build its problem.
+  std::optional<ProblemDefinition> problem;
 };
 
 struct SubmissionFiles {
@@ -107,6 +112,17 @@ class JobQueue {
   // PermissionDenied otherwise (another worker, a stale lease, another submission).
   absl::StatusOr<SubmissionFiles> Fetch(const Identity& who, const std::string& worker_id,
                                         int64_t job_id, int64_t submission_id);
+  // How a leased job's worker builds its problem (StudyManager::DefinitionForWorker); unset:
+  // leases carry no definition and the coordinator evaluates every job. Set before use.
+  void set_problem_for_lease(
+      std::function<std::optional<ProblemDefinition>(const JobRecord&)> definition) {
+    problem_for_lease_ = std::move(definition);
+  }
+  // `worker_id` cannot run job `job_id` as it should (it built another problem than the
+  // job's): the job goes back to the queue without the attempt counting, and this worker is
+  // not given it again while the coordinator runs. Best effort: a job whose lease is already
+  // gone is left alone.
+  void Refuse(int64_t job_id, const std::string& worker_id);
   // Whether `worker_id` was registered by `who`.
   bool Owns(const Identity& who, const std::string& worker_id) const;
 
@@ -155,6 +171,10 @@ class JobQueue {
   // queued or running.
   void LogIfSubmissionEnded(int64_t job_id);
 
+  std::function<std::optional<ProblemDefinition>(const JobRecord&)> problem_for_lease_;
+  // Jobs each worker refused (Refuse): never leased to it again.
+  absl::Mutex refused_mu_;
+  std::map<std::string, std::vector<int64_t>> refused_ ABSL_GUARDED_BY(refused_mu_);
   Metrics* metrics_ = nullptr;
   JobStore* jobs_;
   WorkerStore* workers_;

@@ -122,3 +122,51 @@ TEST_F(JobQueueTest, FetchReturnsArchive) {
 
 }  // namespace
 }  // namespace bbo
+
+namespace bbo {
+namespace {
+
+TEST_F(JobQueueTest, ALeaseCarriesTheProblemDefinitionTheWorkerEvaluates) {
+  queue_->set_problem_for_lease([](const JobRecord& job) -> std::optional<ProblemDefinition> {
+    if (job.problem != "p1") return std::nullopt;  // p2: the coordinator evaluates it
+    return ProblemDefinition{"practice", "p1", 0, "", 0};
+  });
+  auto w = queue_->RegisterWorker("host", 1);
+  ASSERT_TRUE(w.ok());
+  auto first = queue_->Lease(w->worker_id);
+  auto second = queue_->Lease(w->worker_id);
+  ASSERT_TRUE(first.ok() && first->has_value() && second.ok() && second->has_value());
+  ASSERT_TRUE((*first)->problem.has_value());
+  EXPECT_EQ((*first)->problem->name, "p1");
+  EXPECT_FALSE((*second)->problem.has_value());
+}
+
+TEST_F(JobQueueTest, ARefusedJobGoesToAnotherWorkerWithoutLosingAnAttempt) {
+  auto a = queue_->RegisterWorker("host-a", 1);
+  auto b = queue_->RegisterWorker("host-b", 1);
+  ASSERT_TRUE(a.ok() && b.ok());
+  auto job = queue_->Lease(a->worker_id);
+  ASSERT_TRUE(job.ok() && job->has_value());
+  const int64_t id = (*job)->job_id;
+  queue_->Refuse(id, a->worker_id);
+  JobRecord rec = *store_->GetJob(id);
+  EXPECT_EQ(rec.state, JobState::kQueued);
+  EXPECT_EQ(rec.attempts, 0);
+  // Not to the worker that refused it: it gets the other job...
+  auto other = queue_->Lease(a->worker_id);
+  ASSERT_TRUE(other.ok() && other->has_value());
+  EXPECT_NE((*other)->job_id, id);
+  EXPECT_FALSE(queue_->Lease(a->worker_id)->has_value());
+  // ... and another worker gets it.
+  auto elsewhere = queue_->Lease(b->worker_id);
+  ASSERT_TRUE(elsewhere.ok() && elsewhere->has_value());
+  EXPECT_EQ((*elsewhere)->job_id, id);
+  EXPECT_EQ(store_->GetJob(id)->attempts, 1);
+  // A refusal of a lease the worker no longer holds changes nothing.
+  queue_->Refuse(id, a->worker_id);
+  EXPECT_EQ(store_->GetJob(id)->state, JobState::kLeased);
+  EXPECT_EQ(store_->GetJob(id)->worker_id, b->worker_id);
+}
+
+}  // namespace
+}  // namespace bbo

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <map>
 #include <cstdio>
 #include <fstream>
 
@@ -13,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "common/binary_main.h"
+#include "problems/library.h"
 #include "problems/practice_suite.h"
 #include "problems/registry.h"
 #include "problems/test_problems.h"
@@ -58,7 +60,17 @@ ABSL_FLAG(int, max_job_attempts, 3,
           "Leases a job may lose (its worker died, its lease expired, the worker reported a host "
           "error) before it is marked failed for organizers to look at; a coordinator restart "
           "does not count. 1 to 100.");
-ABSL_FLAG(int, eval_threads, 2, "Threads evaluating objectives.");
+ABSL_FLAG(int, eval_threads, 2,
+          "Objective evaluations run at once on the coordinator (remote practice studies, the "
+          "random-search baseline, and phases that evaluate here); a scikit-learn problem keeps "
+          "up to this many processes.");
+ABSL_FLAG(int64_t, slow_problem_ms, 1000,
+          "--problem_set=slow (tests and benchmarks): milliseconds each evaluation of its one "
+          "problem, test_slow, sleeps.");
+ABSL_FLAG(bool, evaluate_on_coordinator, false,
+          "Evaluate every objective here instead of on the workers hosting the studies (which "
+          "then never receive problem definitions). docs/security.md, \"Where objectives "
+          "run\", gives the trade-off.");
 ABSL_FLAG(int64_t, seed, 20201, "Competition seed (job seeds derive from it).");
 ABSL_FLAG(std::string, problem_set, "practice",
           "Problems to run: \"practice\" (the built-in practice suite) or \"test\" (one 1-d "
@@ -262,7 +274,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   opts.queue.heartbeat_interval_s = std::max(0.2, opts.queue.lease_ttl_s / 6);
-  opts.eval_threads = absl::GetFlag(FLAGS_eval_threads);
+  opts.eval_threads = std::max(1, absl::GetFlag(FLAGS_eval_threads));
+  opts.study.evaluate_on_coordinator = absl::GetFlag(FLAGS_evaluate_on_coordinator);
   if (absl::Status valid = opts.study.budget.Validate(); !valid.ok()) {
     std::fprintf(stderr, "bbo-server: --%s\n", std::string(valid.message()).c_str());
     return 2;
@@ -282,12 +295,16 @@ int main(int argc, char** argv) {
     }
     std::vector<std::vector<std::unique_ptr<bbo::Problem>>> phase_problems;
     for (const bbo::PhaseSpec& p : spec->phases) {
-      auto made = bbo::MakePhaseProblems(p.problems);
-      if (!made.ok()) {
+      auto made = bbo::MakePhaseProblems(p.problems, opts.eval_threads);
+      absl::StatusOr<std::map<std::string, bbo::ProblemDefinition>> definitions =
+          made.ok() ? bbo::PhaseProblemDefinitions(p.problems, *made)
+                    : absl::StatusOr<std::map<std::string, bbo::ProblemDefinition>>(made.status());
+      if (!definitions.ok()) {
         std::fprintf(stderr, "bbo-server: --competition_file: phase \"%s\": %s\n",
-                     p.name.c_str(), std::string(made.status().message()).c_str());
+                     p.name.c_str(), std::string(definitions.status().message()).c_str());
         return 2;
       }
+      opts.problem_definitions.push_back(*std::move(definitions));
       phase_problems.push_back(*std::move(made));
     }
     std::unique_ptr<bbo::Clock> calendar;
@@ -309,6 +326,7 @@ int main(int argc, char** argv) {
     so.design_file = absl::GetFlag(FLAGS_design_file);
     so.generated_tasks = absl::GetFlag(FLAGS_generated_tasks);
     so.sklearn_problems = subset;
+    so.max_processes_per_problem = opts.eval_threads;
     auto suite = absl::GetFlag(FLAGS_suite_file).empty()
                      ? bbo::MakeSuite(absl::GetFlag(FLAGS_suite), so)
                      : bbo::MakeSuiteFromFile(absl::GetFlag(FLAGS_suite_file), so);
@@ -325,10 +343,26 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "bbo-server: --problems names a problem that is not in the suite\n");
       return 2;
     }
+    std::vector<std::string> names;
+    for (const auto& p : problems) names.push_back(p->name());
+    auto definitions = bbo::SuiteDefinitions(absl::GetFlag(FLAGS_suite),
+                                             absl::GetFlag(FLAGS_suite_file), so, names);
+    if (!definitions.ok()) {
+      std::fprintf(stderr, "bbo-server: %s\n",
+                   std::string(definitions.status().message()).c_str());
+      return 2;
+    }
+    opts.problem_definitions = {*std::move(definitions)};
   } else if (absl::GetFlag(FLAGS_problem_set) == "test") {
     problems.push_back(bbo::MakeCrashingProblem(0.1));
+    opts.problem_definitions = {{{"test_crashing", {"test", "test_crashing"}}}};
+  } else if (absl::GetFlag(FLAGS_problem_set) == "slow") {
+    const int64_t ms = absl::GetFlag(FLAGS_slow_problem_ms);
+    problems.push_back(bbo::MakeSlowProblem(absl::Milliseconds(ms)));
+    opts.problem_definitions = {
+        {{"test_slow", {"test", "test_slow", static_cast<uint64_t>(std::max<int64_t>(0, ms))}}}};
   } else if (absl::GetFlag(FLAGS_problem_set) != "practice") {
-    std::fprintf(stderr, "bbo-server: --problem_set must be practice or test\n");
+    std::fprintf(stderr, "bbo-server: --problem_set must be practice, test or slow\n");
     return 2;
   } else {
     for (absl::string_view name :
@@ -341,6 +375,10 @@ int main(int argc, char** argv) {
       }
       problems.push_back(*std::move(p));
     }
+    if (problems.empty()) problems = bbo::MakePracticeSuite();
+    std::map<std::string, bbo::ProblemDefinition> definitions;
+    for (const auto& p : problems) definitions[p->name()] = {"practice", p->name()};
+    opts.problem_definitions = {std::move(definitions)};
   }
   return Serve(bbo::Coordinator::Create(opts, std::move(problems)), listen, opts, signals);
 }

@@ -6,17 +6,23 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "problems/definition.h"
 #include "problems/problem.h"
 
 namespace bbo {
 
 class ProblemSet {
  public:
-  explicit ProblemSet(std::vector<std::unique_ptr<Problem>> problems) {
+  // `definitions`: how a worker builds each problem again (by name; problems without one are
+  // evaluated by the coordinator only).
+  explicit ProblemSet(std::vector<std::unique_ptr<Problem>> problems,
+                      std::map<std::string, ProblemDefinition> definitions = {})
+      : definitions_(std::move(definitions)) {
     for (auto& p : problems) {
       names_.push_back(p->name());
       by_name_[p->name()] = std::move(p);
@@ -31,8 +37,15 @@ class ProblemSet {
     return it->second.get();
   }
   const std::vector<std::string>& names() const { return names_; }
+  // How a worker builds problem `name`; nullopt when it has no definition.
+  std::optional<ProblemDefinition> Definition(const std::string& name) const {
+    auto it = definitions_.find(name);
+    if (it == definitions_.end()) return std::nullopt;
+    return it->second;
+  }
 
  private:
+  std::map<std::string, ProblemDefinition> definitions_;
   std::vector<std::string> names_;
   std::map<std::string, std::unique_ptr<Problem>> by_name_;
 };

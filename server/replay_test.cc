@@ -4,7 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/evaluator.h"
+#include "problems/evaluator.h"
 #include "problems/practice_suite.h"
 #include "problems/test_problems.h"
 #include "server/store/sqlite_store.h"

@@ -37,13 +37,14 @@ StudyManager::StudyManager(StudyStore* studies, JobStore* jobs, std::vector<Stud
       phases_(phases.begin(), phases.end()) {}
 
 absl::StatusOr<OpenedStudy> StudyManager::OpenForJob(const Identity& who, int64_t job_id,
-                                                     const std::string& worker_id) {
+                                                     const std::string& worker_id,
+                                                     const std::string& problem_signature) {
   RETURN_IF_ERROR(AccessPolicy(options().hidden_phase, options().allow_anonymous).RequireWorker(who));
   if (!worker_check_ || !worker_check_(who, worker_id)) {
     return absl::FailedPreconditionError(
         absl::StrCat("job ", job_id, " is not leased by worker ", worker_id.substr(0, 64)));
   }
-  return OpenForJob(job_id, worker_id);
+  return OpenForJob(job_id, worker_id, problem_signature);
 }
 
 absl::Status StudyManager::Authorize(const Identity& who, int64_t study_id) {
@@ -138,8 +139,15 @@ absl::StatusOr<StudyState> StudyManager::EndStudy(const Identity& who, int64_t s
   return EndStudy(study_id, reason, false, host_error);
 }
 
+std::optional<ProblemDefinition> StudyManager::DefinitionForWorker(const JobRecord& job) const {
+  absl::StatusOr<const StudyPhase*> phase = Phase(PhaseKeyOfBoard(job.board));
+  if (!phase.ok() || (*phase)->options.evaluate_on_coordinator) return std::nullopt;
+  return (*phase)->problems->Definition(job.problem);
+}
+
 absl::StatusOr<OpenedStudy> StudyManager::OpenForJob(int64_t job_id,
-                                                     const std::string& worker_id) {
+                                                     const std::string& worker_id,
+                                                     const std::string& problem_signature) {
   ASSIGN_OR_RETURN(JobRecord job, jobs_->GetJob(job_id));
   if (job.state != JobState::kLeased || job.worker_id != worker_id) {
     return absl::FailedPreconditionError(
@@ -147,6 +155,20 @@ absl::StatusOr<OpenedStudy> StudyManager::OpenForJob(int64_t job_id,
   }
   ASSIGN_OR_RETURN(const StudyPhase* phase, Phase(PhaseKeyOfBoard(job.board)));
   ASSIGN_OR_RETURN(const Problem* problem, phase->problems->Get(job.problem));
+  // A worker that evaluates must have built the very problem the coordinator records.
+  const bool worker_evaluates =
+      !problem_signature.empty() && !phase->options.evaluate_on_coordinator;
+  if (worker_evaluates) {
+    const std::string expected = SignatureOf(problem);
+    if (problem_signature != expected) {
+      if (on_signature_mismatch_) on_signature_mismatch_(job_id, worker_id);
+      return absl::FailedPreconditionError(absl::StrCat(
+          "job ", job_id, ": the problem this worker built has signature \"",
+          TruncateUtf8(problem_signature, 256), "\", the coordinator's has \"", expected,
+          "\" (a different problem library, data or code on this host); the job goes to "
+          "another worker"));
+    }
+  }
   // A worker that restarts a job abandons the previous attempt's study. A study busy with a
   // call is ended in memory here and written by Sweep once the call is over.
   std::vector<std::shared_ptr<Live>> reopened;
@@ -176,8 +198,14 @@ absl::StatusOr<OpenedStudy> StudyManager::OpenForJob(int64_t job_id,
   rec.problem = job.problem;
   rec.trial = job.trial;
   rec.board = job.board;
-  return Open(*phase, rec, problem, static_cast<uint64_t>(job.seed), worker_id, "",
-              job.max_batches);
+  ASSIGN_OR_RETURN(OpenedStudy opened, Open(*phase, rec, problem, static_cast<uint64_t>(job.seed),
+                                            worker_id, "", job.max_batches));
+  if (worker_evaluates) {
+    absl::MutexLock l(&mu_);
+    auto it = live_.find(opened.study_id);
+    if (it != live_.end()) it->second->worker_evaluates = true;
+  }
+  return opened;
 }
 
 absl::StatusOr<OpenedStudy> StudyManager::OpenPractice(const std::string& problem_name) {
@@ -274,7 +302,7 @@ std::string StudyManager::SignatureOf(const Problem* problem) {
 }
 
 absl::StatusOr<std::shared_ptr<StudyManager::Live>> StudyManager::Claim(int64_t study_id,
-                                                                        int batch) {
+                                                                        int batch, bool values) {
   absl::MutexLock l(&mu_);
   auto it = live_.find(study_id);
   if (it == live_.end()) {
@@ -305,6 +333,12 @@ absl::StatusOr<std::shared_ptr<StudyManager::Live>> StudyManager::Claim(int64_t 
   if (batch != live->next_batch) {
     return absl::FailedPreconditionError(absl::StrCat("study ", study_id, " expects batch ",
                                                       live->next_batch, ", got batch ", batch));
+  }
+  if (values != live->awaiting.has_value()) {
+    return absl::FailedPreconditionError(
+        values ? absl::StrCat("study ", study_id, " has no batch ", batch, " awaiting values")
+               : absl::StrCat("study ", study_id, " awaits the values of batch ", batch,
+                              " (ReportValues)"));
   }
   live->busy = true;
   return live;
@@ -374,11 +408,21 @@ absl::Status StudyManager::CheckBudget(Live& live, double turn_s) {
       absl::StrCat(*why, "; the study is cut off and its best value so far stands"));
 }
 
+double StudyManager::Charged(const Live& live, double turn_s, double host_suggest_s,
+                             double host_observe_s) {
+  if (!live.worker_evaluates) return turn_s;
+  const double host_s = host_suggest_s + host_observe_s;
+  // The worker's measure of the optimizer alone; the coordinator's clock bounds it.
+  if (!std::isfinite(host_s) || host_suggest_s < 0 || host_observe_s < 0) return turn_s;
+  return std::min(turn_s, host_s);
+}
+
 absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
     int64_t study_id, int batch, const std::vector<IncomingPoint>& suggestions,
     double host_suggest_time_s, double host_observe_time_s, std::optional<double> host_cpu_s) {
   ASSIGN_OR_RETURN(std::shared_ptr<Live> live, Claim(study_id, batch));
-  double turn_s = absl::ToDoubleSeconds(clock_->Now() - live->turn_started);
+  const double turn_s = Charged(*live, absl::ToDoubleSeconds(clock_->Now() - live->turn_started),
+                                host_suggest_time_s, host_observe_time_s);
   absl::StatusOr<BatchOutcome> out = [&]() -> absl::StatusOr<BatchOutcome> {
     RETURN_IF_ERROR(CheckBudget(*live, turn_s));
     const SearchSpace& space = live->problem->space();
@@ -424,9 +468,10 @@ absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
         replaced.push_back(true);
       }
     }
-    return Evaluate(*live, std::move(points), std::move(replaced), std::move(suggested),
-                    std::move(errors), BatchSource::kOptimizer, turn_s, host_suggest_time_s,
-                    host_observe_time_s, host_cpu_s);
+    return Evaluate(*live, PendingBatch{std::move(points), std::move(replaced),
+                                        std::move(suggested), std::move(errors),
+                                        BatchSource::kOptimizer, turn_s, host_suggest_time_s,
+                                        host_observe_time_s, host_cpu_s});
   }();
   Release(live);
   return out;
@@ -456,35 +501,106 @@ absl::StatusOr<BatchOutcome> StudyManager::ReportSuggestFailure(int64_t study_id
     std::vector<std::string> errors = {
         Bounded(absl::StrCat("suggest failed (batch filled by random search): ", message))};
     std::vector<std::string> suggested(points.size());
-    return Evaluate(*live, std::move(points), std::move(replaced), std::move(suggested),
-                    std::move(errors), BatchSource::kRandomFill, turn_s, 0, 0);
+    return Evaluate(*live, PendingBatch{std::move(points), std::move(replaced),
+                                        std::move(suggested), std::move(errors),
+                                        BatchSource::kRandomFill, turn_s, 0, 0, std::nullopt});
   }();
   Release(live);
   return out;
 }
 
-absl::StatusOr<BatchOutcome> StudyManager::Evaluate(Live& live, std::vector<Point> points,
-                                                    std::vector<bool> replaced,
-                                                    std::vector<std::string> suggested,
-                                                    std::vector<std::string> errors,
-                                                    BatchSource source, double turn_s,
-                                                    double host_suggest_s,
-                                                    double host_observe_s,
-                                                    std::optional<double> host_cpu_s) {
+absl::StatusOr<BatchOutcome> StudyManager::Evaluate(Live& live, PendingBatch batch) {
+  if (live.worker_evaluates) {
+    // The worker evaluates; the optimizer's clock stays stopped until ReportValues.
+    BatchOutcome out;
+    out.to_evaluate = batch.points;
+    out.evaluated = batch.points;
+    if (live.anonymization != nullptr) {
+      for (Point& p : out.evaluated) p = RenameKeys(p, live.anonymization->to_opaque);
+    }
+    out.errors = batch.errors;
+    out.remaining_s =
+        std::max(0.0, live.record.budget.study_budget_s - live.used_s - batch.turn_s);
+    live.awaiting = std::move(batch);
+    return out;
+  }
   absl::Time eval_start = clock_->Now();
-  std::vector<EvaluatedPoint> results = evaluator_->EvaluateBatch(*live.problem, points);
-  double eval_s = absl::ToDoubleSeconds(clock_->Now() - eval_start);
+  std::vector<EvaluatedPoint> results = evaluator_->EvaluateBatch(*live.problem, batch.points);
+  const double eval_s = absl::ToDoubleSeconds(clock_->Now() - eval_start);
+  return Record(live, std::move(batch), results, eval_s);
+}
 
+absl::StatusOr<BatchOutcome> StudyManager::ReportValues(const Identity& who, int64_t study_id,
+                                                        int batch,
+                                                        std::vector<EvaluatedPoint> results,
+                                                        double eval_s,
+                                                        const std::string& request_id) {
+  RETURN_IF_ERROR(Authorize(who, study_id));
+  if (std::optional<BatchOutcome> again = Answered(who, study_id, batch, request_id)) {
+    return *again;
+  }
+  absl::StatusOr<BatchOutcome> out = ReportValues(study_id, batch, std::move(results), eval_s);
+  Remember(who, study_id, batch, request_id, out);
+  return out;
+}
+
+absl::StatusOr<BatchOutcome> StudyManager::ReportValues(int64_t study_id, int batch,
+                                                        std::vector<EvaluatedPoint> results,
+                                                        double eval_s) {
+  ASSIGN_OR_RETURN(std::shared_ptr<Live> live, Claim(study_id, batch, /*values=*/true));
+  absl::StatusOr<BatchOutcome> out = [&]() -> absl::StatusOr<BatchOutcome> {
+    if (results.size() != live->awaiting->points.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("evaluations: ", results.size(),
+                                                     " values for the ",
+                                                     live->awaiting->points.size(),
+                                                     " points of batch ", batch));
+    }
+    for (EvaluatedPoint& r : results) {
+      // A worker's numbers are checked as its strings are: NaN is a crash, errors are bounded.
+      if (std::isnan(r.value)) r.value = kInf;
+      if (r.generalization && std::isnan(*r.generalization)) r.generalization = kInf;
+      if (!std::isfinite(r.eval_time_s) || r.eval_time_s < 0) r.eval_time_s = 0;
+      r.error = Bounded(r.error);
+    }
+    if (!std::isfinite(eval_s) || eval_s < 0) eval_s = 0;
+    PendingBatch pending = *std::move(live->awaiting);
+    live->awaiting.reset();
+    absl::StatusOr<BatchOutcome> recorded = Record(*live, pending, results, eval_s);
+    // Not recorded (the store refused): the batch still awaits its values, and a retry may
+    // bring them again.
+    if (!recorded.ok() && live->record.state == StudyState::kRunning) {
+      live->awaiting = std::move(pending);
+    }
+    if (recorded.ok()) {
+      // The optimizer already has the points; only the study's progress is news.
+      recorded->evaluated.clear();
+      recorded->errors.clear();
+    }
+    return recorded;
+  }();
+  Release(live);
+  return out;
+}
+
+absl::StatusOr<BatchOutcome> StudyManager::Record(Live& live, PendingBatch batch,
+                                                  const std::vector<EvaluatedPoint>& results,
+                                                  double eval_s) {
+  std::vector<Point>& points = batch.points;
+  std::vector<bool>& replaced = batch.replaced;
+  std::vector<std::string>& suggested = batch.suggested;
+  std::vector<std::string>& errors = batch.errors;
+  const double turn_s = batch.turn_s;
   BatchRecord rec;
   rec.study_id = live.record.id;
   rec.batch = live.next_batch;
-  rec.source = source;
+  rec.source = batch.source;
   rec.turn_time_s = turn_s;
-  rec.host_suggest_time_s = host_suggest_s;
-  rec.host_observe_time_s = host_observe_s;
+  rec.host_suggest_time_s = batch.host_suggest_s;
+  rec.host_observe_time_s = batch.host_observe_s;
   // A host's CPU figure is informational: a negative or non-finite one means "unknown".
-  if (host_cpu_s.has_value() && std::isfinite(*host_cpu_s) && *host_cpu_s >= 0) {
-    rec.optimizer_cpu_s = host_cpu_s;
+  if (batch.host_cpu_s.has_value() && std::isfinite(*batch.host_cpu_s) &&
+      *batch.host_cpu_s >= 0) {
+    rec.optimizer_cpu_s = batch.host_cpu_s;
   }
   rec.eval_time_s = eval_s;
   rec.errors = errors;
@@ -590,6 +706,9 @@ absl::Status StudyManager::Sweep() {
         live_.erase(live->record.id);
         continue;
       }
+      // Its worker is evaluating a batch: no optimizer clock runs (a worker that vanished
+      // loses its lease, and the job's next attempt abandons this study).
+      if (live->awaiting) continue;
       double turn_s = absl::ToDoubleSeconds(now - live->turn_started);
       // A hosted optimizer still starting has its start-up budget, not its turn budget.
       const bool starting =

@@ -8,7 +8,16 @@
 // The coordinator's clock runs while the optimizer holds the turn: from the moment a study is
 // opened or a batch's values are returned until the next batch (or failure report) arrives.
 // A turn longer than the per-suggest budget, or a study total over the study budget, cuts the
-// study off (DeadlineExceeded); its best value so far stands (Turner et al. (2021) §3.4). Invalid
+// study off (DeadlineExceeded); its best value so far stands (Turner et al. (2021) §3.4).
+//
+// Who evaluates. A study opened for a job with the signature of the problem its worker built
+// (OpenForJob's `problem_signature`) is evaluated by that worker: SubmitBatch and
+// ReportSuggestFailure answer the points to evaluate (BatchOutcome::to_evaluate) and the
+// study waits, its optimizer clock stopped, until ReportValues brings their values; the batch is
+// then recorded as a coordinator-evaluated one is. Such a study's turn is charged what its
+// (trusted) worker measured of the optimizer's own suggest and observe, capped by the
+// coordinator's clock: network, queueing, evaluation and store time are never charged. Every
+// other study is evaluated here, between the turn's end and the answer (not charged either). Invalid
 // points are replaced one by one by random-search points and the errors are recorded on the study
 // (the study goes on); a suggest failure gets a whole random-search batch; a dead optimizer ends
 // the study as failed with its best so far. Every batch (points, values, timings, errors) is
@@ -46,7 +55,7 @@
 #include "common/study_budget.h"
 #include "server/access.h"
 #include "server/anonymize.h"
-#include "server/evaluator.h"
+#include "problems/evaluator.h"
 #include "server/metrics.h"
 #include "server/problem_set.h"
 #include "server/store/job_store.h"
@@ -75,11 +84,18 @@ struct StudyOptions {
   bool hidden_phase = false;
   // No identities: anonymous callers may host and open studies (AccessPolicy).
   bool allow_anonymous = false;
+  // Keep evaluating the phase's objectives here even when workers could (the lease then carries
+  // no problem definition): for organizers who will not place problems on worker hosts
+  // (docs/security.md, "Where objectives run").
+  bool evaluate_on_coordinator = false;
 };
 
 struct BatchOutcome {
-  std::vector<Point> evaluated;   // the points evaluated, in order
+  std::vector<Point> evaluated;   // the points evaluated, in order (as the optimizer sees them)
   std::vector<double> values;     // one per point; +inf for a crashed evaluation
+  // A study its worker evaluates: the points to evaluate under the problem's real names;
+  // `values` is then empty until ReportValues.
+  std::vector<Point> to_evaluate;
   std::vector<std::string> errors;
   bool study_done = false;
   double remaining_s = 0;
@@ -124,11 +140,17 @@ class StudyManager {
   // (the job is not leased by this worker). A job that already has a running study abandons it
   // (the worker restarted the job). A store error writing that end is returned (the end
   // stays pending; Sweep retries it) and no study is opened.
-  absl::StatusOr<OpenedStudy> OpenForJob(int64_t job_id, const std::string& worker_id);
+  // `problem_signature` non-empty: the worker built the job's problem from its definition and
+  // evaluates the study itself (see the class comment). A signature other than the problem's
+  // is refused (FailedPrecondition) and reported to set_signature_mismatch, which hands the job
+  // to another worker.
+  absl::StatusOr<OpenedStudy> OpenForJob(int64_t job_id, const std::string& worker_id,
+                                         const std::string& problem_signature = "");
   // The same for a remote caller: `who` must have registered `worker_id` (a worker token;
   // set_worker_check). The study then belongs to that worker's identity.
   absl::StatusOr<OpenedStudy> OpenForJob(const Identity& who, int64_t job_id,
-                                         const std::string& worker_id);
+                                         const std::string& worker_id,
+                                         const std::string& problem_signature = "");
   // Opens a practice study on a named problem (remote clients). NotFound for an unknown problem.
   absl::StatusOr<OpenedStudy> OpenPractice(const std::string& problem);
   // The same for a remote caller: PermissionDenied when `who` may not see the problems of this
@@ -158,6 +180,16 @@ class StudyManager {
                                                     bool optimizer_dead,
                                                     const std::string& request_id = "");
   static constexpr size_t kRememberedAnswers = 4096;
+  // The values of batch `batch` of a study its worker evaluates, one per point of the answer's
+  // to_evaluate, in order; `eval_s` the worker's wall time for the batch. Records the batch
+  // (exactly once: a retry with the same request id answers the same) and restarts the
+  // optimizer's clock. FailedPrecondition when no batch of that index awaits values;
+  // InvalidArgument for a wrong number of values.
+  absl::StatusOr<BatchOutcome> ReportValues(const Identity& who, int64_t study_id, int batch,
+                                            std::vector<EvaluatedPoint> results, double eval_s,
+                                            const std::string& request_id = "");
+  absl::StatusOr<BatchOutcome> ReportValues(int64_t study_id, int batch,
+                                            std::vector<EvaluatedPoint> results, double eval_s);
   absl::Status OptimizerReady(const Identity& who, int64_t study_id);
   absl::StatusOr<StudyState> EndStudy(const Identity& who, int64_t study_id,
                                       const std::string& reason, bool host_error = false);
@@ -167,6 +199,15 @@ class StudyManager {
   void set_worker_check(std::function<bool(const Identity&, const std::string&)> check) {
     worker_check_ = std::move(check);
   }
+  // Told (job id, worker id) when a worker opened a job's study with another problem signature
+  // (the coordinator wires JobQueue::Refuse: the job goes to another worker). Set before use.
+  void set_signature_mismatch(std::function<void(int64_t, const std::string&)> on_mismatch) {
+    on_signature_mismatch_ = std::move(on_mismatch);
+  }
+  // How the worker leasing `job` builds its problem, when the job's phase lets workers evaluate
+  // and the problem has a definition (ProblemSet::Definition); nullopt: the coordinator
+  // evaluates.
+  std::optional<ProblemDefinition> DefinitionForWorker(const JobRecord& job) const;
 
   // Evaluates one batch. NotFound (unknown study), FailedPrecondition (study not running, or
   // `batch` is not the next batch), DeadlineExceeded (over budget: the study is now cut off),
@@ -232,8 +273,24 @@ class StudyManager {
     std::optional<StudyErrorRecord> error;  // the error that ended it, until recorded
     bool ended = false;                     // EndStudy succeeded
   };
+  // A batch whose values its worker is evaluating.
+  struct PendingBatch {
+    std::vector<Point> points;  // real names
+    std::vector<bool> replaced;
+    std::vector<std::string> suggested;
+    std::vector<std::string> errors;
+    BatchSource source = BatchSource::kOptimizer;
+    double turn_s = 0;  // charged
+    double host_suggest_s = 0;
+    double host_observe_s = 0;
+    std::optional<double> host_cpu_s;
+  };
   struct Live {
     StudyRecord record;
+    // Its worker evaluates it (opened with the problem's signature).
+    bool worker_evaluates = false;
+    // Set while its worker evaluates batch next_batch: no optimizer clock runs.
+    std::optional<PendingBatch> awaiting;
     const StudyPhase* phase = nullptr;
     const Problem* problem = nullptr;
     std::mt19937_64 rng;
@@ -256,6 +313,7 @@ class StudyManager {
   // OK when `who` may act on study `study_id` (see the remote study calls).
   absl::Status Authorize(const Identity& who, int64_t study_id);
   std::function<bool(const Identity&, const std::string&)> worker_check_;
+  std::function<void(int64_t, const std::string&)> on_signature_mismatch_;
   absl::Mutex signatures_mu_;
   std::map<const Problem*, std::string> signatures_ ABSL_GUARDED_BY(signatures_mu_);
 
@@ -269,7 +327,12 @@ class StudyManager {
   // The phase of `key`; NotFound naming the phases otherwise.
   absl::StatusOr<const StudyPhase*> Phase(const std::string& key) const;
   // Claims a study for one call; checks state and batch index. Marks it busy.
-  absl::StatusOr<std::shared_ptr<Live>> Claim(int64_t study_id, int batch);
+  // `values`: for ReportValues (the batch must await values); otherwise it must not.
+  absl::StatusOr<std::shared_ptr<Live>> Claim(int64_t study_id, int batch, bool values = false);
+  // The optimizer time charged for a turn of `turn_s` on the coordinator's clock (see the
+  // class comment).
+  static double Charged(const Live& live, double turn_s, double host_suggest_s,
+                        double host_observe_s);
   void Release(const std::shared_ptr<Live>& live);
   // Why a turn of `turn_s` puts the study over budget; nullopt when within budget.
   std::optional<std::string> OverBudget(const Live& live, double turn_s) const;
@@ -277,13 +340,11 @@ class StudyManager {
   absl::Status CutOff(Live& live, double turn_s, const std::string& why);
   // Budget check at the end of a turn; cuts off the study (DeadlineExceeded) when over budget.
   absl::Status CheckBudget(Live& live, double turn_s);
-  absl::StatusOr<BatchOutcome> Evaluate(Live& live, std::vector<Point> points,
-                                        std::vector<bool> replaced,
-                                        std::vector<std::string> suggested,
-                                        std::vector<std::string> errors, BatchSource source,
-                                        double turn_s, double host_suggest_s,
-                                        double host_observe_s,
-                                        std::optional<double> host_cpu_s = std::nullopt);
+  // Evaluates the batch here, or hands it to the study's worker (live.awaiting).
+  absl::StatusOr<BatchOutcome> Evaluate(Live& live, PendingBatch batch);
+  // Records an evaluated batch and ends the turn.
+  absl::StatusOr<BatchOutcome> Record(Live& live, PendingBatch batch,
+                                      const std::vector<EvaluatedPoint>& results, double eval_s);
   // Ends the study in memory and writes the end (and `error`, recorded first) to the store.
   absl::Status Finish(Live& live, StudyState state, const std::string& reason,
                       std::optional<StudyErrorRecord> error = std::nullopt);

@@ -47,7 +47,9 @@ std::string ReadFile(const fs::path& p) { return bbo::testing::ReadWholeFile(p.s
 // One competition: a server, two workers, one submission of kTrials trials.
 class Competition {
  public:
-  Competition(const fs::path& root) : root_(root), db_((root / "arena.sqlite").string()) {
+  // `problem_flags`: bbo-server's flags choosing the one problem.
+  Competition(const fs::path& root, std::vector<std::string> problem_flags)
+      : root_(root), db_((root / "arena.sqlite").string()), problem_flags_(std::move(problem_flags)) {
     fs::remove_all(root_);
     fs::create_directories(root_ / "sub");
     fs::copy_file(fs::path(BBO_TEST_OPTIMIZERS) / "steady" / "optimizer.py",
@@ -66,12 +68,12 @@ class Competition {
   }
 
   void StartServer() {
-    server_ = std::make_unique<Proc>(
-        std::vector<std::string>{BBO_SERVER_BIN, "--listen=127.0.0.1:" + std::to_string(port_),
-                                 "--db=" + db_, "--problem_set=test", "--baseline_trials=1",
-                                 "--batch_size=4", "--n_batches=" + std::to_string(kBatches),
-                                 "--lease_ttl_s=3", "--max_job_attempts=50"},
-        (root_ / "server.log").string());
+    std::vector<std::string> argv = {BBO_SERVER_BIN, "--listen=127.0.0.1:" + std::to_string(port_),
+                                     "--db=" + db_, "--baseline_trials=1", "--batch_size=4",
+                                     "--n_batches=" + std::to_string(kBatches), "--lease_ttl_s=3",
+                                     "--max_job_attempts=50"};
+    argv.insert(argv.end(), problem_flags_.begin(), problem_flags_.end());
+    server_ = std::make_unique<Proc>(argv, (root_ / "server.log").string());
   }
   void StartWorker(size_t i) {
     if (workers_.size() <= i) workers_.resize(i + 1);
@@ -145,17 +147,20 @@ class Competition {
  private:
   fs::path root_;
   std::string db_;
+  std::vector<std::string> problem_flags_;
   int port_ = 0;
   std::unique_ptr<Proc> server_;
   std::vector<std::unique_ptr<Proc>> workers_;
 };
 
-TEST(CrashTest, KilledCoordinatorsAndWorkersLoseNothingAndDoNothingTwice) {
+// Kills coordinators and workers at random while a submission runs on the problem that
+// `problem_flags` give bbo-server, and checks the result against a run without faults.
+void KillAtRandom(const std::vector<std::string>& problem_flags) {
   const fs::path base = fs::temp_directory_path() / ("bbo_crash_" + std::to_string(getpid()));
   // The same competition without faults: what every job's values must be.
   std::map<std::string, std::string> expected;
   {
-    Competition clean(base / "clean");
+    Competition clean(base / "clean", problem_flags);
     clean.StartServer();
     clean.StartWorker(0);
     clean.StartWorker(1);
@@ -173,7 +178,7 @@ TEST(CrashTest, KilledCoordinatorsAndWorkersLoseNothingAndDoNothingTwice) {
   std::uniform_real_distribution<double> wait_s(0.2, 1.2), down_s(0.05, 0.5);
   std::uniform_int_distribution<int> target(0, 2);  // 0: the server; 1, 2: a worker
 
-  Competition run(base / "faults");
+  Competition run(base / "faults", problem_flags);
   run.StartServer();
   run.StartWorker(0);
   run.StartWorker(1);
@@ -226,6 +231,16 @@ TEST(CrashTest, KilledCoordinatorsAndWorkersLoseNothingAndDoNothingTwice) {
   // The same values as without faults, job by job.
   EXPECT_EQ(run.FinalValues(), expected) << run.Logs();
   fs::remove_all(base);
+}
+
+TEST(CrashTest, KilledCoordinatorsAndWorkersLoseNothingAndDoNothingTwice) {
+  KillAtRandom({"--problem_set=test"});
+}
+
+// The same with an objective that takes real time (150 ms per evaluation, on the workers): kills
+// land while a worker evaluates a batch, and its values are still recorded exactly once.
+TEST(CrashTest, WithASlowObjectiveEvaluatedOnTheWorkersNothingIsLostOrDoubled) {
+  KillAtRandom({"--problem_set=slow", "--slow_problem_ms=150"});
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "absl/strings/str_split.h"
 #include "bbo/v1/competition_service.grpc.pb.h"
 #include "bbo/v1/scoring_service.grpc.pb.h"
 #include "bbo/v1/study_service.grpc.pb.h"
@@ -209,6 +210,66 @@ TEST_F(E2eTest, SlowOptimizerIsCutOffAndKeepsBestSoFar) {
     }
   }
   EXPECT_TRUE(found);
+}
+
+// An objective slower than every deadline (1.5 s per evaluation: a batch takes longer than the
+// 1 s per-suggest budget, the 2 s study budget, and the worker's 1 s call deadline) is never
+// charged to the optimizer, whether the worker evaluates it (the default) or the coordinator.
+TEST_F(E2eTest, ASlowObjectiveEvaluatedByTheWorkerIsNeverCharged) {
+  std::vector<std::string> flags = {"--problem_set=slow", "--slow_problem_ms=1500",
+                                    "--batch_size=2",     "--n_batches=3",
+                                    "--suggest_budget_s=1", "--study_budget_s=2",
+                                    "--baseline_trials=1"};
+  StartServer(flags);
+  StartWorker({"--rpc_timeout_s=1", "--eval_slots=2"});
+  int64_t id = Submit("steady");
+  ASSERT_TRUE(WaitFinished(id, 90)) << Logs();
+  const std::string sid = std::to_string(id);
+  EXPECT_EQ(Q("SELECT state || ' ' || batches_done FROM studies WHERE submission_id = " + sid),
+            "completed 3")
+      << Logs();
+  // Evaluated on the worker: its log says so.
+  EXPECT_THAT(ReadFile(root_ / "worker0.log"), HasSubstr("evaluates=worker"));
+  // Each turn is the optimizer's 0.08 s suggest (+ observe), as the worker measured it; the
+  // 1.5 s evaluations are in eval_time_s only.
+  for (const std::string& row :
+       bbo::testing::Query(db_, "SELECT b.turn_time_s, b.host_suggest_time_s + "
+                                "b.host_observe_time_s, b.eval_time_s FROM batches b JOIN "
+                                "studies s ON s.id = b.study_id WHERE s.submission_id = " +
+                                    sid)) {
+    std::vector<std::string> f = absl::StrSplit(row, '|');
+    ASSERT_EQ(f.size(), 3u);
+    EXPECT_LT(std::stod(f[0]), 0.9) << row;
+    EXPECT_NEAR(std::stod(f[0]), std::stod(f[1]), 1e-9) << row;
+    EXPECT_GE(std::stod(f[2]), 1.4) << row;
+  }
+  EXPECT_EQ(Q("SELECT COUNT(*) FROM study_errors e JOIN studies s ON s.id = e.study_id WHERE "
+              "s.submission_id = " + sid),
+            "0");
+}
+
+TEST_F(E2eTest, ASlowObjectiveEvaluatedByTheCoordinatorIsNeverCharged) {
+  StartServer({"--problem_set=slow", "--slow_problem_ms=1500", "--batch_size=2",
+               "--n_batches=3", "--suggest_budget_s=1", "--study_budget_s=2",
+               "--baseline_trials=1", "--evaluate_on_coordinator"});
+  // Its calls have a 1 s deadline; a batch call waits 1.5 s or more on the evaluation.
+  StartWorker({"--rpc_timeout_s=1"});
+  int64_t id = Submit("steady");
+  ASSERT_TRUE(WaitFinished(id, 90)) << Logs();
+  const std::string sid = std::to_string(id);
+  EXPECT_EQ(Q("SELECT state || ' ' || batches_done FROM studies WHERE submission_id = " + sid),
+            "completed 3")
+      << Logs();
+  EXPECT_THAT(ReadFile(root_ / "worker0.log"), HasSubstr("evaluates=coordinator"));
+  for (const std::string& row :
+       bbo::testing::Query(db_, "SELECT b.turn_time_s, b.eval_time_s FROM batches b JOIN "
+                                "studies s ON s.id = b.study_id WHERE s.submission_id = " +
+                                    sid)) {
+    std::vector<std::string> f = absl::StrSplit(row, '|');
+    ASSERT_EQ(f.size(), 2u);
+    EXPECT_LT(std::stod(f[0]), 0.9) << row;
+    EXPECT_GE(std::stod(f[1]), 1.4) << row;
+  }
 }
 
 TEST_F(E2eTest, StartUpIsNotChargedToTheFirstBatch) {

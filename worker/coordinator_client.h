@@ -15,6 +15,8 @@
 #include "common/opened_study.h"
 #include "common/tls_files.h"
 #include "nlohmann/json.hpp"
+#include "problems/definition.h"
+#include "problems/evaluator.h"
 
 namespace bbo {
 
@@ -36,10 +38,15 @@ struct JobLease {
   int trial = 0;
   int64_t seed = 0;
   int64_t epoch = 0;  // the coordinator's epoch the lease belongs to (0 = not said)
+  // Set when this worker evaluates the job's objective: how to build its problem.
+  std::optional<ProblemDefinition> problem;
 };
 
 struct BatchValues {
   std::vector<nlohmann::json> evaluated;  // points as JSON objects
+  // A study this worker evaluates: the points to evaluate (real names); `values` is then empty
+  // until ReportValues.
+  std::vector<nlohmann::json> to_evaluate;
   std::vector<double> values;
   std::vector<std::string> errors;
   bool study_done = false;
@@ -76,7 +83,11 @@ class CoordinatorClient {
   // (Only the worker holding the current lease of `job_id` may fetch its submission.)
   virtual absl::StatusOr<std::string> Fetch(int64_t submission_id, int64_t job_id,
                                             const std::string& worker_id) = 0;
-  virtual absl::StatusOr<OpenedStudy> OpenStudy(int64_t job_id, const std::string& worker_id) = 0;
+  // `problem_signature` ("" = none): the signature of the problem this worker built from the
+  // lease's definition; the worker then evaluates the study (ReportValues). FailedPrecondition
+  // when it is not the coordinator's (the job then goes to another worker).
+  virtual absl::StatusOr<OpenedStudy> OpenStudy(int64_t job_id, const std::string& worker_id,
+                                                const std::string& problem_signature) = 0;
   // Suggestions are JSON objects as the optimizer printed them; values that are not a bool,
   // number or string travel unset and are reported by the coordinator.
   virtual absl::StatusOr<BatchValues> SubmitBatch(int64_t study_id, int batch,
@@ -85,6 +96,13 @@ class CoordinatorClient {
   virtual absl::StatusOr<BatchValues> ReportSuggestFailure(int64_t study_id, int batch,
                                                            const std::string& message,
                                                            bool optimizer_dead) = 0;
+  // The values of a batch this worker evaluated (one per point of to_evaluate); `eval_s` the
+  // batch's wall time. Answers study_done and remaining_s (evaluated and values stay empty).
+  virtual absl::StatusOr<BatchValues> ReportValues(int64_t /*study_id*/, int /*batch*/,
+                                                   const std::vector<EvaluatedPoint>& /*values*/,
+                                                   double /*eval_s*/) {
+    return absl::UnimplementedError("ReportValues");
+  }
   virtual absl::Status EndStudy(int64_t study_id, const std::string& reason) = 0;
   // The host gives up on the study for a reason of its own (not the optimizer's): the
   // coordinator abandons it and the job runs again. A coordinator client that cannot say so
@@ -102,10 +120,15 @@ class CoordinatorClient {
 
 // Connects to `target` (host:port): plaintext, or TLS when `tls` has a CA (plus this worker's
 // certificate for coordinators that require one). Every call has a deadline of `call_timeout`
-// (a TLS mismatch with the coordinator fails calls with Unavailable, well within it) and
-// carries `token` (a worker token from `bbo admin worker add`) as `authorization: Bearer`.
+// (a TLS mismatch with the coordinator fails calls with Unavailable, well within it), except
+// SubmitBatch, ReportSuggestFailure and OpenStudy with a problem signature, which may wait on
+// the coordinator evaluating (a batch, the problem's signature) however long that takes: they
+// have no deadline, and keepalive pings (every 20 s, 20 s to
+// answer) detect a coordinator that is gone. Every call carries
+// `token` (a worker token from `bbo admin worker add`) as `authorization: Bearer`.
 // A lost connection is retried within 0.1-1 s. The calls that change a study or a job
-// (SubmitBatch, ReportSuggestFailure, OptimizerReady, EndStudy, Finish) are retried on
+// (SubmitBatch, ReportSuggestFailure, ReportValues, OptimizerReady, EndStudy, Finish) are
+// retried on
 // UNAVAILABLE for up to `retry_s` seconds with one request id, which the coordinator uses to
 // answer a retry of a call that took effect with its first answer (each takes effect once).
 std::unique_ptr<CoordinatorClient> MakeGrpcCoordinatorClient(const std::string& target,

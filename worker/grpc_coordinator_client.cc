@@ -10,6 +10,7 @@
 #include "absl/time/clock.h"
 #include "bbo/v1/study_service.grpc.pb.h"
 #include "bbo/v1/worker_service.grpc.pb.h"
+#include "common/utf8.h"
 #include "common/wire.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
@@ -54,6 +55,11 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
     args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 1000);
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+    // A batch call has no deadline (it may wait on a long evaluation): pings tell a live
+    // coordinator from a vanished one (the call then fails with UNAVAILABLE).
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 20000);
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 20000);
+    args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
     std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
     if (tls.enabled()) {
       grpc::SslCredentialsOptions ssl;
@@ -117,6 +123,11 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     l.trial = resp.trial();
     l.seed = resp.seed();
     l.epoch = resp.coordinator_epoch();
+    if (resp.has_problem()) {
+      const v1::ProblemDefinition& p = resp.problem();
+      l.problem = ProblemDefinition{p.suite(), p.name(), p.seed(), p.generated_family(),
+                                    p.generated_tasks()};
+    }
     return std::optional<JobLease>(l);
   }
 
@@ -144,12 +155,20 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     return std::move(*resp.mutable_archive());
   }
 
-  absl::StatusOr<OpenedStudy> OpenStudy(int64_t job_id, const std::string& worker_id) override {
+  absl::StatusOr<OpenedStudy> OpenStudy(int64_t job_id, const std::string& worker_id,
+                                        const std::string& problem_signature) override {
     grpc::ClientContext ctx;
-    Prepare(ctx);
+    // The coordinator may first compute the problem's signature (five evaluations): no
+    // deadline shorter than that, keepalive pings instead.
+    if (problem_signature.empty()) {
+      Prepare(ctx);
+    } else if (!token_.empty()) {
+      ctx.AddMetadata("authorization", "Bearer " + token_);
+    }
     v1::OpenStudyRequest req;
     req.set_job_id(job_id);
     req.set_worker_id(worker_id);
+    req.set_problem_signature(problem_signature);
     v1::OpenStudyResponse resp;
     if (auto s = FromGrpc(study_->OpenStudy(&ctx, req, &resp)); !s.ok()) return s;
     OpenedStudy info;
@@ -199,12 +218,14 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     if (timing.cpu_s.has_value()) req.set_optimizer_cpu_s(*timing.cpu_s);
     v1::SubmitBatchResponse resp;
     if (auto s =
-            Retried([&](grpc::ClientContext& c) { return study_->SubmitBatch(&c, req, &resp); });
+            Retried([&](grpc::ClientContext& c) { return study_->SubmitBatch(&c, req, &resp); },
+                    kNoDeadline);
         !s.ok()) {
       return s;
     }
     BatchValues out;
     if (absl::Status s = EvaluatedToJson(resp.evaluated(), &out.evaluated); !s.ok()) return s;
+    if (absl::Status s = EvaluatedToJson(resp.to_evaluate(), &out.to_evaluate); !s.ok()) return s;
     out.values.assign(resp.values().begin(), resp.values().end());
     out.errors.assign(resp.errors().begin(), resp.errors().end());
     out.study_done = resp.study_done();
@@ -223,13 +244,42 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     req.set_optimizer_dead(optimizer_dead);
     v1::ReportSuggestFailureResponse resp;
     if (auto s = Retried(
-            [&](grpc::ClientContext& c) { return study_->ReportSuggestFailure(&c, req, &resp); });
+            [&](grpc::ClientContext& c) { return study_->ReportSuggestFailure(&c, req, &resp); },
+            kNoDeadline);
         !s.ok()) {
       return s;
     }
     BatchValues out;
     if (absl::Status s = EvaluatedToJson(resp.evaluated(), &out.evaluated); !s.ok()) return s;
+    if (absl::Status s = EvaluatedToJson(resp.to_evaluate(), &out.to_evaluate); !s.ok()) return s;
     out.values.assign(resp.values().begin(), resp.values().end());
+    out.study_done = resp.study_done();
+    out.remaining_s = resp.remaining_s();
+    return out;
+  }
+
+  absl::StatusOr<BatchValues> ReportValues(int64_t study_id, int batch,
+                                           const std::vector<EvaluatedPoint>& values,
+                                           double eval_s) override {
+    v1::ReportValuesRequest req;
+    req.set_request_id(NewRequestId());
+    req.set_study_id(study_id);
+    req.set_batch(batch);
+    req.set_eval_time_s(eval_s);
+    for (const EvaluatedPoint& v : values) {
+      v1::WorkerEvaluation* e = req.add_evaluations();
+      e->set_value(v.value);
+      e->set_eval_time_s(v.eval_time_s);
+      if (v.generalization) e->set_generalization(*v.generalization);
+      e->set_error(TruncateUtf8(v.error, 8u << 10));
+    }
+    v1::ReportValuesResponse resp;
+    if (auto s = Retried(
+            [&](grpc::ClientContext& c) { return study_->ReportValues(&c, req, &resp); });
+        !s.ok()) {
+      return s;
+    }
+    BatchValues out;
     out.study_done = resp.study_done();
     out.remaining_s = resp.remaining_s();
     return out;
@@ -274,13 +324,19 @@ class GrpcCoordinatorClient : public CoordinatorClient {
 
   // `call` until it is not UNAVAILABLE (the coordinator unreachable or restarting) or `retry_s_`
   // has passed; each attempt gets a fresh context and deadline.
+  // `deadline_s`: of each attempt (0 = the client's call timeout, kNoDeadline = none).
+  static constexpr double kNoDeadline = -1;
   template <typename Call>
-  absl::Status Retried(Call call) {
+  absl::Status Retried(Call call, double deadline_s = 0) {
     const absl::Time until = absl::Now() + absl::Seconds(retry_s_);
     absl::Duration pause = absl::Milliseconds(100);
     while (true) {
       grpc::ClientContext ctx;
-      Prepare(ctx);
+      if (deadline_s == kNoDeadline) {
+        if (!token_.empty()) ctx.AddMetadata("authorization", "Bearer " + token_);
+      } else {
+        Prepare(ctx);
+      }
       absl::Status s = FromGrpc(call(ctx));
       if (!absl::IsUnavailable(s) || absl::Now() + pause > until) return s;
       absl::SleepFor(pause);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/time/clock.h"
 #include "common/address.h"
 #include "common/binary_main.h"
 #include "spdlog/spdlog.h"
@@ -45,6 +46,21 @@ ABSL_FLAG(double, exit_when_idle_s, 0,
 ABSL_FLAG(uint64_t, memory_mb, 4096, "Address-space limit per optimizer, MiB.");
 ABSL_FLAG(uint64_t, cpu_seconds, 3600, "CPU-time limit per optimizer process, seconds.");
 ABSL_FLAG(bool, verbose, false, "Log the optimizers' stderr.");
+ABSL_FLAG(double, rpc_timeout_s, 60,
+          "Deadline of each call to the coordinator, seconds. Calls that may wait on the "
+          "coordinator evaluating a batch have none (keepalive pings watch the connection).");
+ABSL_FLAG(bool, evaluate, true,
+          "Evaluate the hidden objectives of this worker's studies here, on the trusted side of "
+          "the sandbox, when the coordinator's phase allows it (it sends the problem's "
+          "definition with the lease). false: the coordinator evaluates them.");
+ABSL_FLAG(int, eval_slots, 0,
+          "Objective evaluations run at once on this host, shared by all its studies "
+          "(0 = one per core).");
+ABSL_FLAG(double, drain_timeout_s, 0,
+          "On SIGTERM: take no new job and let the studies running now finish for up to this "
+          "many seconds, then hand back those still running (the coordinator requeues their "
+          "jobs without charging the team). 0 = hand them back at once. A second SIGTERM ends "
+          "the drain.");
 ABSL_FLAG(std::string, token_file, "",
           "File holding this worker's token (`bbo admin worker add NAME` prints it). Default: "
           "$BBO_WORKER_TOKEN; none for a coordinator run with --allow_anonymous.");
@@ -175,6 +191,22 @@ int main(int argc, char** argv) {
 
   bbo::RemoveStaleStudies(cgroups.get(), opts.work_dir);
 
+  // The hidden objectives this worker evaluates, built from the same problem library as the
+  // coordinator's; a scikit-learn problem keeps up to one process per evaluation slot.
+  const int eval_slots = absl::GetFlag(FLAGS_eval_slots) > 0
+                             ? absl::GetFlag(FLAGS_eval_slots)
+                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::unique_ptr<bbo::ProblemLibrary> library;
+  std::unique_ptr<bbo::Evaluator> evaluator;
+  if (absl::GetFlag(FLAGS_evaluate)) {
+    bbo::SuiteOptions host;
+    host.max_processes_per_problem = eval_slots;
+    library = std::make_unique<bbo::ProblemLibrary>(host);
+    evaluator = std::make_unique<bbo::Evaluator>(eval_slots);
+    opts.problems = library.get();
+    opts.evaluator = evaluator.get();
+  }
+
   std::string token;
   if (!absl::GetFlag(FLAGS_token_file).empty()) {
     std::ifstream in(absl::GetFlag(FLAGS_token_file));
@@ -186,7 +218,9 @@ int main(int argc, char** argv) {
   } else if (const char* env = std::getenv("BBO_WORKER_TOKEN")) {
     token = env;
   }
-  auto client = bbo::MakeGrpcCoordinatorClient(bbo::WithDefaultPort(absl::GetFlag(FLAGS_coordinator)), *tls, 60, token);
+  auto client = bbo::MakeGrpcCoordinatorClient(bbo::WithDefaultPort(absl::GetFlag(FLAGS_coordinator)), *tls,
+                                               std::max(0.1, absl::GetFlag(FLAGS_rpc_timeout_s)),
+                                               token);
   bbo::Env* env = bbo::Env::Default();
   bbo::Sandbox sandbox(opts.sandbox, env->launcher());
   bbo::Worker worker(client.get(), &sandbox, opts, env);
@@ -231,6 +265,22 @@ int main(int argc, char** argv) {
   }
   int sig = 0;
   sigwait(&signals, &sig);
+  const double drain_s = absl::GetFlag(FLAGS_drain_timeout_s);
+  if (running > 0 && drain_s > 0) {
+    // Scale-in: finish what runs, take nothing new; a second signal or the timeout ends it.
+    spdlog::info("event=worker_draining timeout_s={}", drain_s);
+    worker.Drain();
+    const absl::Time until = absl::Now() + absl::Seconds(drain_s);
+    while (running > 0 && absl::Now() < until) {
+      sigset_t pending;
+      if (sigpending(&pending) == 0 &&
+          (sigismember(&pending, SIGTERM) || sigismember(&pending, SIGINT))) {
+        sigwait(&signals, &sig);
+        break;
+      }
+      absl::SleepFor(absl::Milliseconds(200));
+    }
+  }
   spdlog::info("event=worker_stopping");
   worker.Stop();
   for (auto& t : threads) t.join();

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <limits>
 #include <filesystem>
 #include <thread>
 
@@ -98,6 +99,11 @@ absl::Status Worker::Register(const std::string& hostname, int slots) {
   return absl::OkStatus();
 }
 
+void Worker::Drain() {
+  draining_ = true;
+  client_->CancelWaits();
+}
+
 void Worker::Stop() {
   stop_ = true;
   client_->CancelWaits();
@@ -158,7 +164,7 @@ absl::Status Worker::Run() {
   }
   absl::Time idle_since = env_->Now();
   absl::Duration backoff = absl::Milliseconds(100);
-  while (!stop_) {
+  while (!stop_ && !draining_) {
     // Waits on the coordinator for a job, no longer than the idle time left.
     double wait_s = options_.idle_poll_s;
     if (options_.exit_when_idle_s > 0) {
@@ -168,6 +174,12 @@ absl::Status Worker::Run() {
     const absl::Time asked = env_->Now();
     absl::StatusOr<std::optional<JobLease>> job = client_->Lease(worker_id(), wait_s);
     if (stop_) break;
+    if (draining_ && job.ok() && job->has_value()) {
+      // Leased as the drain began: given back at once, unstarted (not charged to anyone).
+      (void)FinishJob((*job)->job_id, "worker draining (scale-in): job handed back unstarted");
+      break;
+    }
+    if (draining_) break;
     if (job.ok()) backoff = absl::Milliseconds(100);
     if (!job.ok()) {
       if (job.status().code() == absl::StatusCode::kNotFound) {
@@ -240,16 +252,37 @@ absl::Status Worker::RunJob(const JobLease& job) {
     // A host problem, not the participant's: give the job back.
     return FinishJob(job.job_id, ForCoordinator(dir.status(), "cannot unpack submission: "));
   }
-  absl::StatusOr<OpenedStudy> study = client_->OpenStudy(job.job_id, worker_id());
+  // The hidden problem, when this worker evaluates it: built from the lease's definition with
+  // the problem library this worker shares with the coordinator.
+  const Problem* problem = nullptr;
+  std::string signature;
+  if (job.problem && options_.problems != nullptr && options_.evaluator != nullptr) {
+    absl::StatusOr<ProblemLibrary::Built> built = options_.problems->Get(*job.problem);
+    if (!built.ok()) {
+      // A host problem (a missing package, data): the job goes back for another worker.
+      spdlog::error("event=problem_build_failed job={} problem={} error={}", job.job_id,
+                    job.problem->Key(), built.status().ToString());
+      return FinishJob(job.job_id, ForCoordinator(built.status(), "cannot build the problem: "));
+    }
+    problem = built->problem;
+    signature = built->signature;
+  }
+  absl::StatusOr<OpenedStudy> study = client_->OpenStudy(job.job_id, worker_id(), signature);
+  if (!study.ok() && !signature.empty() && absl::IsFailedPrecondition(study.status())) {
+    // Refused: another problem than the coordinator's (it has given the job to the queue).
+    spdlog::error("event=problem_signature_refused job={} problem={} error={}", job.job_id,
+                  job.problem->Key(), study.status().ToString());
+    return study.status();
+  }
   if (!study.ok()) {
     absl::Status finished =
         FinishJob(job.job_id, ForCoordinator(study.status(), "cannot open study: "));
     if (!finished.ok()) spdlog::warn("job={}: {}", job.job_id, finished.ToString());
     return study.status();
   }
-  spdlog::info("event=study_start job={} study={} trial={}", job.job_id, study->study_id,
-               job.trial);
-  absl::Status s = RunStudy(job, *dir, *study);
+  spdlog::info("event=study_start job={} study={} trial={} evaluates={}", job.job_id,
+               study->study_id, job.trial, problem != nullptr ? "worker" : "coordinator");
+  absl::Status s = RunStudy(job, *dir, *study, problem);
   if (Dropped(generation)) {
     // Leased from a coordinator that has since restarted: the study was abandoned and the job
     // requeued there; nothing of it is reported.
@@ -283,7 +316,7 @@ absl::Status Worker::FinishJob(int64_t job_id, const std::string& error) {
 }
 
 absl::Status Worker::RunStudy(const JobLease& job, const std::string& dir,
-                              const OpenedStudy& study) {
+                              const OpenedStudy& study, const Problem* problem) {
   SandboxedCommand cmd;
   cmd.submission_dir = dir;
   cmd.env = {absl::StrCat("BBO_SEED=", job.seed), "BBO_ARENA_HOSTED=1", "OMP_NUM_THREADS=1",
@@ -339,7 +372,7 @@ absl::Status Worker::RunStudy(const JobLease& job, const std::string& dir,
                    cgroup != nullptr ? "" : ", which is not enforced either (no cgroups)");
     }
   }
-  absl::Status hosted = HostStudy(study, cmd, cgroup.get());
+  absl::Status hosted = HostStudy(study, cmd, cgroup.get(), problem);
   if (cgroup != nullptr) {
     // Everything the optimizer started, daemons included, ends with the study.
     if (absl::Status removed = cgroup->Remove(); !removed.ok()) {
@@ -349,8 +382,44 @@ absl::Status Worker::RunStudy(const JobLease& job, const std::string& dir,
   return hosted;
 }
 
+absl::Status Worker::EvaluateBatch(int64_t study_id, int b, const Problem* problem,
+                                   BatchValues& batch) {
+  if (problem == nullptr) {
+    return absl::InternalError(
+        absl::StrCat("study ", study_id, ": the coordinator asked this worker to evaluate batch ",
+                     b, " but the worker built no problem for it"));
+  }
+  std::vector<Point> points;
+  std::vector<EvaluatedPoint> results(batch.to_evaluate.size());
+  std::vector<size_t> valid;
+  for (size_t i = 0; i < batch.to_evaluate.size(); ++i) {
+    absl::StatusOr<Point> p = PointFromJson(batch.to_evaluate[i]);
+    if (p.ok()) p = problem->space().Canonicalize(*p);
+    if (!p.ok()) {
+      // The coordinator validated the point: one the problem refuses is a platform bug,
+      // evaluated as a crash and said so.
+      results[i].value = std::numeric_limits<double>::infinity();
+      results[i].error = absl::StrCat("point ", i, " is not in the problem's space: ",
+                                      p.status().message());
+      continue;
+    }
+    points.push_back(*std::move(p));
+    valid.push_back(i);
+  }
+  const absl::Time start = absl::Now();
+  std::vector<EvaluatedPoint> evaluated = options_.evaluator->EvaluateBatch(*problem, points);
+  const double eval_s = absl::ToDoubleSeconds(absl::Now() - start);
+  for (size_t k = 0; k < valid.size(); ++k) results[valid[k]] = std::move(evaluated[k]);
+  ASSIGN_OR_RETURN(BatchValues progress, client_->ReportValues(study_id, b, results, eval_s));
+  batch.values.clear();
+  for (const EvaluatedPoint& r : results) batch.values.push_back(r.value);
+  batch.study_done = progress.study_done;
+  batch.remaining_s = progress.remaining_s;
+  return absl::OkStatus();
+}
+
 absl::Status Worker::HostStudy(const OpenedStudy& study, const SandboxedCommand& cmd,
-                               StudyCgroup* cgroup) {
+                               StudyCgroup* cgroup, const Problem* problem) {
   auto stderr_sink = [this, id = study.study_id](absl::string_view line) {
     if (options_.log_optimizer_stderr) spdlog::info("[study {}] {}", id, std::string(line));
   };
@@ -473,6 +542,14 @@ absl::Status Worker::HostStudy(const OpenedStudy& study, const SandboxedCommand&
                    : TruncateUtf8(absl::StrCat(limit_hit, " (", x.status().message(), ")"),
                                   kMaxReportBytes);
       values = client_->ReportSuggestFailure(study.study_id, b, message, dead);
+    }
+    // A study this worker evaluates: the batch's values are computed here, the optimizer still
+    // frozen (its clock is stopped on the coordinator meanwhile).
+    if (values.ok() && !values->to_evaluate.empty()) {
+      if (absl::Status evaluated = EvaluateBatch(study.study_id, b, problem, *values);
+          !evaluated.ok()) {
+        values = evaluated;
+      }
     }
     set_frozen(false);
     if (!values.ok()) {

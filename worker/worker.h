@@ -3,9 +3,12 @@
 
 // Worker: leases jobs from the coordinator, unpacks each submission into a private directory,
 // starts the optimizer in the sandbox and relays the study between it (hosting protocol over
-// stdin/stdout) and the coordinator (StudyService). The worker never sees the problem: only the
-// api_config the coordinator sends. Thread-safe: Run() may be called from several threads
-// (one job each); Stop() from any thread.
+// stdin/stdout) and the coordinator (StudyService). When the lease carries the job's problem
+// definition and the worker has a problem library, the worker builds the hidden problem itself
+// and evaluates each batch on this, the trusted, side of the sandbox (in parallel on its
+// evaluator), reporting the values with ReportValues; the optimizer is frozen meanwhile and
+// still sees only the api_config. Thread-safe: Run() may be called from several threads
+// (one job each); Stop() and Drain() from any thread.
 
 #include <atomic>
 #include <cstdint>
@@ -16,6 +19,8 @@
 
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "problems/evaluator.h"
+#include "problems/library.h"
 #include "worker/cgroup.h"
 #include "worker/coordinator_client.h"
 #include "worker/env.h"
@@ -53,6 +58,12 @@ struct WorkerOptions {
   // /dev/shm (worker/study_tmp.h; needs a root worker). When it cannot, bubblewrap's own tmpfs
   // is used, bounded only by the memory cgroup, and the worker says so once.
   bool sized_tmp = true;
+  // Builds the hidden problems of leases that carry a definition (not owned; null = this worker
+  // evaluates nothing and the coordinator evaluates its studies).
+  ProblemLibrary* problems = nullptr;
+  // Evaluates them (not owned; needed with `problems`): its threads are this host's evaluation
+  // slots, shared by all its studies.
+  Evaluator* evaluator = nullptr;
 };
 
 class Worker {
@@ -74,6 +85,10 @@ class Worker {
   // answer that retrying cannot change (the lease is gone, the token refused).
   absl::Status FinishJob(int64_t job_id, const std::string& error);
   void Stop();
+  // Takes no new job (Run returns once its current job is over) while current studies run on:
+  // a graceful scale-in. Stop() afterwards hands back the studies still running.
+  void Drain();
+  bool draining() const { return draining_.load(); }
   ~Worker();
 
   std::string worker_id() {
@@ -85,10 +100,15 @@ class Worker {
  private:
   absl::StatusOr<std::string> SubmissionDir(const JobLease& job);
   // Makes the study's control group and /tmp, hosts it, and removes them.
-  absl::Status RunStudy(const JobLease& job, const std::string& dir, const OpenedStudy& study);
+  // `problem`: the problem this worker evaluates the study on (null = the coordinator does).
+  absl::Status RunStudy(const JobLease& job, const std::string& dir, const OpenedStudy& study,
+                        const Problem* problem);
   // Runs the optimizer through the study (`cgroup` may be null).
   absl::Status HostStudy(const OpenedStudy& study, const SandboxedCommand& cmd,
-                         StudyCgroup* cgroup);
+                         StudyCgroup* cgroup, const Problem* problem);
+  // Evaluates `batch.to_evaluate` on `problem` and reports the values; `batch` then holds the
+  // study's progress and its values.
+  absl::Status EvaluateBatch(int64_t study_id, int b, const Problem* problem, BatchValues& batch);
   void HeartbeatLoop();
   // The coordinator restarted (or forgot this worker): every study leased before is void. Kills
   // their optimizers at once (their hosts then end without reporting) and registers again.
@@ -103,6 +123,7 @@ class Worker {
   absl::Mutex id_mu_;
   WorkerIdentity identity_ ABSL_GUARDED_BY(id_mu_);
   std::atomic<bool> stop_{false};
+  std::atomic<bool> draining_{false};
   std::atomic<int> jobs_run_{0};
   std::atomic<bool> warned_tmp_{false};
   std::atomic<uint64_t> study_seq_{0};  // makes each study's group and /tmp names unique

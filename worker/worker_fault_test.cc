@@ -183,7 +183,8 @@ class RecordingCoordinator : public CoordinatorClient {
   absl::StatusOr<std::string> Fetch(int64_t, int64_t, const std::string&) override {
     return archive_;
   }
-  absl::StatusOr<OpenedStudy> OpenStudy(int64_t job_id, const std::string&) override {
+  absl::StatusOr<OpenedStudy> OpenStudy(int64_t job_id, const std::string&,
+                                        const std::string&) override {
     OpenedStudy s;
     s.study_id = job_id;
     s.api_config = json::parse(

@@ -66,7 +66,7 @@ class ScriptedCoordinator : public CoordinatorClient {
   absl::StatusOr<std::string> Fetch(int64_t, int64_t, const std::string&) override {
     return archive;
   }
-  absl::StatusOr<OpenedStudy> OpenStudy(int64_t, const std::string&) override {
+  absl::StatusOr<OpenedStudy> OpenStudy(int64_t, const std::string&, const std::string&) override {
     OpenedStudy s;
     s.study_id = 1;
     s.api_config = nlohmann::json::parse(

@@ -71,6 +71,9 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
     }
   }
   RETURN_IF_ERROR(o.budget.Validate());
+  const int eval_slots =
+      o.eval_slots > 0 ? o.eval_slots
+                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // A root run mounts a size-limited /tmp per study: keep those mounts private to this process,
   // so that they vanish with it however it ends (best effort: they are unmounted anyway).
   if (geteuid() == 0 && !o.insecure_no_sandbox) (void)EnterPrivateMountNamespace();
@@ -90,6 +93,7 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
     so.generated_family = o.generated_family;
     so.design_file = o.design_file;
     so.sklearn_problems = o.problems;
+    so.max_processes_per_problem = eval_slots;
     ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Problem>> suite, MakeSuite(o.suite, so));
     for (auto& p : suite) {
       if (o.problems.empty() ||
@@ -103,6 +107,22 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
     }
   }
   const size_t n_problems = problems.size();
+  // The worker evaluates the problems itself, as a competition's workers do: it is given the
+  // very objects built here (one scikit-learn process pool per problem, not two).
+  ProblemLibrary library;
+  std::map<std::string, ProblemDefinition> definitions;
+  const bool definable = !(o.suite == "generated" && !o.design_file.empty());
+  for (const auto& p : problems) {
+    if (!definable) break;
+    ProblemDefinition d{o.suite, p->name(), o.suite == "practice" ? 0 : o.suite_seed, "", 0};
+    if (o.suite == "generated") {
+      d.generated_family = o.generated_family;
+      d.generated_tasks = SuiteOptions().generated_tasks;
+    }
+    library.Add(d, p.get());
+    definitions[p->name()] = d;
+  }
+  Evaluator evaluator(eval_slots);
 
   std::string scratch = (fs::temp_directory_path() /
                          absl::StrFormat("bbo-local-%d-%d", getpid(),
@@ -122,6 +142,8 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
   lo.budget = o.budget;
   lo.baseline_trials = o.baseline_trials;
   lo.default_trials = o.trials;
+  lo.definitions = definitions;
+  lo.eval_threads = eval_slots;
   ASSIGN_OR_RETURN(std::unique_ptr<LocalServer> server,
                    LocalServer::Start(lo, std::move(problems)));
 
@@ -165,6 +187,8 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
   wo.exit_when_idle_s = 1.0;
   wo.log_optimizer_stderr = o.verbose;
   wo.sandbox = so;
+  wo.problems = &library;
+  wo.evaluator = &evaluator;
   // Control groups where the host offers them (as root, or with a delegated v2 subtree): the
   // same memory, task and CPU limits a competition's workers enforce. Otherwise the study runs
   // without them, as a participant's own machine usually must.

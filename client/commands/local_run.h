@@ -22,6 +22,9 @@ struct LocalRunOptions {
   int baseline_trials = 10;
   // Concurrent sandboxed optimizers.
   int workers = 1;
+  // Objective evaluations run at once, shared by the studies (0 = one per core). A batch's
+  // points are evaluated in parallel up to this many.
+  int eval_slots = 0;
   StudyBudget budget;
   // Only these problems of the suite (empty = all).
   std::vector<std::string> problems;

@@ -23,6 +23,10 @@
 // The child's stderr is drained continuously by a thread (it can never fill a pipe); its last
 // 4 KiB go into crash errors, and optionally everything up to a byte cap into a log file.
 //
+// Lifetime. Every process dies with the process that hosts the ExternalProblem, even when that
+// host is SIGKILLed (ProcessSpec::die_with_host); an idle process stays alive after the thread
+// that started it has ended.
+//
 // Thread safety: thread-safe. Up to `max_processes` requests run at once, each on its own child
 // process (started on demand); further callers wait for a free process. The internal mutex only
 // guards the pool of idle processes and the error list: it is never held while a child computes.
@@ -64,7 +68,8 @@ struct ExternalProblemOptions {
   // Time limit of an evaluate request, per point: a request with n points may take n times
   // this before the process group is killed. Default 60 s.
   absl::Duration evaluate_time_limit = absl::Seconds(60);
-  // Child processes alive at once (>= 1). Concurrent calls beyond it wait. Default 1.
+  // Child processes alive at once (>= 1), started on demand, idle ones kept. Concurrent calls
+  // beyond it wait. Default 1.
   int max_processes = 1;
   // Failed (re)starts in a row after which the problem is marked broken (>= 1). Default 3.
   int max_consecutive_start_failures = 3;

@@ -89,6 +89,8 @@ absl::StatusOr<std::unique_ptr<ProblemProcess>> ProblemProcess::Spawn(
   spec.stderr_tail_bytes = kStderrTailBytes;
   spec.on_stderr_line = nullptr;
   spec.on_stderr_chunk = [log = std::move(log)](absl::string_view chunk) { log->Append(chunk); };
+  // A coordinator or worker that is SIGKILLed must not leave organizer processes computing.
+  spec.die_with_host = true;
   absl::StatusOr<std::unique_ptr<ChildProcess>> child = launcher->Launch(spec);
   if (!child.ok()) return child.status();
   if (absl::Status exec = (*child)->ExecStatus(); !exec.ok()) return exec;

@@ -4,7 +4,8 @@
 // One running organizer executable of an external problem, over the common child-process
 // adapter (common/child_process.h): its own session and process group, stdin a socket (so a
 // write to a dead child fails with EPIPE instead of raising SIGPIPE in the coordinator), stdout
-// read in lines with deadlines, stderr drained into a shared log file and a 4 KiB tail.
+// read in lines with deadlines, stderr drained into a shared log file and a 4 KiB tail. It dies
+// with the process that hosts it (ProcessSpec::die_with_host), however that process dies.
 //
 // Thread safety: a ProblemProcess is used by one thread at a time; StderrLog is thread-safe.
 
@@ -56,8 +57,9 @@ std::string DescribeCommand(const std::vector<std::string>& argv);
 class ProblemProcess {
  public:
   // Starts `spec` (argv[0] already resolved) with `launcher` (not owned). The stdin, name,
-  // stderr and core settings of `spec` are this class's. InvalidArgument when the program cannot
-  // be executed or the working directory entered; ResourceExhausted when fork/pipe fail.
+  // stderr, core and die_with_host settings of `spec` are this class's. InvalidArgument when the
+  // program cannot be executed or the working directory entered; ResourceExhausted when
+  // fork/pipe fail.
   static absl::StatusOr<std::unique_ptr<ProblemProcess>> Spawn(ProcessSpec spec,
                                                                std::shared_ptr<StderrLog> log,
                                                                ProcessLauncher* launcher);

@@ -43,6 +43,10 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coord
   // One server per port: without this gRPC sets SO_REUSEPORT, and a second coordinator on the
   // same port would silently share (and steal) the first one's clients.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  // Workers keep their connection checked with keepalive pings (every 20 s) while a call waits
+  // on a long evaluation: accept them instead of closing the connection for "too many pings".
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
   builder.AddListeningPort(address, *credentials, &s->port_);
   // The synchronous server runs each call on a thread of a pool that grows by one thread when a
   // call leaves fewer than MIN_POLLERS threads waiting for calls, and ends a thread that finishes

@@ -31,6 +31,8 @@ class StudyServiceImpl final : public v1::StudyService::Service {
   grpc::Status ReportSuggestFailure(grpc::ServerContext*,
                                     const v1::ReportSuggestFailureRequest* req,
                                     v1::ReportSuggestFailureResponse* resp) override;
+  grpc::Status ReportValues(grpc::ServerContext*, const v1::ReportValuesRequest* req,
+                            v1::ReportValuesResponse* resp) override;
   grpc::Status OptimizerReady(grpc::ServerContext*, const v1::OptimizerReadyRequest* req,
                               v1::OptimizerReadyResponse* resp) override;
   grpc::Status EndStudy(grpc::ServerContext*, const v1::EndStudyRequest* req,

@@ -8,6 +8,7 @@ namespace {
 template <typename Resp>
 void OutcomeToProto(const BatchOutcome& out, Resp* resp) {
   for (const Point& p : out.evaluated) PointToProto(p, resp->add_evaluated());
+  for (const Point& p : out.to_evaluate) PointToProto(p, resp->add_to_evaluate());
   for (double v : out.values) resp->add_values(v);
   resp->set_study_done(out.study_done);
   resp->set_remaining_s(out.remaining_s);
@@ -22,7 +23,7 @@ grpc::Status StudyServiceImpl::OpenStudy(grpc::ServerContext* context,
   absl::StatusOr<OpenedStudy> s;
   switch (req->target_case()) {
     case v1::OpenStudyRequest::kJobId:
-      s = studies_->OpenForJob(who, req->job_id(), req->worker_id());
+      s = studies_->OpenForJob(who, req->job_id(), req->worker_id(), req->problem_signature());
       break;
     case v1::OpenStudyRequest::kProblem: {
       absl::StatusOr<Competition*> phase = phases_->Get(req->phase());
@@ -73,6 +74,34 @@ grpc::Status StudyServiceImpl::ReportSuggestFailure(grpc::ServerContext* context
       who, req->study_id(), req->batch(), req->message(), req->optimizer_dead(), req->request_id());
   if (!out.ok()) return ToGrpcStatus(out.status());
   OutcomeToProto(*out, resp);
+  return grpc::Status::OK;
+}
+
+grpc::Status StudyServiceImpl::ReportValues(grpc::ServerContext* context,
+                                            const v1::ReportValuesRequest* req,
+                                            v1::ReportValuesResponse* resp) {
+  BBO_RPC_WHO(who, context, "ReportValues");
+  if (req->evaluations_size() > kMaxBatchSize) {
+    return ToGrpcStatus(absl::InvalidArgumentError(
+        absl::StrCat("evaluations: ", req->evaluations_size(), " values is over the limit of ",
+                     kMaxBatchSize)));
+  }
+  std::vector<EvaluatedPoint> results;
+  results.reserve(req->evaluations_size());
+  for (const v1::WorkerEvaluation& e : req->evaluations()) {
+    EvaluatedPoint r;
+    r.value = e.value();
+    r.eval_time_s = e.eval_time_s();
+    if (e.has_generalization()) r.generalization = e.generalization();
+    r.error = e.error();
+    results.push_back(std::move(r));
+  }
+  absl::StatusOr<BatchOutcome> out = studies_->ReportValues(
+      who, req->study_id(), req->batch(), std::move(results), req->eval_time_s(),
+      req->request_id());
+  if (!out.ok()) return ToGrpcStatus(out.status());
+  resp->set_study_done(out->study_done);
+  resp->set_remaining_s(out->remaining_s);
   return grpc::Status::OK;
 }
 

@@ -43,6 +43,15 @@ grpc::Status WorkerServiceImpl::LeaseJob(grpc::ServerContext* context,
     resp->set_submission_digest((*job)->digest);
     resp->set_trial((*job)->trial);
     resp->set_seed((*job)->seed);
+    if ((*job)->problem) {
+      const ProblemDefinition& d = *(*job)->problem;
+      v1::ProblemDefinition* p = resp->mutable_problem();
+      p->set_suite(d.suite);
+      p->set_name(d.name);
+      p->set_seed(d.seed);
+      p->set_generated_family(d.generated_family);
+      p->set_generated_tasks(d.generated_tasks);
+    }
   }
   return grpc::Status::OK;
 }

@@ -24,10 +24,19 @@ class JobStore {
  public:
   virtual ~JobStore() = default;
 
-  // Leases the oldest (lowest id) queued job of a non-builtin submission to `worker_id` until
-  // `lease_expires_at`. nullopt when none is queued.
+  // Leases the oldest (lowest id) queued job of a non-builtin submission, other than those in
+  // `skip`, to `worker_id` until `lease_expires_at`. nullopt when none is queued.
   virtual absl::StatusOr<std::optional<JobRecord>> LeaseJob(const std::string& worker_id,
-                                                            double lease_expires_at) = 0;
+                                                            double lease_expires_at,
+                                                            const std::vector<int64_t>& skip) = 0;
+  absl::StatusOr<std::optional<JobRecord>> LeaseJob(const std::string& worker_id,
+                                                    double lease_expires_at) {
+    return LeaseJob(worker_id, lease_expires_at, {});
+  }
+  // Puts a job leased by `worker_id` back in the queue as if that lease had not happened (its
+  // attempt does not count), abandoning its running studies. NotFound for an unknown job,
+  // FailedPrecondition when `worker_id` does not hold its lease.
+  virtual absl::Status ReleaseLease(int64_t job_id, const std::string& worker_id) = 0;
   // Leases the oldest queued job of builtin submissions (run by the coordinator itself).
   virtual absl::StatusOr<std::optional<JobRecord>> LeaseBuiltinJob(const std::string& owner,
                                                                    double lease_expires_at) = 0;

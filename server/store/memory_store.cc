@@ -156,11 +156,12 @@ absl::StatusOr<int> InMemoryStore::CountChargedSubmissions(const std::string& te
 
 // --- jobs
 
-absl::StatusOr<std::optional<JobRecord>> InMemoryStore::LeaseLocked(bool builtin,
-                                                                    const std::string& owner,
-                                                                    double lease_expires_at) {
+absl::StatusOr<std::optional<JobRecord>> InMemoryStore::LeaseLocked(
+    bool builtin, const std::string& owner, double lease_expires_at,
+    const std::vector<int64_t>& skip) {
   for (auto& [id, job] : jobs_) {
     if (job.builtin != builtin || job.record.state != JobState::kQueued) continue;
+    if (std::find(skip.begin(), skip.end(), id) != skip.end()) continue;
     job.record.state = JobState::kLeased;
     job.record.worker_id = owner;
     job.record.lease_expires_at = lease_expires_at;
@@ -170,10 +171,25 @@ absl::StatusOr<std::optional<JobRecord>> InMemoryStore::LeaseLocked(bool builtin
   return std::optional<JobRecord>();
 }
 
-absl::StatusOr<std::optional<JobRecord>> InMemoryStore::LeaseJob(const std::string& worker_id,
-                                                                 double lease_expires_at) {
+absl::StatusOr<std::optional<JobRecord>> InMemoryStore::LeaseJob(
+    const std::string& worker_id, double lease_expires_at, const std::vector<int64_t>& skip) {
   absl::MutexLock l(&mu_);
-  return LeaseLocked(false, worker_id, lease_expires_at);
+  return LeaseLocked(false, worker_id, lease_expires_at, skip);
+}
+
+absl::Status InMemoryStore::ReleaseLease(int64_t job_id, const std::string& worker_id) {
+  absl::MutexLock l(&mu_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("no job with id ", job_id));
+  Job& job = it->second;
+  if (job.record.state != JobState::kLeased || job.record.worker_id != worker_id) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("job ", job_id, " is not leased by worker ", worker_id));
+  }
+  Unlease(job.record, JobState::kQueued);
+  job.record.attempts = std::max(0, job.record.attempts - 1);
+  AbandonStudiesOfJob(job_id, "lease released by the coordinator", std::nullopt);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::optional<JobRecord>> InMemoryStore::LeaseBuiltinJob(const std::string& owner,

@@ -65,8 +65,11 @@ class InMemoryStore : public Store {
 
 
   // JobStore
+  using JobStore::LeaseJob;
   absl::StatusOr<std::optional<JobRecord>> LeaseJob(const std::string& worker_id,
-                                                    double lease_expires_at) override;
+                                                    double lease_expires_at,
+                                                    const std::vector<int64_t>& skip) override;
+  absl::Status ReleaseLease(int64_t job_id, const std::string& worker_id) override;
   absl::StatusOr<std::optional<JobRecord>> LeaseBuiltinJob(const std::string& owner,
                                                            double lease_expires_at) override;
   absl::StatusOr<JobRecord> GetJob(int64_t job_id) override;
@@ -162,7 +165,8 @@ class InMemoryStore : public Store {
                                  const std::vector<std::string>& boards)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<std::optional<JobRecord>> LeaseLocked(bool builtin, const std::string& owner,
-                                                       double lease_expires_at)
+                                                       double lease_expires_at,
+                                                       const std::vector<int64_t>& skip = {})
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::vector<SubmissionRecord> SubmissionsWhere(bool (*keep)(const SubmissionRecord&,
                                                               const std::string&),

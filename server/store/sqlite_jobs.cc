@@ -1,11 +1,14 @@
 // SqliteStore: the JobStore methods.
 
+#include <algorithm>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/store/internal/sqlite_rows.h"
 #include "server/store/sqlite_store.h"
+
+#include <algorithm>
 
 namespace bbo {
 
@@ -23,21 +26,30 @@ namespace {
 
 }  // namespace
 
-absl::StatusOr<std::optional<JobRecord>> SqliteStore::LeaseLocked(bool builtin,
-                                                                  const std::string& owner,
-                                                                  double lease_expires_at) {
+absl::StatusOr<std::optional<JobRecord>> SqliteStore::LeaseLocked(
+    bool builtin, const std::string& owner, double lease_expires_at,
+    const std::vector<int64_t>& skip) {
   sqlite::Transaction tx(db_.get());
   RETURN_IF_ERROR(tx.Begin());
-  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT id FROM jobs WHERE state = 'queued' AND builtin = ?"
-                                 " ORDER BY id LIMIT 1"));
+  // With jobs to skip (rare: a worker that refused some), the queue is read in order until one
+  // that is not skipped.
+  ASSIGN_OR_RETURN(auto* q, Stmt(skip.empty()
+                                     ? "SELECT id FROM jobs WHERE state = 'queued' AND builtin = ?"
+                                       " ORDER BY id LIMIT 1"
+                                     : "SELECT id FROM jobs WHERE state = 'queued' AND builtin = ?"
+                                       " ORDER BY id"));
   q->Bind(1, builtin ? 1 : 0);
-  ASSIGN_OR_RETURN(bool row, q->Step());
-  if (!row) {
-    q->Reset();
-    return std::optional<JobRecord>();
+  int64_t id = 0;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) break;
+    if (std::find(skip.begin(), skip.end(), q->Int(0)) == skip.end()) {
+      id = q->Int(0);
+      break;
+    }
   }
-  int64_t id = q->Int(0);
   q->Reset();
+  if (id == 0) return std::optional<JobRecord>();
   ASSIGN_OR_RETURN(auto* u, Stmt("UPDATE jobs SET state = 'leased', worker_id = ?,"
                                  " lease_expires_at = ?, attempts = attempts + 1 WHERE id = ?"));
   u->Bind(1, owner).Bind(2, lease_expires_at).Bind(3, id);
@@ -59,9 +71,32 @@ absl::StatusOr<std::optional<JobRecord>> SqliteStore::QueryJob(int64_t job_id) {
 }
 
 absl::StatusOr<std::optional<JobRecord>> SqliteStore::LeaseJob(const std::string& worker_id,
-                                                               double lease_expires_at) {
+                                                               double lease_expires_at,
+                                                               const std::vector<int64_t>& skip) {
   absl::MutexLock l(&mu_);
-  return LeaseLocked(false, worker_id, lease_expires_at);
+  return LeaseLocked(false, worker_id, lease_expires_at, skip);
+}
+
+absl::Status SqliteStore::ReleaseLease(int64_t job_id, const std::string& worker_id) {
+  absl::MutexLock l(&mu_);
+  sqlite::Transaction tx(db_.get());
+  RETURN_IF_ERROR(tx.Begin());
+  ASSIGN_OR_RETURN(std::optional<JobRecord> job, QueryJob(job_id));
+  if (!job) return absl::NotFoundError(absl::StrCat("no job with id ", job_id));
+  if (job->state != JobState::kLeased || job->worker_id != worker_id) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("job ", job_id, " is not leased by worker ", worker_id));
+  }
+  ASSIGN_OR_RETURN(auto* u, Stmt("UPDATE jobs SET state = 'queued', worker_id = NULL,"
+                                 " lease_expires_at = NULL, attempts = MAX(attempts - 1, 0)"
+                                 " WHERE id = ?"));
+  u->Bind(1, job_id);
+  RETURN_IF_ERROR(u->Run());
+  ASSIGN_OR_RETURN(auto* a, Stmt("UPDATE studies SET state = 'abandoned', end_reason = ?"
+                                 " WHERE job_id = ? AND state = 'running'"));
+  a->Bind(1, "lease released by the coordinator").Bind(2, job_id);
+  RETURN_IF_ERROR(a->Run());
+  return tx.Commit();
 }
 
 absl::StatusOr<std::optional<JobRecord>> SqliteStore::LeaseBuiltinJob(const std::string& owner,

@@ -74,8 +74,11 @@ class SqliteStore : public Store {
 
 
   // JobStore (sqlite_jobs.cc)
+  using JobStore::LeaseJob;
   absl::StatusOr<std::optional<JobRecord>> LeaseJob(const std::string& worker_id,
-                                                    double lease_expires_at) override;
+                                                    double lease_expires_at,
+                                                    const std::vector<int64_t>& skip) override;
+  absl::Status ReleaseLease(int64_t job_id, const std::string& worker_id) override;
   absl::StatusOr<std::optional<JobRecord>> LeaseBuiltinJob(const std::string& owner,
                                                            double lease_expires_at) override;
   absl::StatusOr<JobRecord> GetJob(int64_t job_id) override;
@@ -145,7 +148,8 @@ class SqliteStore : public Store {
   // The prepared statement of `sql` (a string literal: cached by its address), reset.
   absl::StatusOr<sqlite::Statement*> Stmt(const char* sql) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<std::optional<JobRecord>> LeaseLocked(bool builtin, const std::string& owner,
-                                                       double lease_expires_at)
+                                                       double lease_expires_at,
+                                                       const std::vector<int64_t>& skip = {})
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<std::optional<JobRecord>> QueryJob(int64_t job_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

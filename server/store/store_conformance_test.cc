@@ -204,6 +204,25 @@ TEST_P(StoreConformanceTest, BuiltinJobsAreLeasedOnlyByTheCoordinator) {
   EXPECT_FALSE(store_->LeaseBuiltinJob("coordinator", 10)->has_value());
 }
 
+TEST_P(StoreConformanceTest, SkippedJobsAreNotLeasedAndAReleasedLeaseCostsNoAttempt) {
+  ASSERT_TRUE(store_->AddSubmission(Sub("a", 2), "", {"p"}, 1).ok());
+  auto first = *store_->LeaseJob("w", 10, {1});
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->id, 2);  // job 1 skipped
+  EXPECT_FALSE(store_->LeaseJob("w2", 10, {1})->has_value());
+  const int64_t study = *store_->CreateStudy(StudyRecord{0, 2, first->submission_id, "p", 0});
+  // Only the holder may release it.
+  EXPECT_EQ(store_->ReleaseLease(2, "w2").code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(store_->ReleaseLease(99, "w").code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(store_->ReleaseLease(2, "w").ok());
+  JobRecord j = *store_->GetJob(2);
+  EXPECT_EQ(j.state, JobState::kQueued);
+  EXPECT_EQ(j.attempts, 0);
+  EXPECT_EQ(store_->GetStudy(study)->state, StudyState::kAbandoned);
+  EXPECT_EQ((*store_->LeaseJob("w2", 10, {1}))->id, 2);
+  EXPECT_EQ(store_->ReleaseLease(2, "w").code(), absl::StatusCode::kFailedPrecondition);
+}
+
 TEST_P(StoreConformanceTest, CancellingQueuedJobsLeavesLeasedOnesAlone) {
   int64_t sub = *store_->AddSubmission(Sub("a", 3), "", {"p"}, 1);
   int64_t other = *store_->AddSubmission(Sub("b", 1), "", {"p"}, 1);

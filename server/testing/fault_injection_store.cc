@@ -152,10 +152,15 @@ absl::StatusOr<std::vector<RaceResultRecord>> FaultInjectionStore::RaceResults(
   return base_->RaceResults(phase, board);
 }
 
-absl::StatusOr<std::optional<JobRecord>> FaultInjectionStore::LeaseJob(const std::string& worker_id,
-                                                                       double lease_expires_at) {
+absl::StatusOr<std::optional<JobRecord>> FaultInjectionStore::LeaseJob(
+    const std::string& worker_id, double lease_expires_at, const std::vector<int64_t>& skip) {
   if (absl::Status s = Check("LeaseJob"); !s.ok()) return s;
-  return base_->LeaseJob(worker_id, lease_expires_at);
+  return base_->LeaseJob(worker_id, lease_expires_at, skip);
+}
+
+absl::Status FaultInjectionStore::ReleaseLease(int64_t job_id, const std::string& worker_id) {
+  if (absl::Status s = Check("ReleaseLease"); !s.ok()) return s;
+  return base_->ReleaseLease(job_id, worker_id);
 }
 
 absl::StatusOr<std::optional<JobRecord>> FaultInjectionStore::LeaseBuiltinJob(

@@ -71,8 +71,11 @@ class FaultInjectionStore : public Store {
   absl::StatusOr<std::vector<RaceResultRecord>> RaceResults(const std::string& phase,
                                                             const std::string& board) override;
 
+  using JobStore::LeaseJob;
   absl::StatusOr<std::optional<JobRecord>> LeaseJob(const std::string& worker_id,
-                                                    double lease_expires_at) override;
+                                                    double lease_expires_at,
+                                                    const std::vector<int64_t>& skip) override;
+  absl::Status ReleaseLease(int64_t job_id, const std::string& worker_id) override;
   absl::StatusOr<std::optional<JobRecord>> LeaseBuiltinJob(const std::string& owner,
                                                            double lease_expires_at) override;
   absl::StatusOr<JobRecord> GetJob(int64_t job_id) override;

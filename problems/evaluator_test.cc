@@ -1,4 +1,4 @@
-#include "server/evaluator.h"
+#include "problems/evaluator.h"
 
 #include <chrono>
 #include <cmath>

@@ -1,5 +1,5 @@
-#ifndef BBO_SERVER_EVALUATOR_H_
-#define BBO_SERVER_EVALUATOR_H_
+#ifndef BBO_PROBLEMS_EVALUATOR_H_
+#define BBO_PROBLEMS_EVALUATOR_H_
 
 // Evaluator: evaluates the hidden objective on a batch of points inside the coordinator
 // (objectives never enter the sandbox). An objective that throws or returns NaN yields +inf,
@@ -69,4 +69,4 @@ class Evaluator {
 
 }  // namespace bbo
 
-#endif  // BBO_SERVER_EVALUATOR_H_
+#endif  // BBO_PROBLEMS_EVALUATOR_H_

@@ -1,0 +1,142 @@
+#include "problems/library.h"
+
+#include <algorithm>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "common/status_macros.h"
+#include "problems/practice_suite.h"
+#include "problems/signature.h"
+#include "problems/test_problems.h"
+
+namespace bbo {
+
+std::string ProblemDefinition::Key() const {
+  std::string key = absl::StrCat(suite, "/", name, "@", seed);
+  if (suite == "generated") absl::StrAppend(&key, "/", generated_family, "x", generated_tasks);
+  return key;
+}
+
+namespace {
+
+using Problems = std::vector<std::unique_ptr<Problem>>;
+
+absl::StatusOr<Problems> TestProblem(const ProblemDefinition& d) {
+  Problems out;
+  if (d.name == "test_slow") {
+    out.push_back(MakeSlowProblem(absl::Milliseconds(static_cast<int64_t>(d.seed))));
+  } else if (d.name == "test_crashing") {
+    out.push_back(MakeCrashingProblem(0.1));
+  } else if (d.name == "test_nan") {
+    out.push_back(MakeNanProblem());
+  } else if (d.name == "test_sphere") {
+    out.push_back(MakeTrivialProblem(2));
+  } else {
+    return absl::NotFoundError(
+        absl::StrCat("no problem \"", d.name.substr(0, 200), "\" in suite test"));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Problems> ProblemLibrary::Build(const ProblemDefinition& d) const {
+  if (d.suite == "test") return TestProblem(d);
+  if (d.suite == "practice") {
+    ASSIGN_OR_RETURN(std::unique_ptr<Problem> p, MakeProblem(d.name));
+    Problems out;
+    out.push_back(std::move(p));
+    return out;
+  }
+  SuiteOptions so = host_;
+  so.seed = d.seed;
+  so.generated_family = d.generated_family;
+  so.generated_tasks = d.generated_tasks;
+  so.design_file.clear();
+  // The scikit-learn pack starts one process per problem: only the one asked for.
+  if (d.suite == "sklearn") so.sklearn_problems = {d.name};
+  return MakeSuite(d.suite, so);
+}
+
+void ProblemLibrary::Add(const ProblemDefinition& definition, const Problem* problem) {
+  absl::MutexLock l(&mu_);
+  by_key_[definition.Key()] = Built{problem, ""};
+}
+
+absl::StatusOr<ProblemLibrary::Built> ProblemLibrary::Get(const ProblemDefinition& d) {
+  const std::string key = d.Key();
+  std::optional<Built> found;
+  {
+    absl::MutexLock l(&mu_);
+    auto it = by_key_.find(key);
+    if (it != by_key_.end()) found = it->second;
+  }
+  if (!found) {
+    ASSIGN_OR_RETURN(Problems built, Build(d));
+    absl::MutexLock l(&mu_);
+    for (auto& p : built) {
+      ProblemDefinition member = d;
+      member.name = p->name();
+      // The first build of a key wins; a concurrent second one is dropped with `built`.
+      if (by_key_.emplace(member.Key(), Built{p.get(), ""}).second) owned_.push_back(std::move(p));
+    }
+    auto it = by_key_.find(key);
+    if (it == by_key_.end()) {
+      return absl::NotFoundError(absl::StrCat("no problem \"", d.name.substr(0, 200),
+                                              "\" in suite ", d.suite.substr(0, 64)));
+    }
+    found = it->second;
+  }
+  if (found->signature.empty()) {
+    // Evaluated outside the lock (a few seconds for a scikit-learn model).
+    found->signature = ProblemSignature(*found->problem);
+    absl::MutexLock l(&mu_);
+    by_key_[key].signature = found->signature;
+  }
+  return *found;
+}
+
+absl::StatusOr<std::map<std::string, ProblemDefinition>> SuiteDefinitions(
+    const std::string& suite, const std::string& suite_file, const SuiteOptions& o,
+    const std::vector<std::string>& names) {
+  std::map<std::string, ProblemDefinition> out;
+  auto definable = [&](const std::string& s) {
+    return !(s == "generated" && !o.design_file.empty());
+  };
+  auto define = [&](const std::string& s, const std::string& name, uint64_t seed) {
+    if (!definable(s)) return;
+    ProblemDefinition d{s, name, s == "practice" ? 0 : seed, "", 0};
+    if (s == "generated") {
+      d.generated_family = o.generated_family;
+      d.generated_tasks = o.generated_tasks;
+    }
+    out[name] = d;
+  };
+  if (suite_file.empty()) {
+    for (const std::string& name : names) define(suite, name, o.seed);
+    return out;
+  }
+  std::ifstream in(suite_file);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read suite file ", suite_file));
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("problems") ||
+      !j["problems"].is_array()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(suite_file, ": expected {\"name\": ..., \"problems\": [...]}"));
+  }
+  for (const auto& e : j["problems"]) {
+    if (!e.is_object() || !e.contains("suite") || !e["suite"].is_string() ||
+        !e.contains("problem") || !e["problem"].is_string()) {
+      continue;  // MakeSuiteFromFile refuses such a file before this matters
+    }
+    const std::string name = e["problem"];
+    if (std::find(names.begin(), names.end(), name) == names.end()) continue;
+    uint64_t seed = o.seed;
+    if (e.contains("seed") && e["seed"].is_number_unsigned()) seed = e["seed"].get<uint64_t>();
+    define(e["suite"].get<std::string>(), name, seed);
+  }
+  return out;
+}
+
+}  // namespace bbo
