@@ -11,7 +11,7 @@
 # a case that failed.
 #
 #   bench/ml_study_bench.sh [build-dir=build] [problem=SVM_digits_nll] [n_batches=16]
-# CI's smoke mode: bench/ml_study_bench.sh build DT_wine_nll 2
+# CI's smoke mode (the goals are checked with 16 batches only): bench/ml_study_bench.sh build DT_wine_nll 2
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"

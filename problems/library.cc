@@ -61,40 +61,72 @@ absl::StatusOr<Problems> ProblemLibrary::Build(const ProblemDefinition& d) const
 
 void ProblemLibrary::Add(const ProblemDefinition& definition, const Problem* problem) {
   absl::MutexLock l(&mu_);
-  by_key_[definition.Key()] = Built{problem, ""};
+  // Not owned: a shared_ptr that deletes nothing.
+  by_key_[definition.Key()] =
+      Entry{std::shared_ptr<const Problem>(problem, [](const Problem*) {}), true, ++clock_};
+}
+
+size_t ProblemLibrary::size() {
+  absl::MutexLock l(&mu_);
+  return by_key_.size();
+}
+
+void ProblemLibrary::Evict() {
+  size_t built = 0;
+  for (const auto& [key, e] : by_key_) built += e.added ? 0 : 1;
+  while (built > max_problems_) {
+    auto oldest = by_key_.end();
+    for (auto it = by_key_.begin(); it != by_key_.end(); ++it) {
+      if (!it->second.added &&
+          (oldest == by_key_.end() || it->second.last_used < oldest->second.last_used)) {
+        oldest = it;
+      }
+    }
+    by_key_.erase(oldest);
+    --built;
+  }
 }
 
 absl::StatusOr<ProblemLibrary::Built> ProblemLibrary::Get(const ProblemDefinition& d) {
   const std::string key = d.Key();
-  std::optional<Built> found;
+  Built found;
   {
     absl::MutexLock l(&mu_);
     auto it = by_key_.find(key);
-    if (it != by_key_.end()) found = it->second;
+    if (it != by_key_.end()) {
+      it->second.last_used = ++clock_;
+      found.problem = it->second.problem;
+    }
+    auto sig = signatures_.find(key);
+    if (sig != signatures_.end()) found.signature = sig->second;
   }
-  if (!found) {
+  if (found.problem == nullptr) {
     ASSIGN_OR_RETURN(Problems built, Build(d));
     absl::MutexLock l(&mu_);
     for (auto& p : built) {
       ProblemDefinition member = d;
       member.name = p->name();
-      // The first build of a key wins; a concurrent second one is dropped with `built`.
-      if (by_key_.emplace(member.Key(), Built{p.get(), ""}).second) owned_.push_back(std::move(p));
+      std::shared_ptr<const Problem> shared(std::move(p));
+      if (member.name == d.name) found.problem = shared;
+      // The first build of a key wins; a concurrent second one is dropped.
+      by_key_.emplace(member.Key(), Entry{std::move(shared), false, 0});
     }
     auto it = by_key_.find(key);
-    if (it == by_key_.end()) {
+    if (it == by_key_.end() || found.problem == nullptr) {
       return absl::NotFoundError(absl::StrCat("no problem \"", d.name.substr(0, 200),
                                               "\" in suite ", d.suite.substr(0, 64)));
     }
-    found = it->second;
+    it->second.last_used = ++clock_;
+    found.problem = it->second.problem;
+    Evict();
   }
-  if (found->signature.empty()) {
+  if (found.signature.empty()) {
     // Evaluated outside the lock (a few seconds for a scikit-learn model).
-    found->signature = ProblemSignature(*found->problem);
+    found.signature = ProblemSignature(*found.problem);
     absl::MutexLock l(&mu_);
-    by_key_[key].signature = found->signature;
+    signatures_[key] = found.signature;
   }
-  return *found;
+  return found;
 }
 
 absl::StatusOr<std::map<std::string, ProblemDefinition>> SuiteDefinitions(

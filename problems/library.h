@@ -2,14 +2,19 @@
 #define BBO_PROBLEMS_LIBRARY_H_
 
 // ProblemLibrary: builds problems from their definitions (problems/definition.h) with the
-// problem registry, as the coordinator built them, and keeps each with its signature for the
-// library's lifetime (a worker builds a problem once and evaluates it for every study of it).
-// A suite that builds all its problems at once (synthetic, bbob, ml, generated) is built once per
-// seed and kept whole.
+// problem registry, as the coordinator built them, and keeps the most recently used ones with
+// their signatures (a worker builds a problem once and evaluates it for every study of it). A
+// problem can hold processes and data (a scikit-learn problem keeps a Python process per
+// evaluation slot, ~120 MiB each), so at most `max_problems` are kept: the least recently used
+// one is dropped when another is built (a study still using it keeps it alive until it ends).
+// Signatures are remembered for every problem ever built. A suite that builds all its problems
+// at once (synthetic, bbob, ml, generated) keeps the ones of its build that fit.
 //
 // Thread-safe. Builds run outside the lock; two callers asking for the same problem at once may
 // both build it, and the second result is dropped.
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -29,13 +34,16 @@ class ProblemLibrary {
  public:
   // `host`: what this host's suites use (python_dir, max_processes_per_problem); the seeds and
   // suite names come from each definition.
-  explicit ProblemLibrary(SuiteOptions host = SuiteOptions()) : host_(std::move(host)) {}
+  // `max_problems` (>= 1): problems kept built.
+  explicit ProblemLibrary(SuiteOptions host = SuiteOptions(), size_t max_problems = 16)
+      : host_(std::move(host)), max_problems_(std::max<size_t>(1, max_problems)) {}
   ProblemLibrary(const ProblemLibrary&) = delete;
   ProblemLibrary& operator=(const ProblemLibrary&) = delete;
 
   struct Built {
-    const Problem* problem = nullptr;  // owned by the library (or by whoever Add()ed it)
-    std::string signature;             // ProblemSignature(*problem)
+    // Shared with the library (not owned when Add()ed): keep it while evaluating.
+    std::shared_ptr<const Problem> problem;
+    std::string signature;  // ProblemSignature(*problem)
   };
   // The problem of `definition`, built on first use. NotFound for an unknown suite or a name
   // that is not in it; the suite's own errors (a missing scikit-learn, say) as they come.
@@ -43,18 +51,30 @@ class ProblemLibrary {
 
   // A problem already built in this process (bbo local's coordinator and worker share one): Get
   // returns it for `definition` instead of building another. Not owned; must outlive the
-  // library's use.
+  // library's use. Never dropped.
   void Add(const ProblemDefinition& definition, const Problem* problem);
+  // Problems kept built now.
+  size_t size();
 
  private:
   absl::StatusOr<std::vector<std::unique_ptr<Problem>>> Build(
       const ProblemDefinition& definition) const;
 
+  // Drops least recently used built problems until at most max_problems_ are kept.
+  void Evict() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   const SuiteOptions host_;
+  const size_t max_problems_;
   absl::Mutex mu_;
-  // By ProblemDefinition::Key(). Built problems are owned by `owned_`.
-  std::map<std::string, Built> by_key_ ABSL_GUARDED_BY(mu_);
-  std::vector<std::unique_ptr<Problem>> owned_ ABSL_GUARDED_BY(mu_);
+  struct Entry {
+    std::shared_ptr<const Problem> problem;
+    bool added = false;  // Add()ed: never dropped
+    uint64_t last_used = 0;
+  };
+  // By ProblemDefinition::Key().
+  std::map<std::string, Entry> by_key_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::string> signatures_ ABSL_GUARDED_BY(mu_);
+  uint64_t clock_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 // How a worker builds each of the problems `names` again, by name: problems built by MakeSuite

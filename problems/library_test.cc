@@ -1,5 +1,8 @@
 #include "problems/library.h"
 
+#include <cmath>
+#include <random>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "problems/practice_suite.h"
@@ -59,8 +62,30 @@ TEST(ProblemLibraryTest, AddedProblemsAreUsedAsTheyAre) {
   library.Add({"practice", "branin"}, own->get());
   auto got = library.Get({"practice", "branin"});
   ASSERT_TRUE(got.ok());
-  EXPECT_EQ(got->problem, own->get());
+  EXPECT_EQ(got->problem.get(), own->get());
   EXPECT_EQ(got->signature, ProblemSignature(**own));
+}
+
+TEST(ProblemLibraryTest, KeepsOnlyTheMostRecentlyUsedProblemsAndTheirUsersKeepTheirs) {
+  ProblemLibrary library(SuiteOptions(), 2);
+  auto branin = library.Get({"practice", "branin"});
+  ASSERT_TRUE(branin.ok());
+  ASSERT_TRUE(library.Get({"practice", "hartmann6"}).ok());
+  ASSERT_TRUE(library.Get({"practice", "branin"}).ok());  // used again: the newest
+  ASSERT_TRUE(library.Get({"test", "test_sphere"}).ok());
+  EXPECT_EQ(library.size(), 2u);
+  // hartmann6 was dropped; branin was kept (the same object).
+  auto again = library.Get({"practice", "branin"});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->problem, branin->problem);
+  // A dropped problem still held by a study stays valid.
+  std::shared_ptr<const Problem> held = library.Get({"practice", "hartmann6"})->problem;
+  ASSERT_TRUE(library.Get({"test", "test_nan"}).ok());
+  ASSERT_TRUE(library.Get({"test", "test_crashing"}).ok());
+  EXPECT_EQ(library.size(), 2u);
+  EXPECT_EQ(held->name(), "hartmann6");
+  std::mt19937_64 rng(1);
+  EXPECT_TRUE(std::isfinite(held->Evaluate(held->space().SampleRandom(rng))));
 }
 
 TEST(ProblemDefinitionTest, KeyNamesEveryField) {

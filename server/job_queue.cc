@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
+#include "common/utf8.h"
 #include "spdlog/spdlog.h"
 
 namespace bbo {
@@ -177,9 +178,15 @@ void JobQueue::Refuse(int64_t job_id, const std::string& worker_id) {
 }
 
 absl::Status JobQueue::Finish(const Identity& who, const std::string& worker_id, int64_t job_id,
-                              const std::string& error, const std::string& request_id) {
+                              const std::string& error, const std::string& request_id,
+                              bool hand_back) {
   RETURN_IF_ERROR(CheckOwner(who, worker_id));
-  absl::Status s = jobs_->FinishJob(job_id, worker_id, error, options_.max_attempts);
+  absl::Status s = hand_back ? jobs_->ReleaseLease(job_id, worker_id)
+                             : jobs_->FinishJob(job_id, worker_id, error, options_.max_attempts);
+  if (s.ok() && hand_back) {
+    spdlog::info("event=job_handed_back job={} worker={} reason=\"{}\"", job_id, worker_id,
+                 TruncateUtf8(error, 200));
+  }
   if (s.ok()) {
     NotifyChanged();  // done, or back in the queue
     LogIfSubmissionEnded(job_id);

@@ -106,8 +106,12 @@ class JobQueue {
   // FailedPrecondition when the worker no longer holds the lease. NotFound as Heartbeat.
   // `request_id` ("" = none) makes it idempotent: repeating a finish that took effect (same
   // worker, job and id) answers OK again.
+  // `hand_back`: the worker gives the job back unfinished for a reason of its own (it is
+  // shutting down or draining for a scale-in): the job is queued again without the attempt
+  // counting (JobStore::ReleaseLease), so the team is never charged for it.
   absl::Status Finish(const Identity& who, const std::string& worker_id, int64_t job_id,
-                      const std::string& error, const std::string& request_id = "");
+                      const std::string& error, const std::string& request_id = "",
+                      bool hand_back = false);
   // The files of the submission of `job_id`, for the worker that holds the job's lease.
   // PermissionDenied otherwise (another worker, a stale lease, another submission).
   absl::StatusOr<SubmissionFiles> Fetch(const Identity& who, const std::string& worker_id,

@@ -3,6 +3,7 @@
 // worker must have built the very problem the coordinator records (its signature).
 
 #include <filesystem>
+#include <functional>
 #include <limits>
 
 #include "common/sqlite.h"
@@ -10,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "problems/signature.h"
 #include "problems/test_problems.h"
+#include "server/baseline_runner.h"
 #include "server/store/sqlite_store.h"
 #include "server/study_manager.h"
 #include "server/testing/mixed_problem.h"
@@ -21,24 +23,29 @@ using ::testing::HasSubstr;
 using testing::GoodPoint;
 using testing::MixedProblem;
 
-// An objective that takes `cost` on the fake clock (as a real one takes wall time).
+// An objective that takes `cost` on the fake clock (as a real one takes wall time); `after`,
+// if set, runs after each evaluation (the coordinator's sweep, say).
 class ClockedProblem : public BuiltinProblem {
  public:
-  ClockedProblem(FakeClock* clock, absl::Duration cost)
-      : BuiltinProblem("clocked", "x0 after `cost` of fake time",
+  ClockedProblem(FakeClock* clock, absl::Duration cost, std::function<void()> after = nullptr,
+                 std::string name = "clocked")
+      : BuiltinProblem(std::move(name), "x0 after `cost` of fake time",
                        nlohmann::json::parse(
                            R"({"x0": {"type": "real", "space": "linear", "range": [0, 1]}})"),
                        0.0),
         clock_(clock),
-        cost_(cost) {}
+        cost_(cost),
+        after_(std::move(after)) {}
   double Evaluate(const Point& p) const override {
     clock_->Advance(cost_);
+    if (after_) after_();
     return std::get<double>(p.at("x0"));
   }
 
  private:
   FakeClock* clock_;
   absl::Duration cost_;
+  std::function<void()> after_;
 };
 
 class WorkerEvaluationTest : public ::testing::Test {
@@ -55,6 +62,10 @@ class WorkerEvaluationTest : public ::testing::Test {
     // 1000 s of fake time per evaluation: over the 10 s turn and 25 s study budgets, and over
     // any RPC deadline.
     problems.push_back(std::make_unique<ClockedProblem>(&clock_, absl::Seconds(1000)));
+    // 500 s per evaluation, the coordinator's lease sweep running after each.
+    problems.push_back(std::make_unique<ClockedProblem>(&clock_, absl::Seconds(500), [this] {
+      if (store_ != nullptr && sweep_leases_) (void)store_->ExpireLeases(clock_.NowSeconds(), 3);
+    }, "clocked_slow"));
     problems_ = std::make_unique<ProblemSet>(std::move(problems));
     evaluator_ = std::make_unique<Evaluator>(1);
     StudyOptions opts;
@@ -115,6 +126,7 @@ class WorkerEvaluationTest : public ::testing::Test {
   std::unique_ptr<Evaluator> evaluator_;
   std::unique_ptr<StudyManager> manager_;
   std::vector<std::pair<int64_t, std::string>> mismatches_;
+  bool sweep_leases_ = false;
 };
 
 TEST_F(WorkerEvaluationTest, AWorkerEvaluatedBatchSlowerThanEveryBudgetIsNotCharged) {
@@ -191,6 +203,25 @@ TEST_F(WorkerEvaluationTest, ACoordinatorEvaluatedSlowObjectiveIsNotChargedEithe
     EXPECT_DOUBLE_EQ(eval, 4000);
   }
   EXPECT_EQ(store_->GetStudy(study->study_id)->state, StudyState::kCompleted);
+}
+
+// The random-search baseline runs on the coordinator: a study whose evaluations take hours is
+// not taken for a lost one (its lease is renewed batch by batch) and completes once.
+TEST_F(WorkerEvaluationTest, ABaselineStudyLongerThanItsLeaseIsNotAbandoned) {
+  SubmissionRecord rs{0, "random-search-baseline", SubmissionKind::kBuiltin, "", 1};
+  ASSERT_TRUE(store_->AddSubmission(rs, "", {"clocked_slow"}, 1).ok());
+  sweep_leases_ = true;
+  BaselineRunner baseline(store_.get(), problems_.get(), manager_.get(), &clock_);
+  // 3 batches x 4 points x 500 s = 6000 s, longer than any one lease.
+  absl::StatusOr<int> ran = baseline.RunPending();
+  ASSERT_TRUE(ran.ok()) << ran.status();
+  EXPECT_EQ(*ran, 1);
+  JobRecord job = *store_->GetJob(1);
+  EXPECT_EQ(job.state, JobState::kDone);
+  EXPECT_EQ(job.attempts, 1);
+  auto study = store_->GetStudy(1);
+  ASSERT_TRUE(study.ok());
+  EXPECT_EQ(study->state, StudyState::kCompleted);
 }
 
 TEST_F(WorkerEvaluationTest, AnotherProblemSignatureIsRefusedAndReported) {

@@ -272,6 +272,53 @@ TEST_F(E2eTest, ASlowObjectiveEvaluatedByTheCoordinatorIsNeverCharged) {
   }
 }
 
+// Scale-in: a SIGTERMed worker with a drain finishes its study and takes no new job; one whose
+// drain runs out hands its study back, and the job runs again without losing an attempt.
+TEST_F(E2eTest, ADrainingWorkerFinishesOrHandsBackItsStudyNeverChargingTheTeam) {
+  StartServer({"--problem_set=slow", "--slow_problem_ms=300", "--batch_size=2", "--n_batches=4",
+               "--baseline_trials=1"});
+  StartWorker({"--drain_timeout_s=60", "--eval_slots=2"});
+  int64_t id = Submit("steady", 3);
+  const std::string sid = std::to_string(id);
+  auto running = [&] {
+    return Q("SELECT COUNT(*) FROM studies WHERE state = 'running' AND submission_id = " + sid);
+  };
+  for (int i = 0; i < 300 && running() != "1"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(running(), "1") << Logs();
+  // Drained: the study runs to its end, then the worker exits 0 without leasing more.
+  EXPECT_EQ(workers_[0]->Terminate(), 0) << Logs();
+  EXPECT_EQ(Q("SELECT COUNT(*) FROM studies WHERE state = 'completed' AND submission_id = " + sid),
+            "1")
+      << Logs();
+  EXPECT_EQ(Q("SELECT COUNT(*) FROM jobs WHERE state = 'queued' AND attempts = 0 AND "
+              "submission_id = " + sid),
+            "2")
+      << Logs();
+  // A drain too short for the study: handed back, the attempt not counted.
+  StartWorker({"--drain_timeout_s=0.3", "--eval_slots=2"});
+  for (int i = 0; i < 300 && running() != "1"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(running(), "1") << Logs();
+  EXPECT_EQ(workers_[1]->Terminate(), 0) << Logs();
+  EXPECT_EQ(Q("SELECT COUNT(*) FROM studies WHERE state = 'abandoned' AND submission_id = " + sid),
+            "1")
+      << Logs();
+  EXPECT_EQ(Q("SELECT COUNT(*) FROM jobs WHERE state = 'queued' AND attempts = 0 AND "
+              "submission_id = " + sid),
+            "2")
+      << Logs();
+  // Every job still runs to one final study.
+  StartWorker();
+  ASSERT_TRUE(WaitFinished(id, 90)) << Logs();
+  EXPECT_EQ(Q("SELECT COUNT(*) FROM jobs WHERE state = 'done' AND attempts = 1 AND "
+              "submission_id = " + sid),
+            "3")
+      << Logs();
+}
+
 TEST_F(E2eTest, StartUpIsNotChargedToTheFirstBatch) {
   StartServer({"--suggest_budget_s=2", "--study_budget_s=100", "--startup_budget_s=20"});
   StartWorker();

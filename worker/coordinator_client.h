@@ -77,8 +77,17 @@ class CoordinatorClient {
                                                         double wait_s) = 0;
   // Ends every Lease waiting now (they answer CANCELLED): for a prompt Stop.
   virtual void CancelWaits() {}
+  // The worker is stopping: calls that fail are no longer retried (a coordinator that is gone
+  // does not hold the worker's exit up; its leases expire and the jobs run again).
+  virtual void StopRetrying() {}
   virtual absl::Status Finish(const std::string& worker_id, int64_t job_id,
                               const std::string& error) = 0;
+  // Gives a job back unfinished for the worker's own reason (shutting down, draining): queued
+  // again without the attempt counting. A client that cannot say so finishes it with `reason`.
+  virtual absl::Status HandBack(const std::string& worker_id, int64_t job_id,
+                                const std::string& reason) {
+    return Finish(worker_id, job_id, reason);
+  }
   // The submission folder as a tar archive.
   // (Only the worker holding the current lease of `job_id` may fetch its submission.)
   virtual absl::StatusOr<std::string> Fetch(int64_t submission_id, int64_t job_id,

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <random>
 #include <set>
@@ -138,6 +139,18 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     req.set_job_id(job_id);
     req.set_error(error);
     req.set_request_id(NewRequestId());
+    v1::FinishJobResponse resp;
+    return Retried([&](grpc::ClientContext& c) { return worker_->FinishJob(&c, req, &resp); });
+  }
+
+  absl::Status HandBack(const std::string& worker_id, int64_t job_id,
+                        const std::string& reason) override {
+    v1::FinishJobRequest req;
+    req.set_worker_id(worker_id);
+    req.set_job_id(job_id);
+    req.set_error(reason);
+    req.set_request_id(NewRequestId());
+    req.set_hand_back(true);
     v1::FinishJobResponse resp;
     return Retried([&](grpc::ClientContext& c) { return worker_->FinishJob(&c, req, &resp); });
   }
@@ -310,6 +323,8 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     return Retried([&](grpc::ClientContext& c) { return study_->EndStudy(&c, req, &resp); });
   }
 
+  void StopRetrying() override { stop_retrying_ = true; }
+
   void CancelWaits() override {
     absl::MutexLock l(&waits_mu_);
     for (grpc::ClientContext* ctx : waits_) ctx->TryCancel();
@@ -338,7 +353,7 @@ class GrpcCoordinatorClient : public CoordinatorClient {
         Prepare(ctx);
       }
       absl::Status s = FromGrpc(call(ctx));
-      if (!absl::IsUnavailable(s) || absl::Now() + pause > until) return s;
+      if (!absl::IsUnavailable(s) || absl::Now() + pause > until || stop_retrying_) return s;
       absl::SleepFor(pause);
       pause = std::min(pause * 2, absl::Seconds(2));
     }
@@ -354,6 +369,7 @@ class GrpcCoordinatorClient : public CoordinatorClient {
 
   double timeout_s_;
   double retry_s_;
+  std::atomic<bool> stop_retrying_{false};
   // Lease calls waiting now, for CancelWaits.
   absl::Mutex waits_mu_;
   std::set<grpc::ClientContext*> waits_ ABSL_GUARDED_BY(waits_mu_);

@@ -106,6 +106,7 @@ void Worker::Drain() {
 
 void Worker::Stop() {
   stop_ = true;
+  client_->StopRetrying();
   client_->CancelWaits();
   if (heartbeat_ != nullptr && heartbeat_->joinable()) heartbeat_->join();
 }
@@ -176,7 +177,9 @@ absl::Status Worker::Run() {
     if (stop_) break;
     if (draining_ && job.ok() && job->has_value()) {
       // Leased as the drain began: given back at once, unstarted (not charged to anyone).
-      (void)FinishJob((*job)->job_id, "worker draining (scale-in): job handed back unstarted");
+      absl::Status back = client_->HandBack(
+          worker_id(), (*job)->job_id, "worker draining (scale-in): job handed back unstarted");
+      if (!back.ok()) spdlog::warn("job={}: {}", (*job)->job_id, back.ToString());
       break;
     }
     if (draining_) break;
@@ -254,7 +257,7 @@ absl::Status Worker::RunJob(const JobLease& job) {
   }
   // The hidden problem, when this worker evaluates it: built from the lease's definition with
   // the problem library this worker shares with the coordinator.
-  const Problem* problem = nullptr;
+  std::shared_ptr<const Problem> problem;  // kept for the whole study
   std::string signature;
   if (job.problem && options_.problems != nullptr && options_.evaluator != nullptr) {
     absl::StatusOr<ProblemLibrary::Built> built = options_.problems->Get(*job.problem);
@@ -282,7 +285,7 @@ absl::Status Worker::RunJob(const JobLease& job) {
   }
   spdlog::info("event=study_start job={} study={} trial={} evaluates={}", job.job_id,
                study->study_id, job.trial, problem != nullptr ? "worker" : "coordinator");
-  absl::Status s = RunStudy(job, *dir, *study, problem);
+  absl::Status s = RunStudy(job, *dir, *study, problem.get());
   if (Dropped(generation)) {
     // Leased from a coordinator that has since restarted: the study was abandoned and the job
     // requeued there; nothing of it is reported.
@@ -295,6 +298,12 @@ absl::Status Worker::RunJob(const JobLease& job) {
     // study is given up (abandoned, not scored) and the job handed back so it runs again.
     absl::Status ended = client_->GiveUpStudy(study->study_id, ForCoordinator(s, "host error: "));
     if (!ended.ok()) spdlog::warn("study={}: {}", study->study_id, ended.ToString());
+    if (stop_ || draining_) {
+      // Shutting down (a scale-in whose drain ran out, a SIGTERM): the job goes back whole,
+      // its attempt not counted.
+      return client_->HandBack(worker_id(), job.job_id,
+                               ForCoordinator(s, "worker shutting down: "));
+    }
     return FinishJob(job.job_id, ForCoordinator(s));
   }
   return FinishJob(job.job_id, "");

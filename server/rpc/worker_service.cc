@@ -62,7 +62,8 @@ grpc::Status WorkerServiceImpl::FinishJob(grpc::ServerContext* context,
   BBO_RPC_WHO(who, context, "FinishJob");
   return ToGrpcStatus(auth_->Audited(
       who, "FinishJob",
-      queue_->Finish(who, req->worker_id(), req->job_id(), req->error(), req->request_id())));
+      queue_->Finish(who, req->worker_id(), req->job_id(), req->error(), req->request_id(),
+                     req->hand_back())));
 }
 
 grpc::Status WorkerServiceImpl::FetchSubmission(grpc::ServerContext* context,

@@ -34,7 +34,8 @@ class JobStore {
     return LeaseJob(worker_id, lease_expires_at, {});
   }
   // Puts a job leased by `worker_id` back in the queue as if that lease had not happened (its
-  // attempt does not count), abandoning its running studies. NotFound for an unknown job,
+  // attempt does not count), abandoning its running studies; a job that already has its final
+  // study is kDone instead. NotFound for an unknown job,
   // FailedPrecondition when `worker_id` does not hold its lease.
   virtual absl::Status ReleaseLease(int64_t job_id, const std::string& worker_id) = 0;
   // Leases the oldest queued job of builtin submissions (run by the coordinator itself).

@@ -186,7 +186,7 @@ absl::Status InMemoryStore::ReleaseLease(int64_t job_id, const std::string& work
     return absl::FailedPreconditionError(
         absl::StrCat("job ", job_id, " is not leased by worker ", worker_id));
   }
-  Unlease(job.record, JobState::kQueued);
+  Unlease(job.record, FinalStudyOf(job_id) != 0 ? JobState::kDone : JobState::kQueued);
   job.record.attempts = std::max(0, job.record.attempts - 1);
   AbandonStudiesOfJob(job_id, "lease released by the coordinator", std::nullopt);
   return absl::OkStatus();

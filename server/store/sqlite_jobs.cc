@@ -87,10 +87,14 @@ absl::Status SqliteStore::ReleaseLease(int64_t job_id, const std::string& worker
     return absl::FailedPreconditionError(
         absl::StrCat("job ", job_id, " is not leased by worker ", worker_id));
   }
-  ASSIGN_OR_RETURN(auto* u, Stmt("UPDATE jobs SET state = 'queued', worker_id = NULL,"
+  // A job that already has its final study is done: it never runs twice.
+  ASSIGN_OR_RETURN(auto* f, Stmt("SELECT " BBO_HAS_FINAL_STUDY("?")));
+  f->Bind(1, job_id);
+  ASSIGN_OR_RETURN(bool has_final, ScalarInt(*f));
+  ASSIGN_OR_RETURN(auto* u, Stmt("UPDATE jobs SET state = ?, worker_id = NULL,"
                                  " lease_expires_at = NULL, attempts = MAX(attempts - 1, 0)"
                                  " WHERE id = ?"));
-  u->Bind(1, job_id);
+  u->Bind(1, has_final ? "done" : "queued").Bind(2, job_id);
   RETURN_IF_ERROR(u->Run());
   ASSIGN_OR_RETURN(auto* a, Stmt("UPDATE studies SET state = 'abandoned', end_reason = ?"
                                  " WHERE job_id = ? AND state = 'running'"));
