@@ -407,9 +407,11 @@ class Arena {
 };
 
 // The same competition without faults: every job's values.
-std::map<std::string, std::string> FaultFreeValues(const fs::path& dir, int trials) {
+std::map<std::string, std::string> FaultFreeValues(const fs::path& dir, int trials,
+                                                   std::vector<std::string> server_flags = {}) {
   ArenaOptions o;
   o.trials = trials;
+  o.server_flags = std::move(server_flags);
   Arena clean(dir, o);
   if (!clean.StartServer()) return {};
   clean.StartWorker(0);
@@ -491,6 +493,8 @@ void Merge(std::map<std::string, std::string>& into, const std::map<std::string,
 
 class FaultsTest : public ::testing::Test {
  protected:
+  // Case 2 with the problem `problem_flags` give bbo-server, `trials` trials, on `port`.
+  void Partitions(const std::vector<std::string>& problem_flags, int trials, int port);
   void SetUp() override {
     tag_ = std::to_string(getpid() % 100000);
     root_ = fs::temp_directory_path() / ("bbo_faults_" + tag_);
@@ -661,10 +665,12 @@ TEST_F(FaultsTest, KilledOptimizersEndTheirStudiesOnlyAndTheWorkerGoesOn) {
 // a's link goes down several times; the partitions are shorter than the lease (3 s), but one
 // is longer, so its lease expires and the job moves on while worker 0 still holds the study.
 
-TEST_F(FaultsTest, PartitionedWorkerHostLosesNothingAndDoesNothingTwice) {
+// `problem_flags`: bbo-server's flags for the problem (beyond the common ones).
+void FaultsTest::Partitions(const std::vector<std::string>& problem_flags, int trials, int port) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to create network namespaces";
   if (Sh("command -v ip >/dev/null") != 0) GTEST_SKIP() << "needs iproute2 (ip)";
-  constexpr int kTrials = 30, kPort = 50861, kPartitions = 5;
+  const int kTrials = trials, kPort = port;
+  constexpr int kPartitions = 5;
   const auto started = Clock::now();
   const std::string c = "bbo-fc" + tag_, a = "bbo-fa" + tag_, b = "bbo-fb" + tag_;
   const std::string link_a = "fa" + tag_;  // host a's end of its link
@@ -691,7 +697,8 @@ TEST_F(FaultsTest, PartitionedWorkerHostLosesNothingAndDoesNothingTwice) {
             0)
       << ReadFile(root_ / "net.log");
 
-  const std::map<std::string, std::string> expected = FaultFreeValues(root_ / "clean", kTrials);
+  const std::map<std::string, std::string> expected =
+      FaultFreeValues(root_ / "clean", kTrials, problem_flags);
   ASSERT_EQ(expected.size(), static_cast<size_t>(kTrials));
 
   ArenaOptions o;
@@ -700,6 +707,7 @@ TEST_F(FaultsTest, PartitionedWorkerHostLosesNothingAndDoesNothingTwice) {
   o.port = kPort;
   o.listen_host = "0.0.0.0";
   o.server_flags = {"--insecure"};
+  o.server_flags.insert(o.server_flags.end(), problem_flags.begin(), problem_flags.end());
   Arena run(root_ / "faults", o);
   ASSERT_TRUE(run.StartServer()) << run.Logs();
   run.StartWorker(0, a, "10.78.1.1");
@@ -752,6 +760,16 @@ TEST_F(FaultsTest, PartitionedWorkerHostLosesNothingAndDoesNothingTwice) {
   EXPECT_TRUE(run.WorkerAlive(0)) << run.Logs();
   EXPECT_TRUE(run.WorkerAlive(1)) << run.Logs();
   ExpectOnTheBoard(run, b, "10.78.2.1");
+}
+
+TEST_F(FaultsTest, PartitionedWorkerHostLosesNothingAndDoesNothingTwice) {
+  Partitions({}, 30, 50861);
+}
+
+// The same while worker hosts evaluate an objective that takes real time (200 ms a point):
+// cuts land while a host evaluates a batch, and its values are recorded exactly once.
+TEST_F(FaultsTest, PartitionsWhileHostsEvaluateASlowObjectiveLoseNothing) {
+  Partitions({"--problem_set=slow", "--slow_problem_ms=200"}, 12, 50862);
 }
 
 // ---------------------------------------------------------------------------------------------
