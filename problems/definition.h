@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace bbo {
 
@@ -21,17 +22,26 @@ struct ProblemDefinition {
   std::string name;
   // The suite's instance seed (SuiteOptions::seed).
   uint64_t seed = 0;
-  // suite "generated" only: SuiteOptions::generated_family and generated_tasks. A generated
-  // suite loaded from a design file has no definition (the file stays on the coordinator).
+  // suite "generated" only: SuiteOptions::generated_family and generated_tasks.
   std::string generated_family;
   int generated_tasks = 0;
+  // suite "generated" loaded from a design file (`bbo tasks design`): the file's content
+  // address ("<bytes>-<FNV-1a 64 hex>"), which the worker fetches from the coordinator
+  // (FetchProblemFiles) and keeps under that name; "" = no file.
+  std::string files_digest;
+  // Where the file is on this host: the coordinator's design_file, or the worker's fetched
+  // copy. Never sent.
+  std::string files_path;
 
-  // One line naming everything above, e.g. "sklearn/SVM_digits_nll@0": a cache key and a name
-  // for logs.
+  // One line naming everything above but files_path, e.g. "sklearn/SVM_digits_nll@0": a cache
+  // key and a name for logs.
   std::string Key() const;
 
   friend bool operator==(const ProblemDefinition&, const ProblemDefinition&) = default;
 };
+
+// The content address of a problem file (ProblemDefinition::files_digest).
+std::string ProblemFilesDigest(std::string_view bytes);
 
 }  // namespace bbo
 

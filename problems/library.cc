@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <fstream>
 
+#include <iterator>
+
 #include "absl/strings/str_cat.h"
+#include "common/digest.h"
 #include "absl/time/time.h"
 #include "common/status_macros.h"
 #include "problems/practice_suite.h"
@@ -15,7 +18,12 @@ namespace bbo {
 std::string ProblemDefinition::Key() const {
   std::string key = absl::StrCat(suite, "/", name, "@", seed);
   if (suite == "generated") absl::StrAppend(&key, "/", generated_family, "x", generated_tasks);
+  if (!files_digest.empty()) absl::StrAppend(&key, "/", files_digest);
   return key;
+}
+
+std::string ProblemFilesDigest(std::string_view bytes) {
+  return absl::StrCat(bytes.size(), "-", Fnv1a64Hex(bytes));
 }
 
 namespace {
@@ -53,7 +61,12 @@ absl::StatusOr<Problems> ProblemLibrary::Build(const ProblemDefinition& d) const
   so.seed = d.seed;
   so.generated_family = d.generated_family;
   so.generated_tasks = d.generated_tasks;
-  so.design_file.clear();
+  // A design file is used where this host has it (fetched by a worker, the coordinator's own).
+  so.design_file = d.files_digest.empty() ? "" : d.files_path;
+  if (!d.files_digest.empty() && d.files_path.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(d.Key(), ": the design file ", d.files_digest, " is not on this host"));
+  }
   // The scikit-learn pack starts one process per problem: only the one asked for.
   if (d.suite == "sklearn") so.sklearn_problems = {d.name};
   return MakeSuite(d.suite, so);
@@ -133,15 +146,25 @@ absl::StatusOr<std::map<std::string, ProblemDefinition>> SuiteDefinitions(
     const std::string& suite, const std::string& suite_file, const SuiteOptions& o,
     const std::vector<std::string>& names) {
   std::map<std::string, ProblemDefinition> out;
-  auto definable = [&](const std::string& s) {
-    return !(s == "generated" && !o.design_file.empty());
-  };
+  // A design file travels by its content address.
+  std::string design_digest;
+  if (!o.design_file.empty()) {
+    std::ifstream in(o.design_file, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.is_open()) {
+      return absl::NotFoundError(absl::StrCat("cannot read design file ", o.design_file));
+    }
+    design_digest = ProblemFilesDigest(bytes);
+  }
   auto define = [&](const std::string& s, const std::string& name, uint64_t seed) {
-    if (!definable(s)) return;
-    ProblemDefinition d{s, name, s == "practice" ? 0 : seed, "", 0};
+    ProblemDefinition d{s, name, s == "practice" ? 0 : seed, "", 0, "", ""};
     if (s == "generated") {
       d.generated_family = o.generated_family;
       d.generated_tasks = o.generated_tasks;
+      if (!o.design_file.empty()) {
+        d.files_digest = design_digest;
+        d.files_path = o.design_file;
+      }
     }
     out[name] = d;
   };

@@ -1,6 +1,8 @@
 #include "server/job_queue.h"
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <random>
 
 #include "absl/strings/str_cat.h"
@@ -230,6 +232,31 @@ absl::StatusOr<SubmissionFiles> JobQueue::Fetch(const Identity& who, const std::
         submission_id));
   }
   return Fetch(submission_id);
+}
+
+absl::StatusOr<ProblemFiles> JobQueue::FetchProblemFiles(const Identity& who,
+                                                         const std::string& worker_id,
+                                                         int64_t job_id) {
+  RETURN_IF_ERROR(CheckOwner(who, worker_id));
+  absl::StatusOr<JobRecord> job = jobs_->GetJob(job_id);
+  if (!job.ok() || job->state != JobState::kLeased || job->worker_id != worker_id) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("worker ", worker_id, " holds no current lease on job ", job_id));
+  }
+  std::optional<ProblemDefinition> d = problem_for_lease_ ? problem_for_lease_(*job) : std::nullopt;
+  if (!d || d->files_digest.empty()) {
+    return absl::NotFoundError(absl::StrCat("the problem of job ", job_id, " has no file"));
+  }
+  std::ifstream in(d->files_path, std::ios::binary);
+  ProblemFiles out;
+  out.content.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  out.digest = ProblemFilesDigest(out.content);
+  if (!in.is_open() || out.digest != d->files_digest) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the problem file of job ", job_id, " changed since the coordinator started (",
+        d->files_digest, " then, ", out.digest, " now); restart it to serve the new one"));
+  }
+  return out;
 }
 
 absl::StatusOr<SubmissionFiles> JobQueue::Fetch(int64_t submission_id) {

@@ -63,6 +63,12 @@ struct LeasedJob {
   std::optional<ProblemDefinition> problem;
 };
 
+// A leased job's problem file (ProblemDefinition::files_digest).
+struct ProblemFiles {
+  std::string content;
+  std::string digest;
+};
+
 struct SubmissionFiles {
   SubmissionKind kind = SubmissionKind::kUnspecified;
   std::string archive;  // uncompressed tar of the submission folder
@@ -127,6 +133,11 @@ class JobQueue {
   // not given it again while the coordinator runs. Best effort: a job whose lease is already
   // gone is left alone.
   void Refuse(int64_t job_id, const std::string& worker_id);
+  // The file of the problem of `job_id` (a generated suite's design file), for the worker that
+  // holds the job's lease. PermissionDenied otherwise; NotFound when the problem has none;
+  // FailedPrecondition when the file no longer has the content address it started with.
+  absl::StatusOr<ProblemFiles> FetchProblemFiles(const Identity& who,
+                                                 const std::string& worker_id, int64_t job_id);
   // Whether `worker_id` was registered by `who`.
   bool Owns(const Identity& who, const std::string& worker_id) const;
 

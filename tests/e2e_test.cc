@@ -22,6 +22,7 @@
 #include "bbo/v1/competition_service.grpc.pb.h"
 #include "bbo/v1/scoring_service.grpc.pb.h"
 #include "bbo/v1/study_service.grpc.pb.h"
+#include "bbo/v1/worker_service.grpc.pb.h"
 #include "common/archive.h"
 #include "gmock/gmock.h"
 #include "grpcpp/create_channel.h"
@@ -270,6 +271,47 @@ TEST_F(E2eTest, ASlowObjectiveEvaluatedByTheCoordinatorIsNeverCharged) {
     EXPECT_LT(std::stod(f[0]), 0.9) << row;
     EXPECT_GE(std::stod(f[1]), 1.4) << row;
   }
+}
+
+// A generated suite loaded from a design file: the worker fetches the file by its content
+// address (only while it holds a lease on one of its jobs), builds the tasks itself and
+// evaluates them; the coordinator checks they are the same tasks (their signatures).
+TEST_F(E2eTest, AWorkerFetchesTheDesignFileOfGeneratedTasksAndEvaluatesThem) {
+  const std::string design = (root_ / "design.sqlite").string();
+  ASSERT_EQ(std::system((std::string(BBO_CLI_BIN) + " tasks design --family bbob-d5 --out " +
+                         design + " >/dev/null 2>&1")
+                            .c_str()),
+            0);
+  StartServer({"--suite=generated", "--generated_family=bbob-d5", "--design_file=" + design,
+               "--generated_tasks=2", "--batch_size=2", "--n_batches=2", "--baseline_trials=1"});
+  StartWorker();
+  int64_t id = Submit("steady");
+  ASSERT_TRUE(WaitFinished(id, 90)) << Logs();
+  const std::string sid = std::to_string(id);
+  EXPECT_EQ(Q("SELECT COUNT(*) FROM studies WHERE state = 'completed' AND submission_id = " + sid),
+            "2")
+      << Logs();
+  EXPECT_THAT(ReadFile(root_ / "worker0.log"), HasSubstr("evaluates=worker"));
+  EXPECT_THAT(ReadFile(root_ / "worker0.log"), Not(HasSubstr("evaluates=coordinator")));
+  // Kept under its content address, fetched once.
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(root_ / "work" / "problem-files")) {
+    files += e.path().extension() == ".tmp" ? 0 : 1;
+  }
+  EXPECT_EQ(files, 1);
+  // Not to anyone else: the team's token cannot fetch it.
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(port_),
+                                     grpc::InsecureChannelCredentials());
+  auto workers = bbo::v1::WorkerService::NewStub(channel);
+  grpc::ClientContext ctx;
+  Auth(ctx);
+  bbo::v1::FetchProblemFilesRequest req;
+  req.set_worker_id("any");
+  req.set_job_id(1);
+  bbo::v1::FetchProblemFilesResponse resp;
+  grpc::Status refused = workers->FetchProblemFiles(&ctx, req, &resp);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_TRUE(resp.content().empty());
 }
 
 // Scale-in: a SIGTERMed worker with a drain finishes its study and takes no new job; one whose

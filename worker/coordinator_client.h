@@ -95,6 +95,12 @@ class CoordinatorClient {
   // `problem_signature` ("" = none): the signature of the problem this worker built from the
   // lease's definition; the worker then evaluates the study (ReportValues). FailedPrecondition
   // when it is not the coordinator's (the job then goes to another worker).
+  // The file of a leased job's problem (ProblemDefinition::files_digest); see
+  // WorkerService.FetchProblemFiles.
+  virtual absl::StatusOr<std::string> FetchProblemFiles(int64_t /*job_id*/,
+                                                        const std::string& /*worker_id*/) {
+    return absl::UnimplementedError("FetchProblemFiles");
+  }
   virtual absl::StatusOr<OpenedStudy> OpenStudy(int64_t job_id, const std::string& worker_id,
                                                 const std::string& problem_signature) = 0;
   // Suggestions are JSON objects as the optimizer printed them; values that are not a bool,

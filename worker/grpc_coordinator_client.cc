@@ -126,8 +126,10 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     l.epoch = resp.coordinator_epoch();
     if (resp.has_problem()) {
       const v1::ProblemDefinition& p = resp.problem();
-      l.problem = ProblemDefinition{p.suite(), p.name(), p.seed(), p.generated_family(),
-                                    p.generated_tasks()};
+      l.problem = ProblemDefinition{p.suite(),           p.name(),
+                                    p.seed(),            p.generated_family(),
+                                    p.generated_tasks(), p.files_digest(),
+                                    ""};
     }
     return std::optional<JobLease>(l);
   }
@@ -153,6 +155,18 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     req.set_hand_back(true);
     v1::FinishJobResponse resp;
     return Retried([&](grpc::ClientContext& c) { return worker_->FinishJob(&c, req, &resp); });
+  }
+
+  absl::StatusOr<std::string> FetchProblemFiles(int64_t job_id,
+                                                const std::string& worker_id) override {
+    grpc::ClientContext ctx;
+    Prepare(ctx);
+    v1::FetchProblemFilesRequest req;
+    req.set_job_id(job_id);
+    req.set_worker_id(worker_id);
+    v1::FetchProblemFilesResponse resp;
+    if (auto s = FromGrpc(worker_->FetchProblemFiles(&ctx, req, &resp)); !s.ok()) return s;
+    return std::move(*resp.mutable_content());
   }
 
   absl::StatusOr<std::string> Fetch(int64_t submission_id, int64_t job_id,

@@ -248,6 +248,28 @@ absl::StatusOr<std::string> Worker::SubmissionDir(const JobLease& job) {
   return dir.string();
 }
 
+absl::StatusOr<std::string> Worker::ProblemFilesPath(const JobLease& job) {
+  if (!job.problem || job.problem->files_digest.empty()) return std::string();
+  const std::string& digest = job.problem->files_digest;
+  // The name is the content address: it must not lead out of the folder.
+  if (digest.find_first_not_of("0123456789abcdef-") != std::string::npos || digest.size() > 64) {
+    return absl::InvalidArgumentError("the coordinator sent an invalid problem file digest");
+  }
+  const fs::path path = fs::path(options_.work_dir) / "problem-files" / digest;
+  absl::MutexLock l(&unpack_mu_);
+  if (env_->FileExists(path.string())) return path.string();
+  ASSIGN_OR_RETURN(std::string content, client_->FetchProblemFiles(job.job_id, worker_id()));
+  if (ProblemFilesDigest(content) != digest) {
+    return absl::DataLossError(absl::StrCat("the problem file fetched for job ", job.job_id,
+                                            " is not ", digest));
+  }
+  RETURN_IF_ERROR(env_->CreateDirs(path.parent_path().string()));
+  const std::string tmp = path.string() + ".tmp";
+  RETURN_IF_ERROR(env_->WriteFile(tmp, content));
+  RETURN_IF_ERROR(env_->Rename(tmp, path.string()));
+  return path.string();
+}
+
 absl::Status Worker::RunJob(const JobLease& job) {
   const uint64_t generation = generation_.load();
   absl::StatusOr<std::string> dir = SubmissionDir(job);
@@ -260,7 +282,15 @@ absl::Status Worker::RunJob(const JobLease& job) {
   std::shared_ptr<const Problem> problem;  // kept for the whole study
   std::string signature;
   if (job.problem && options_.problems != nullptr && options_.evaluator != nullptr) {
-    absl::StatusOr<ProblemLibrary::Built> built = options_.problems->Get(*job.problem);
+    ProblemDefinition definition = *job.problem;
+    absl::StatusOr<std::string> files = ProblemFilesPath(job);
+    if (!files.ok()) {
+      spdlog::error("event=problem_fetch_failed job={} problem={} error={}", job.job_id,
+                    job.problem->Key(), files.status().ToString());
+      return FinishJob(job.job_id, ForCoordinator(files.status(), "cannot fetch the problem: "));
+    }
+    definition.files_path = *files;
+    absl::StatusOr<ProblemLibrary::Built> built = options_.problems->Get(definition);
     if (!built.ok()) {
       // A host problem (a missing package, data): the job goes back for another worker.
       spdlog::error("event=problem_build_failed job={} problem={} error={}", job.job_id,

@@ -99,6 +99,9 @@ class Worker {
 
  private:
   absl::StatusOr<std::string> SubmissionDir(const JobLease& job);
+  // The job's problem file on this host (fetched once per content address); "" when the
+  // problem has none.
+  absl::StatusOr<std::string> ProblemFilesPath(const JobLease& job);
   // Makes the study's control group and /tmp, hosts it, and removes them.
   // `problem`: the problem this worker evaluates the study on (null = the coordinator does).
   absl::Status RunStudy(const JobLease& job, const std::string& dir, const OpenedStudy& study,

@@ -21,6 +21,7 @@
 #include "absl/time/clock.h"
 #include "common/archive.h"
 #include "common/status_macros.h"
+#include "problems/library.h"
 #include "problems/practice_suite.h"
 #include "problems/registry.h"
 #include "server/embed.h"
@@ -110,17 +111,16 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
   // The worker evaluates the problems itself, as a competition's workers do: it is given the
   // very objects built here (one scikit-learn process pool per problem, not two).
   ProblemLibrary library;
-  std::map<std::string, ProblemDefinition> definitions;
-  const bool definable = !(o.suite == "generated" && !o.design_file.empty());
+  std::vector<std::string> names;
+  for (const auto& p : problems) names.push_back(p->name());
+  SuiteOptions defined_as;
+  defined_as.seed = o.suite_seed;
+  defined_as.generated_family = o.generated_family;
+  defined_as.design_file = o.design_file;
+  ASSIGN_OR_RETURN(auto definitions, SuiteDefinitions(o.suite, "", defined_as, names));
   for (const auto& p : problems) {
-    if (!definable) break;
-    ProblemDefinition d{o.suite, p->name(), o.suite == "practice" ? 0 : o.suite_seed, "", 0};
-    if (o.suite == "generated") {
-      d.generated_family = o.generated_family;
-      d.generated_tasks = SuiteOptions().generated_tasks;
-    }
-    library.Add(d, p.get());
-    definitions[p->name()] = d;
+    auto d = definitions.find(p->name());
+    if (d != definitions.end()) library.Add(d->second, p.get());
   }
   Evaluator evaluator(eval_slots);
 

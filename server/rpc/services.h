@@ -59,6 +59,8 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
                          v1::FinishJobResponse* resp) override;
   grpc::Status FetchSubmission(grpc::ServerContext*, const v1::FetchSubmissionRequest* req,
                                v1::FetchSubmissionResponse* resp) override;
+  grpc::Status FetchProblemFiles(grpc::ServerContext*, const v1::FetchProblemFilesRequest* req,
+                                 v1::FetchProblemFilesResponse* resp) override;
 
  private:
   JobQueue* queue_;

@@ -51,6 +51,7 @@ grpc::Status WorkerServiceImpl::LeaseJob(grpc::ServerContext* context,
       p->set_seed(d.seed);
       p->set_generated_family(d.generated_family);
       p->set_generated_tasks(d.generated_tasks);
+      p->set_files_digest(d.files_digest);
     }
   }
   return grpc::Status::OK;
@@ -75,6 +76,20 @@ grpc::Status WorkerServiceImpl::FetchSubmission(grpc::ServerContext* context,
   if (!files.ok()) return ToGrpcStatus(auth_->Audited(who, "FetchSubmission", files.status()));
   resp->set_kind(ToProto(files->kind));
   resp->set_archive(std::move(files->archive));
+  resp->set_digest(files->digest);
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerServiceImpl::FetchProblemFiles(grpc::ServerContext* context,
+                                                  const v1::FetchProblemFilesRequest* req,
+                                                  v1::FetchProblemFilesResponse* resp) {
+  BBO_RPC_WHO(who, context, "FetchProblemFiles");
+  absl::StatusOr<ProblemFiles> files =
+      queue_->FetchProblemFiles(who, req->worker_id(), req->job_id());
+  if (!files.ok()) {
+    return ToGrpcStatus(auth_->Audited(who, "FetchProblemFiles", files.status()));
+  }
+  resp->set_content(std::move(files->content));
   resp->set_digest(files->digest);
   return grpc::Status::OK;
 }
