@@ -111,7 +111,11 @@ def run(mode, work):
             if row and row[1] != "running":
                 break
             if worker.poll() is not None or server.poll() is not None:
-                fail("%s: a process exited: see %s" % (mode, work))
+                tails = ""
+                for name in ("server.log", "worker.log"):
+                    with open(os.path.join(work, name)) as f:
+                        tails += "\n--- %s\n%s" % (name, f.read()[-3000:])
+                fail("%s: a process exited:%s" % (mode, tails))
             time.sleep(0.5)
         if not row or row[1] != "completed" or row[2] != N_BATCHES:
             fail("%s: the study did not complete: %r (logs in %s)" % (mode, row, work))
@@ -155,6 +159,8 @@ def serial(points):
 
 def main():
     with tempfile.TemporaryDirectory(prefix="ml_study_bench_") as tmp:
+        # The sandbox's unprivileged user must traverse it to reach the worker's folders.
+        os.chmod(tmp, 0o711)
         results = {}
         for mode in ("worker", "coordinator"):
             work = os.path.join(tmp, mode)

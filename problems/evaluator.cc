@@ -14,9 +14,8 @@ namespace bbo {
 Evaluator::Evaluator(int threads, absl::Duration inline_threshold)
     : inline_threshold_(inline_threshold) {
   if (threads < 1) threads = 1;
-  // With one thread the caller evaluates everything itself: no pool.
-  if (threads == 1) return;
-  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
+  // The caller evaluates too: `threads` evaluations at once take threads - 1 pool threads.
+  for (int i = 1; i < threads; ++i) threads_.emplace_back([this] { Run(); });
 }
 
 Evaluator::~Evaluator() {
@@ -114,16 +113,38 @@ void Evaluator::EvaluateInParallel(const Problem& problem, const std::vector<Poi
 std::vector<EvaluatedPoint> Evaluator::EvaluateBatch(const Problem& problem,
                                                      const std::vector<Point>& points) {
   std::vector<EvaluatedPoint> out(points.size());
+  if (threads_.empty() || points.size() < 2) {
+    for (size_t i = 0; i < points.size(); ++i) out[i] = EvaluateOne(problem, points[i]);
+    return out;
+  }
+  // A problem seen to be expensive before: the whole batch in parallel at once.
+  if (Expensive(problem)) {
+    EvaluateInParallel(problem, points, 0, &out);
+    return out;
+  }
   const double threshold_s = absl::ToDoubleSeconds(inline_threshold_);
   for (size_t i = 0; i < points.size(); ++i) {
     out[i] = EvaluateOne(problem, points[i]);
     // An expensive objective: the rest of the batch in parallel (with a pool to share it).
-    if (out[i].eval_time_s >= threshold_s && !threads_.empty() && i + 1 < points.size()) {
-      EvaluateInParallel(problem, points, i + 1, &out);
+    if (out[i].eval_time_s >= threshold_s) {
+      MarkExpensive(problem);
+      if (i + 1 < points.size()) EvaluateInParallel(problem, points, i + 1, &out);
       break;
     }
   }
   return out;
+}
+
+bool Evaluator::Expensive(const Problem& problem) {
+  std::lock_guard<std::mutex> l(mu_);
+  return expensive_.count(&problem) > 0;
+}
+
+void Evaluator::MarkExpensive(const Problem& problem) {
+  std::lock_guard<std::mutex> l(mu_);
+  // A bounded memory of problems: forgetting one costs one inline evaluation.
+  if (expensive_.size() >= kRememberedProblems) expensive_.clear();
+  expensive_.insert(&problem);
 }
 
 }  // namespace bbo

@@ -8,14 +8,16 @@
 // Cheap objectives run on the calling thread: handing a point to another thread costs more
 // (a wake-up, ~10-30 us) than a test function or a small model costs to evaluate. A batch is
 // evaluated in order on the caller while each point takes less than `inline_threshold`; once
-// one takes longer, the objective is expensive and the batch's remaining points run in
-// parallel on a bounded pool of threads, the caller evaluating its share alongside them.
+// one takes longer, the objective is expensive: the batch's remaining points, and every later
+// batch of that problem from its first point, run in parallel on a pool of threads - 1
+// threads, the caller evaluating its share alongside them (`threads` evaluations at once).
 
 #include <condition_variable>
 #include <deque>
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -58,12 +60,17 @@ class Evaluator {
   // Evaluates points [first, end) of `out` on the pool and the calling thread.
   void EvaluateInParallel(const Problem& problem, const std::vector<Point>& points, size_t first,
                           std::vector<EvaluatedPoint>* out);
+  // Whether `problem` took inline_threshold or more before (remembered by address).
+  bool Expensive(const Problem& problem);
+  void MarkExpensive(const Problem& problem);
+  static constexpr size_t kRememberedProblems = 4096;
 
   const absl::Duration inline_threshold_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> tasks_;  // guarded by mu_
   bool stop_ = false;                          // guarded by mu_
+  std::set<const Problem*> expensive_;         // guarded by mu_
   std::vector<std::thread> threads_;
 };
 

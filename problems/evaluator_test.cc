@@ -75,10 +75,28 @@ TEST(EvaluatorTest, ExpensiveObjectiveRunsTheRestOfTheBatchInParallel) {
     EXPECT_EQ(out[i].value, i);
     EXPECT_GE(out[i].eval_time_s, 0.04);
   }
-  // The first point alone, then 8 on the caller and 4 workers: 3 rounds of 40 ms, not 9.
+  // The first point alone, then 8 on the caller and 3 pool threads: 3 rounds of 40 ms, not 9.
   EXPECT_LT(wall_s, 9 * 0.04 * 0.7);
   EXPECT_GE(problem.threads().size(), 3u);
   EXPECT_TRUE(problem.threads().count(std::this_thread::get_id()));
+}
+
+TEST(EvaluatorTest, AProblemSeenToBeExpensiveRunsItsNextBatchInParallelFromTheFirstPoint) {
+  Evaluator evaluator(4, absl::Milliseconds(1));
+  ProbeProblem problem(absl::Milliseconds(60));
+  (void)evaluator.EvaluateBatch(problem, Points(2));  // learns that it is expensive
+  auto start = std::chrono::steady_clock::now();
+  std::vector<EvaluatedPoint> out = evaluator.EvaluateBatch(problem, Points(4));
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(out.size(), 4u);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(out[i].value, i);
+  // One round of 60 ms on 4 slots; evaluating the first point alone first would take two.
+  EXPECT_LT(wall_s, 2 * 0.06 * 0.9);
+  // A cheap problem is not taken for the expensive one.
+  ProbeProblem cheap(absl::ZeroDuration());
+  (void)evaluator.EvaluateBatch(cheap, Points(8));
+  EXPECT_EQ(cheap.threads(), std::set<std::thread::id>{std::this_thread::get_id()});
 }
 
 TEST(EvaluatorTest, ManyCallersShareThePoolAndEachGetsItsOwnResults) {
