@@ -6,7 +6,8 @@
                                   is caught (exit 1 if a rule goes unnoticed)
 
 The rules (README.md "Layout" draws them):
-  1. Layers point one way: common <- problems, scoring <- report <- server, worker <- client.
+  1. Layers point one way: common <- problems, scoring <- report <- server, worker <- client;
+     problems <- worker too (a worker evaluates the hidden objectives of its studies).
      Each folder includes project headers only from the folders in ALLOWED below.
   2. The CLI (client/) uses other folders' public headers only: nothing under an internal/
      folder, and of server/ only the embedding header and the store interfaces.
@@ -31,7 +32,7 @@ ALLOWED = {
     "scoring": {"common", "scoring"},
     "report": {"common", "scoring", "report"},
     "server": {"common", "problems", "scoring", "report", "server", "bbo"},
-    "worker": {"common", "worker", "bbo"},
+    "worker": {"common", "problems", "worker", "bbo"},
     "client": {"common", "problems", "scoring", "report", "server", "worker", "client", "bbo"},
 }
 # The only server/ headers the CLI may include.
