@@ -723,17 +723,20 @@ void FaultsTest::Partitions(const std::vector<std::string>& problem_flags, int t
   const auto loop = Clock::now();
   for (int k = 0; k < kPartitions && Since(loop) < 60 && run.Unfinished() != 0; ++k) {
     const double down = k == long_at ? long_s(rng) : short_s(rng);
-    // Cut while worker 0 holds a job (at most 5 s of waiting for one).
+    Merge(committed, run.Evaluations());
+    // Cut while worker 0 holds a job whose study is still running (at most 5 s of waiting for
+    // one): a job whose final study is already recorded is done when its lease expires, not
+    // leased again.
     const std::string id = run.WorkerId(0);
     bool holds = false;
     for (int i = 0; i < 100 && !holds; ++i) {
       holds = !id.empty() && QInt(run.db(),
-                                  "SELECT COUNT(*) FROM jobs WHERE state = 'leased' AND"
-                                  " worker_id = '" + id + "'") > 0;
-      if (!holds) SleepS(0.05);
+                                  "SELECT COUNT(*) FROM jobs j JOIN studies s ON s.job_id = j.id"
+                                  " WHERE j.state = 'leased' AND s.state = 'running' AND"
+                                  " j.worker_id = '" + id + "'") > 0;
+      if (!holds) SleepS(0.02);
     }
     if (k == long_at) long_cut_held_lease = holds;
-    Merge(committed, run.Evaluations());
     ASSERT_EQ(Sh("ip -n " + a + " link set " + link_a + " down"), 0);
     SleepS(down);
     ASSERT_EQ(Sh("ip -n " + a + " link set " + link_a + " up"), 0);
