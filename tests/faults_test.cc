@@ -734,7 +734,7 @@ void FaultsTest::Partitions(const std::vector<std::string>& problem_flags, int t
                                   "SELECT COUNT(*) FROM jobs j JOIN studies s ON s.job_id = j.id"
                                   " WHERE j.state = 'leased' AND s.state = 'running' AND"
                                   " j.worker_id = '" + id + "'") > 0;
-      if (!holds) SleepS(0.02);
+      if (!holds) SleepS(0.05);
     }
     if (k == long_at) long_cut_held_lease = holds;
     ASSERT_EQ(Sh("ip -n " + a + " link set " + link_a + " down"), 0);
