@@ -336,7 +336,7 @@ int Main(int argc, char** argv) {
                        "With --results or --db: score the held-out (generalization) loss "
                        "at the visible argmin");
   cmd_report->add_option("--phase", rep.phase,
-                         "Competition phase (practice, feedback, final; default: the server's)");
+                         "Phase phase (practice, feedback, final; default: the server's)");
   cmd_report->add_option("--board", rep.board,
                          "main, or warm-start (a final phase's run with real parameter names)")
       ->default_val(rep.board);

@@ -3,7 +3,7 @@
 
 // Who is calling, and what they may see. The transport (server/rpc/authenticate.h) turns a call's
 // credentials into an Identity; the rules about what an Identity may do live here, in the
-// domain, and are applied by the domain classes (StudyManager, Competition), never by handlers.
+// domain, and are applied by the domain classes (StudyManager, Phase), never by handlers.
 //
 // The rules: in a hidden phase (feedback, final) the problems, practice studies on them,
 // per-problem results and the full scoring reports are for organizers only. Submitting needs a

@@ -1,674 +1,290 @@
+// A competition of three phases in one Coordinator over one store, with a calendar seam (a
+// FakeClock the test moves): windows, migration exactly once, the choice of the submission that
+// goes on, the final board hidden until published, and refusing a change to a started phase.
+
 #include "server/competition.h"
 
-#include <sys/stat.h>
-
-#include <chrono>
 #include <filesystem>
-#include <future>
-#include <thread>
-#include <fstream>
-#include <map>
-#include <sstream>
 
 #include "common/archive.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "report/results_csv.h"
-#include "server/baseline_runner.h"
-#include "server/store/export.h"
+#include "problems/test_problems.h"
+#include "server/coordinator.h"
+#include "server/store/memory_store.h"
 #include "server/store/sqlite_store.h"
-#include "server/study_manager.h"
-#include "server/testing/mixed_problem.h"
 
 namespace bbo {
 namespace {
 
-namespace fs = std::filesystem;
 using ::testing::HasSubstr;
-using ::testing::Not;
 
-class CompetitionTest : public ::testing::Test {
+constexpr char kFile[] = R"json(
+// Three phases: practice (open), feedback (hidden problems, 2 a day), final (migrated).
+{
+  "name": "unit-2026",
+  "seed": 7,
+  "phases": [
+    {"name": "practice", "title": "Practice", "rules": "Anything goes.",
+     "start": "2026-01-01T00:00:00Z", "end": "2026-02-01T00:00:00Z",
+     "problem_set": "test", "batch_size": 2, "n_batches": 2, "baseline_trials": 1},
+    {"name": "feedback", "start": "2026-02-01T00:00:00Z", "end": "2026-03-01T00:00:00Z",
+     "problem_set": "test", "batch_size": 2, "n_batches": 3, "hidden": true,
+     "max_submissions_per_team_per_day": 2, "baseline_trials": 1},
+    {"name": "final", "migrate_from": "feedback", "board": "hidden_until_published",
+     "start": "2026-03-01T00:00:00Z", "end": "2026-03-15T00:00:00Z",
+     "problem_set": "test", "batch_size": 2, "n_batches": 2, "default_trials": 2,
+     "hidden": true, "anonymize": true, "warm_start_board": true, "baseline_trials": 1}
+  ]
+})json";
+
+absl::Time At(const char* rfc3339) {
+  absl::Time t;
+  std::string err;
+  EXPECT_TRUE(absl::ParseTime(absl::RFC3339_full, rfc3339, &t, &err)) << err;
+  return t;
+}
+
+std::string Archive() {
+  std::string dir = std::filesystem::temp_directory_path() / "phases_test_sub";
+  std::filesystem::create_directories(dir);
+  FILE* f = std::fopen((dir + "/optimizer.py").c_str(), "w");
+  std::fputs("# never run in these tests\n", f);
+  std::fclose(f);
+  return *TarDirectory(dir);
+}
+
+class PhasesTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() / ("competition_test_" + std::to_string(::getpid()));
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-    store_ = *SqliteStore::Open((root_ / "db.sqlite").string());
-    std::vector<std::unique_ptr<Problem>> problems;
-    problems.push_back(std::make_unique<testing::MixedProblem>("mixed_a"));
-    problems.push_back(std::make_unique<testing::MixedProblem>("mixed_b"));
-    problems_ = std::make_unique<ProblemSet>(std::move(problems));
-    evaluator_ = std::make_unique<Evaluator>(1);
-    StudyOptions so;
-    so.budget.batch_size = 4;
-    so.budget.n_batches = 3;
-    studies_ = std::make_unique<StudyManager>(store_.get(), problems_.get(), evaluator_.get(),
-                                              &clock_, so);
-    CompetitionOptions co;
-    co.baseline_trials = 5;
-    co.default_trials = 2;
-    competition_ = std::make_unique<Competition>(store_.get(), problems_.get(), &clock_, 4, 3, co);
-    ASSERT_TRUE(competition_->EnsureBaseline().ok());
-  }
-  void TearDown() override {
-    studies_.reset();
-    store_.reset();
-    fs::remove_all(root_);
-  }
-
-  std::string Archive(const std::string& file, bool executable) {
-    fs::path dir = root_ / ("sub_" + file + std::to_string(executable));
-    fs::create_directories(dir);
-    std::ofstream(dir / file) << "print('hi')\n";
-    if (executable) chmod((dir / file).c_str(), 0755);
-    return *TarDirectory(dir.string());
-  }
-
-  // Registers `name` and plays all its jobs by hand: x = 1 + drift * (job + batch + point), so
-  // drift 0 always suggests the optimum.
-  void PlaySubmission(const std::string& name, int trials, double drift) {
-    auto reg = competition_->Register(name, Archive("optimizer", true), trials);
-    ASSERT_TRUE(reg.ok()) << reg.status();
-    if (!worker_registered_) {
-      ASSERT_TRUE(store_->RegisterWorker("w", "h", 1, 0).ok());
-      worker_registered_ = true;
+  void SetUp() override { Start(std::make_unique<InMemoryStore>()); }
+  void Start(std::unique_ptr<Store> store, const std::string& text = kFile) {
+    auto spec = ParseCompetitionFile(text);
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    std::vector<std::vector<std::unique_ptr<Problem>>> problems;
+    for (size_t i = 0; i < spec->phases.size(); ++i) {
+      problems.emplace_back();
+      problems.back().push_back(MakeTrivialProblem(2));
     }
-    for (int j = 0; j < reg->jobs; ++j) {
-      auto job = store_->LeaseJob("w", 1e12);
-      ASSERT_TRUE(job.ok() && job->has_value());
-      auto study = studies_->OpenForJob((*job)->id, "w");
-      ASSERT_TRUE(study.ok()) << study.status();
-      for (int b = 0; b < 3; ++b) {
-        std::vector<IncomingPoint> pts;
-        for (int i = 0; i < 4; ++i) {
-          pts.push_back({testing::GoodPoint(1.0 + drift * (j + b + i)), ""});
-        }
-        ASSERT_TRUE(studies_->SubmitBatch(study->study_id, b, pts, 0, 0).ok());
-      }
-      ASSERT_TRUE(store_->FinishJob((*job)->id, "w", "", 3).ok());
-    }
+    auto calendar = std::make_unique<FakeClock>(At("2025-12-15T00:00:00Z"));
+    calendar_ = calendar.get();
+    CoordinatorOptions o;
+    o.run_baseline = false;
+    auto c = Coordinator::CreateCompetition(o, *std::move(spec), std::move(problems), nullptr,
+                                            std::move(calendar), std::move(store));
+    status_ = c.status();
+    if (c.ok()) coordinator_ = *std::move(c);
   }
-
-  // Plays a leased job to its end with the optimum.
-  void PlayLeased(const JobRecord& job) {
-    auto study = studies_->OpenForJob(job.id, "w");
-    ASSERT_TRUE(study.ok()) << study.status();
-    for (int b = 0; b < 3; ++b) {
-      std::vector<IncomingPoint> pts(4, {testing::GoodPoint(1.0), ""});
-      ASSERT_TRUE(studies_->SubmitBatch(study->study_id, b, pts, 0, 0).ok());
-    }
-    ASSERT_TRUE(store_->FinishJob(job.id, "w", "", 3).ok());
+  void MoveTo(const char* when) {
+    calendar_->Advance(At(when) - calendar_->Now());
   }
-  // Plays every queued job to its end with the optimum.
-  void PlayQueuedJobs() {
-    while (true) {
-      auto job = store_->LeaseJob("w", 1e12);
+  absl::StatusOr<RegisteredSubmission> Submit(const std::string& team, const std::string& name,
+                                              const std::string& phase = "") {
+    absl::StatusOr<Phase*> c = coordinator_->competition().ForSubmission(phase);
+    if (!c.ok()) return c.status();
+    return (*c)->Register(Identity::Team(team), name, Archive(), 0, "");
+  }
+  // Leases and plays every queued job of the phase with `value` on every point (a worker).
+  void PlayAll() {
+    StudyManager& studies = coordinator_->studies();
+    for (int guard = 0; guard < 100; ++guard) {
+      auto job = coordinator_->store().LeaseJob("w", 1e12);
       ASSERT_TRUE(job.ok());
-      if (!job->has_value()) return;
-      PlayLeased(**job);
+      if (!*job) break;
+      auto study = studies.OpenForJob((*job)->id, "w");
+      ASSERT_TRUE(study.ok()) << study.status();
+      for (int b = 0; b < study->budget.n_batches; ++b) {
+        auto space = SearchSpace::FromJson(study->api_config);
+        std::mt19937_64 rng(1);
+        std::vector<IncomingPoint> points;
+        for (Point& p : space->SampleRandom(study->budget.batch_size, rng)) {
+          points.push_back({std::move(p), ""});
+        }
+        ASSERT_TRUE(studies.SubmitBatch(study->study_id, b, points, 0, 0).ok());
+      }
+      ASSERT_TRUE(coordinator_->store().FinishJob((*job)->id, "w", "", 3).ok());
     }
+    ASSERT_TRUE(coordinator_->baseline().RunPending().ok());
   }
+  Phase& Phase(const std::string& name) { return **coordinator_->competition().Get(name); }
 
-  fs::path root_;
-  bool worker_registered_ = false;
-  FakeClock clock_;
-  std::unique_ptr<SqliteStore> store_;
-  std::unique_ptr<ProblemSet> problems_;
-  std::unique_ptr<Evaluator> evaluator_;
-  std::unique_ptr<StudyManager> studies_;
-  std::unique_ptr<Competition> competition_;
+  FakeClock* calendar_ = nullptr;
+  absl::Status status_;
+  std::unique_ptr<Coordinator> coordinator_;
 };
 
-TEST_F(CompetitionTest, RegisterDetectsKindAndQueuesJobs) {
-  auto py = competition_->Register("py-opt", Archive("optimizer.py", false), 0);
-  ASSERT_TRUE(py.ok()) << py.status();
-  EXPECT_EQ(py->kind, SubmissionKind::kPython);
-  EXPECT_EQ(py->jobs, 4);  // 2 problems x default 2 trials
-  auto exe = competition_->Register("exe-opt", Archive("optimizer", true), 3);
-  ASSERT_TRUE(exe.ok()) << exe.status();
-  EXPECT_EQ(exe->kind, SubmissionKind::kExecutable);
-  EXPECT_EQ(exe->jobs, 6);
+TEST_F(PhasesTest, WindowsRefuseEarlyAndLateSubmissionsNamingTheWindow) {
+  ASSERT_TRUE(status_.ok()) << status_;
+  absl::StatusOr<RegisteredSubmission> early = Submit("red", "a");
+  EXPECT_EQ(early.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(early.status().message(), HasSubstr("no phase takes submissions now"));
+  EXPECT_THAT(early.status().message(), HasSubstr("2026-01-01 00:00 UTC"));
+  // Naming the phase gives its own window.
+  early = Submit("red", "a", "practice");
+  EXPECT_THAT(early.status().message(), HasSubstr("opens at 2026-01-01T00:00:00Z"));
+  MoveTo("2026-01-10T00:00:00Z");
+  EXPECT_EQ(coordinator_->competition().Current()->options().phase, "practice");
+  ASSERT_TRUE(Submit("red", "a").ok());
+  EXPECT_EQ((*coordinator_->store().FindSubmission("a", "practice"))->team, "red");
+  // The feedback phase is not open yet, even when named.
+  EXPECT_THAT(Submit("red", "b", "feedback").status().message(),
+              HasSubstr("opens at 2026-02-01T00:00:00Z"));
+  MoveTo("2026-02-01T00:00:00Z");  // the end is exclusive, the start inclusive
+  EXPECT_EQ(coordinator_->competition().Current()->options().phase, "feedback");
+  absl::StatusOr<RegisteredSubmission> late = Submit("red", "b", "practice");
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(late.status().message(), HasSubstr("closed at 2026-02-01T00:00:00Z"));
+  ASSERT_TRUE(Submit("red", "b").ok());
+  EXPECT_TRUE((*coordinator_->store().FindSubmission("b", "feedback")).has_value());
+  // The final phase takes no submissions of its own.
+  MoveTo("2026-03-02T00:00:00Z");
+  absl::StatusOr<RegisteredSubmission> direct = Submit("red", "c", "final");
+  EXPECT_THAT(direct.status().message(), HasSubstr("takes no submissions"));
 }
 
-TEST_F(CompetitionTest, RegisterRejectsBadInputWithClearErrors) {
-  auto none = competition_->Register("x", Archive("README.md", false), 1);
-  EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(none.status().message(), HasSubstr("optimizer.py"));
-  auto noexec = competition_->Register("y", Archive("optimizer", false), 1);
-  EXPECT_THAT(noexec.status().message(), HasSubstr("not executable"));
-  auto badname = competition_->Register("a b/c", Archive("optimizer.py", false), 1);
-  EXPECT_THAT(badname.status().message(), HasSubstr("name"));
-  auto garbage = competition_->Register("z", "this is not an archive", 1);
-  EXPECT_EQ(garbage.status().code(), absl::StatusCode::kInvalidArgument);
-  auto trials = competition_->Register("t", Archive("optimizer.py", false), 1000);
-  EXPECT_THAT(trials.status().message(), HasSubstr("trials"));
-  ASSERT_TRUE(competition_->Register("dup", Archive("optimizer.py", false), 1).ok());
-  EXPECT_EQ(competition_->Register("dup", Archive("optimizer.py", false), 1).status().code(),
-            absl::StatusCode::kAlreadyExists);
-  EXPECT_EQ(competition_->Register("random-search-baseline", Archive("optimizer.py", false), 1)
-                .status()
-                .code(),
-            absl::StatusCode::kAlreadyExists);
+TEST_F(PhasesTest, QuotasAndNamesArePerPhase) {
+  ASSERT_TRUE(status_.ok()) << status_;
+  MoveTo("2026-01-10T00:00:00Z");
+  ASSERT_TRUE(Submit("red", "a").ok());
+  ASSERT_TRUE(Submit("red", "b").ok());
+  ASSERT_TRUE(Submit("red", "c").ok());  // practice has no quota
+  MoveTo("2026-02-10T00:00:00Z");
+  ASSERT_TRUE(Submit("red", "a").ok());  // a name of practice is free in feedback
+  ASSERT_TRUE(Submit("red", "b").ok());
+  absl::StatusOr<RegisteredSubmission> third = Submit("red", "c");
+  EXPECT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(third.status().message(), HasSubstr("phase \"feedback\""));
+  EXPECT_EQ(Phase("practice").List()->size(), 4u);  // 3 and the baseline
+  EXPECT_EQ(Phase("feedback").List()->size(), 3u);
 }
 
-TEST_F(CompetitionTest, LeaderboardRanksPerfectOptimizerAboveBaseline) {
-  EXPECT_EQ(competition_->Leaderboard().status().code(), absl::StatusCode::kFailedPrecondition);
-  BaselineRunner runner(store_.get(), problems_.get(), studies_.get(), &clock_);
-  auto ran = runner.RunPending();
-  ASSERT_TRUE(ran.ok()) << ran.status();
-  EXPECT_EQ(*ran, 10);  // 2 problems x 5 trials
-
-  auto reg = competition_->Register("perfect", Archive("optimizer", true), 2);
-  ASSERT_TRUE(reg.ok());
-  // Play the perfect optimizer's jobs by hand: always suggest the optimum.
-  ASSERT_TRUE(store_->RegisterWorker("w", "h", 1, 0).ok());
-  for (int j = 0; j < reg->jobs; ++j) {
-    auto job = store_->LeaseJob("w", 1e12);
-    ASSERT_TRUE(job.ok() && job->has_value());
-    auto study = studies_->OpenForJob((*job)->id, "w");
-    ASSERT_TRUE(study.ok()) << study.status();
-    for (int b = 0; b < 3; ++b) {
-      std::vector<IncomingPoint> pts(4, IncomingPoint{testing::GoodPoint(), ""});
-      ASSERT_TRUE(studies_->SubmitBatch(study->study_id, b, pts, 0, 0).ok());
-    }
-    ASSERT_TRUE(store_->FinishJob((*job)->id, "w", "", 3).ok());
-  }
-  // A second, imperfect optimizer: x drifts away from the optimum over jobs and batches.
-  auto noisy = competition_->Register("noisy", Archive("optimizer", true), 2);
-  ASSERT_TRUE(noisy.ok());
-  for (int j = 0; j < noisy->jobs; ++j) {
-    auto job = store_->LeaseJob("w", 1e12);
-    ASSERT_TRUE(job.ok() && job->has_value());
-    auto study = studies_->OpenForJob((*job)->id, "w");
-    ASSERT_TRUE(study.ok());
-    for (int b = 0; b < 3; ++b) {
-      std::vector<IncomingPoint> pts;
-      for (int i = 0; i < 4; ++i) {
-        pts.push_back({testing::GoodPoint(1.0 + 0.7 * j + 0.3 * b + 0.2 * i), ""});
-      }
-      ASSERT_TRUE(studies_->SubmitBatch(study->study_id, b, pts, 0, 0).ok());
-    }
-    ASSERT_TRUE(store_->FinishJob((*job)->id, "w", "", 3).ok());
-  }
-  auto board = competition_->Leaderboard();
-  ASSERT_TRUE(board.ok()) << board.status();
-  // Nothing new landed: the second request is served from the cache.
-  const int computed = competition_->leaderboard_computations();
-  ASSERT_TRUE(competition_->Leaderboard().ok());
-  EXPECT_EQ(competition_->leaderboard_computations(), computed);
-  double noisy_score = NAN;
-  for (const auto& r : board->board.rows) {
-    if (r.method == "noisy") noisy_score = r.score;
-  }
-  EXPECT_GT(noisy_score, 0);
-  EXPECT_LT(noisy_score, 100);
-  board->board.rows.erase(std::remove_if(board->board.rows.begin(), board->board.rows.end(),
-                                         [](const auto& r) { return r.method == "noisy"; }),
-                          board->board.rows.end());
-  ASSERT_EQ(board->board.rows.size(), 2u);
-  EXPECT_EQ(board->board.rows[0].method, "perfect");
-  EXPECT_NEAR(board->board.rows[0].score, 100.0, 1e-6);
-  EXPECT_TRUE(board->board.rows[1].is_baseline);
-  EXPECT_GT(board->board.rows[1].score, 0.0);
-  EXPECT_LT(board->board.rows[1].score, 100.0);
-  EXPECT_EQ(board->json["rows"][0]["name"], "perfect");
-  // Offline scoring of the exported results reproduces the server's leaderboard.
-  std::stringstream csv;
-  ASSERT_TRUE(ExportResultsCsv(*store_, csv).ok());
-  auto table = scoring::ParseResultsCsv(csv);
-  ASSERT_TRUE(table.ok()) << table.status();
-  auto built = scoring::BuildScoringInput(*table, "random-search-baseline", false);
-  ASSERT_TRUE(built.ok()) << built.status();
-  auto offline = scoring::ComputeLeaderboard(built->input, "");
-  ASSERT_TRUE(offline.ok()) << offline.status();
-  int matched = 0;
-  for (const auto& row : offline->rows) {
-    if (row.method == "perfect") {
-      EXPECT_DOUBLE_EQ(row.score, board->board.rows[0].score);
-      ++matched;
-    }
-    if (row.method == "noisy") {
-      EXPECT_NEAR(row.score, noisy_score, 1e-9);
-      ++matched;
-    }
-  }
-  EXPECT_EQ(matched, 2);
-  auto list = competition_->List();
-  ASSERT_TRUE(list.ok());
-  EXPECT_EQ(list->size(), 3u);
-}
-
-
-// Runs every queued job of a submission with points drifting by `drift` (0 = the optimum),
-// optionally only those on `only_problem`.
-void PlayJobs(Store* store, StudyManager* studies, int64_t submission_id, double drift,
-              const std::string& only_problem = "") {
-  (void)store->RegisterWorker("w", "h", 1, 0);  // AlreadyExists on the second call
-  while (true) {
-    auto job = store->LeaseJob("w", 1e12);
-    ASSERT_TRUE(job.ok());
-    if (!job->has_value()) return;
-    ASSERT_EQ((*job)->submission_id, submission_id);
-    auto study = studies->OpenForJob((*job)->id, "w");
-    ASSERT_TRUE(study.ok()) << study.status();
-    for (int b = 0; b < 3; ++b) {
-      std::vector<IncomingPoint> pts;
-      for (int i = 0; i < 4; ++i) {
-        pts.push_back({testing::GoodPoint(1.0 + drift * (1 + (*job)->trial + 0.3 * b + 0.2 * i)),
-                       ""});
-      }
-      ASSERT_TRUE(studies->SubmitBatch(study->study_id, b, pts, 0, 0).ok());
-    }
-    ASSERT_TRUE(store->FinishJob((*job)->id, "w", "", 3).ok());
-    if (!only_problem.empty() && (*job)->problem != only_problem) {
-      FAIL() << "unexpected problem " << (*job)->problem;
-    }
-  }
-}
-
-// A row is complete only when every job of its submission has its final study; a submission
-// with no final study yet is listed as pending, with its failed jobs, never dropped.
-TEST_F(CompetitionTest, ARowIsCompleteOnlyWithEveryJobDoneAndNoSubmissionDropsOff) {
-  BaselineRunner runner(store_.get(), problems_.get(), studies_.get(), &clock_);
-  ASSERT_TRUE(runner.RunPending().ok());
-  PlaySubmission("whole", 1, 0.0);
-  auto partial = competition_->Register("partial", Archive("optimizer", true), 1);
-  ASSERT_TRUE(partial.ok());
-  ASSERT_EQ(partial->jobs, 2);  // 2 problems x 1 trial
-  // One job plays to its end; the other is lost for good (its only attempt expires).
-  auto job = store_->LeaseJob("w", 1e12);
-  ASSERT_TRUE(job.ok() && job->has_value());
-  PlayLeased(**job);
-  ASSERT_TRUE(store_->LeaseJob("w", 1).ok());
-  ASSERT_TRUE(store_->ExpireLeases(2, 1).ok());
-  auto never = competition_->Register("never", Archive("optimizer.py", false), 1);
-  ASSERT_TRUE(never.ok());
-  ASSERT_EQ(*store_->CancelQueuedJobs(never->submission_id, "withdrawn by team:x"), 2);
-
-  auto board = competition_->Leaderboard(Identity::Organizer(), "main");
-  ASSERT_TRUE(board.ok()) << board.status();
-  std::map<std::string, bool> complete;
-  for (const auto& row : board->board.rows) complete[row.method] = row.complete;
-  EXPECT_TRUE(complete.at("whole"));
-  EXPECT_FALSE(complete.at("partial"));  // one of its jobs has no result
-  ASSERT_EQ(board->pending.size(), 1u);
-  EXPECT_EQ(board->pending[0].name, "never");
-  EXPECT_EQ(board->pending[0].jobs.failed, 2);
-  // An organizer requeues the lost job; once it has its final study the row is complete.
-  ASSERT_EQ(*store_->RequeueFailedJobs(0), 1);  // the withdrawn ones stay withdrawn
-  PlayQueuedJobs();
-  board = competition_->Leaderboard(Identity::Organizer(), "main");
-  ASSERT_TRUE(board.ok());
-  for (const auto& row : board->board.rows) {
-    if (row.method == "partial") EXPECT_TRUE(row.complete);
-  }
-}
-
-TEST_F(CompetitionTest, IncrementalRescoringMatchesAFreshComputationAndServesReports) {
-  BaselineRunner runner(store_.get(), problems_.get(), studies_.get(), &clock_);
-  ASSERT_TRUE(runner.RunPending().ok());
-  auto a = competition_->Register("a", Archive("optimizer", true), 2);
-  ASSERT_TRUE(a.ok());
-  PlayJobs(store_.get(), studies_.get(), a->submission_id, 0.5);
-  auto first = competition_->Leaderboard();
-  ASSERT_TRUE(first.ok()) << first.status();
-  const int64_t misses = competition_->scoring_cache_misses();
-  EXPECT_EQ(misses, 2 + 2);  // two baselines, a on two problems
-
-  // A new submission lands on both problems: every (problem) is rescored, but a's results are
-  // reused where opt_p did not move.
-  auto b = competition_->Register("b", Archive("optimizer", true), 1);
-  ASSERT_TRUE(b.ok());
-  PlayJobs(store_.get(), studies_.get(), b->submission_id, 2.0);
-  auto second = competition_->Leaderboard();
-  ASSERT_TRUE(second.ok());
-  EXPECT_GT(competition_->scoring_cache_hits(), 0);
-  EXPECT_EQ(competition_->leaderboard_computations(), 2);
-
-  // The incremental board equals one computed from scratch over the same database.
-  Competition fresh(store_.get(), problems_.get(), &clock_, 4, 3, CompetitionOptions{});
-  auto full = fresh.Leaderboard();
-  ASSERT_TRUE(full.ok());
-  ASSERT_EQ(full->board.rows.size(), second->board.rows.size());
-  for (size_t i = 0; i < full->board.rows.size(); ++i) {
-    EXPECT_EQ(full->board.rows[i].method, second->board.rows[i].method);
-    EXPECT_EQ(full->board.rows[i].score, second->board.rows[i].score);
-    EXPECT_EQ(full->board.rows[i].median_score, second->board.rows[i].median_score);
-  }
-
-  // The full report: cached per request, labelled with the phase, other phases NotFound.
-  ReportRequest r;
-  r.bootstrap_replicates = 200;
-  auto report = competition_->Report(r);
-  ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_EQ((**report)["schema"], "bbo-arena/report/1");
-  EXPECT_EQ((**report)["phase"], "practice");
-  EXPECT_EQ((**report)["bootstrap"]["replicates"], 200);
-  EXPECT_EQ((**report)["problems"].size(), 2u);
-  EXPECT_EQ((**report)["problems"][0]["dimension"], problems_->Get("mixed_a").value()->space().dims());
-  EXPECT_EQ((**report)["nonparametric"]["ballots"].size(), 2u);
-  // The report carries the Bayesian Plackett-Luce ranking of a and b (report/report.h).
-  const nlohmann::json& pl = (**report)["plackett_luce"];
-  EXPECT_EQ(pl["layout"], "bbo-arena/plackett-luce/1");
-  EXPECT_TRUE(pl["final"]["posterior_mean"]["a"].is_number()) << pl.dump();
-  EXPECT_TRUE(pl["final"]["posterior_mean"]["b"].is_number()) << pl.dump();
-  ASSERT_TRUE(competition_->Report(r).ok());
-  EXPECT_EQ(competition_->report_computations(), 1);
-  r.seed = 2;
-  ASSERT_TRUE(competition_->Report(r).ok());
-  EXPECT_EQ(competition_->report_computations(), 2);
-  r.phase = "final";
-  EXPECT_EQ(competition_->Report(r).status().code(), absl::StatusCode::kNotFound);
-  r.phase = "";
-  r.bootstrap_replicates = 0;
-  EXPECT_EQ(competition_->Report(r).status().code(), absl::StatusCode::kInvalidArgument);
-}
-
-TEST_F(CompetitionTest, LeaderboardAnswersWhileAMillionReplicateReportComputes) {
-  BaselineRunner runner(store_.get(), problems_.get(), studies_.get(), &clock_);
-  ASSERT_TRUE(runner.RunPending().ok());
-  PlaySubmission("steady", 20, 0.01);
-  PlaySubmission("drifting", 20, 0.2);
-  ASSERT_TRUE(competition_->Leaderboard().ok());
-
-  ReportRequest r;
-  r.bootstrap_replicates = 1000000;
-  std::future<absl::StatusOr<std::shared_ptr<const nlohmann::json>>> report =
-      std::async(std::launch::async, [&] { return competition_->Report(r); });
-  // Wait until the report's computation has begun (its data snapshot is taken).
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (competition_->report_computations() == 0 &&
-         std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
-  ASSERT_EQ(competition_->report_computations(), 1);
-  // A study finishing meanwhile makes the leaderboard recompute, still without waiting.
-  PlaySubmission("late", 1, 0.1);
-  absl::StatusOr<LeaderboardReport> board = competition_->Leaderboard();
-  ASSERT_TRUE(board.ok()) << board.status();
-  EXPECT_EQ(board->board.rows.size(), 4u);
-  EXPECT_EQ(report.wait_for(std::chrono::seconds(0)), std::future_status::timeout)
-      << "the leaderboard waited for the report";
-  absl::StatusOr<std::shared_ptr<const nlohmann::json>> done = report.get();
-  ASSERT_TRUE(done.ok()) << done.status();
-  EXPECT_EQ((**done)["bootstrap"]["replicates"], 1000000);
-  // The report was computed on the snapshot taken before "late" finished; the next request sees
-  // the new study and recomputes.
-  r.bootstrap_replicates = 100;
-  auto fresh = competition_->Report(r);
-  ASSERT_TRUE(fresh.ok());
-  EXPECT_EQ(competition_->report_computations(), 2);
-}
-
-TEST_F(CompetitionTest, HiddenPhaseLeaderboardShowsOverallScoresOnlyToParticipants) {
-  CompetitionOptions co;
-  co.baseline_trials = 5;
-  co.hidden_phase = true;
-  Competition hidden(store_.get(), problems_.get(), &clock_, 4, 3, co);
-  BaselineRunner runner(store_.get(), problems_.get(), studies_.get(), &clock_);
-  ASSERT_TRUE(runner.RunPending().ok());
-  PlaySubmission("steady", 2, 0.01);
-  auto participant = hidden.Leaderboard(Identity::Anonymous(), "main");
-  ASSERT_TRUE(participant.ok()) << participant.status();
-  EXPECT_FALSE(participant->per_problem);
-  EXPECT_TRUE(participant->json.is_null());
-  ASSERT_FALSE(participant->board.rows.empty());
-  for (const auto& row : participant->board.rows) EXPECT_TRUE(row.problems.empty());
-  auto organizer = hidden.Leaderboard(Identity::Organizer(), "main");
-  ASSERT_TRUE(organizer.ok());
-  EXPECT_TRUE(organizer->per_problem);
-  EXPECT_FALSE(organizer->board.rows[0].problems.empty());
-  EXPECT_EQ(organizer->board.rows[0].score, participant->board.rows[0].score);
-  ReportRequest r;
-  r.bootstrap_replicates = 10;
-  EXPECT_EQ(hidden.ReportFiles(Identity::Anonymous(), r, "json").status().code(),
+TEST_F(PhasesTest, MigrationQueuesEachTeamsChoiceOnceWhenTheFeedbackPhaseEnds) {
+  ASSERT_TRUE(status_.ok()) << status_;
+  MoveTo("2026-02-10T00:00:00Z");
+  int64_t red1 = Submit("red", "r1")->submission_id;
+  int64_t red2 = Submit("red", "r2")->submission_id;
+  int64_t blue1 = Submit("blue", "b1")->submission_id;
+  Submit("green", "g1");
+  PlayAll();
+  // Red chooses its first; blue is then told about another team's submission as unknown.
+  EXPECT_EQ(*coordinator_->competition().Choose(Identity::Team("red"), red2), "final");
+  EXPECT_EQ(*coordinator_->competition().Choose(Identity::Team("red"), red1), "final");
+  EXPECT_EQ(coordinator_->competition().Choose(Identity::Team("blue"), red1).status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(coordinator_->competition().Choose(Identity::Organizer(), red1).status().code(),
             absl::StatusCode::kPermissionDenied);
-  EXPECT_TRUE(hidden.ReportFiles(Identity::Organizer(), r, "json").ok());
-  // A visible phase shows everything to everyone.
-  auto visible = competition_->Leaderboard(Identity::Anonymous(), "main");
-  ASSERT_TRUE(visible.ok());
-  EXPECT_TRUE(visible->per_problem);
-}
-
-// A board's snapshot (from which the web leaderboard computes its Plackett-Luce ranking) follows
-// the leaderboard's rule for who may see it, and holds the input only when it changed.
-TEST_F(CompetitionTest, SnapshotFollowsTheLeaderboardsRuleAndSaysWhenNothingChanged) {
-  CompetitionOptions co;
-  co.baseline_trials = 5;
-  co.board_hidden_until_published = true;
-  Competition hidden(store_.get(), problems_.get(), &clock_, 4, 3, co);
-  const Identity team = Identity::Team("red");
-  for (const Identity& who : {team, Identity::Anonymous()}) {
-    EXPECT_EQ(hidden.Snapshot(who, "main").status().code(), absl::StatusCode::kPermissionDenied);
-  }
-  // Organizers get past the rule, to the baseline that has not run yet.
-  EXPECT_EQ(hidden.Snapshot(Identity::Organizer(), "main").status().code(),
+  // Not before the end.
+  EXPECT_EQ(*coordinator_->competition().MigrateDue(), 0);
+  MoveTo("2026-03-01T00:00:00Z");
+  EXPECT_EQ(coordinator_->competition().Choose(Identity::Team("red"), red2).status().code(),
             absl::StatusCode::kFailedPrecondition);
-  BaselineRunner runner(store_.get(), problems_.get(), studies_.get(), &clock_);
-  ASSERT_TRUE(runner.RunPending().ok());
-  PlaySubmission("steady", 2, 0.0);
-  PlaySubmission("drifting", 2, 0.3);
-  for (const Identity& who : {team, Identity::Anonymous()}) {
-    EXPECT_EQ(hidden.Snapshot(who, "main").status().message(),
-              hidden.Leaderboard(who, "main").status().message());
+  EXPECT_EQ(*coordinator_->competition().MigrateDue(), 3);
+  EXPECT_EQ(*coordinator_->competition().MigrateDue(), 0);  // exactly once
+  std::vector<SubmissionStatus> finals = *Phase("final").List();
+  std::map<std::string, int64_t> from;
+  for (const SubmissionStatus& s : finals) {
+    if (!s.submission.is_baseline) from[s.submission.team] = s.submission.migrated_from;
   }
-  auto first = hidden.Snapshot(Identity::Organizer(), "main");
-  ASSERT_TRUE(first.ok()) << first.status();
-  ASSERT_TRUE(first->input.has_value());
-  EXPECT_EQ(first->input->methods.size(), 2u);
-  EXPECT_EQ(first->input->methods.at("steady").at("mixed_a").trials.size(), 2u);
-  auto same = hidden.Snapshot(Identity::Organizer(), "main", first->seq);
-  ASSERT_TRUE(same.ok());
-  EXPECT_EQ(same->seq, first->seq);
-  EXPECT_FALSE(same->input.has_value());
-  EXPECT_EQ(hidden.Snapshot(Identity::Organizer(), "warm-start").status().code(),
+  EXPECT_EQ(from.size(), 3u);
+  EXPECT_EQ(from["red"], red1);    // its choice, not its latest
+  EXPECT_EQ(from["blue"], blue1);  // its latest successful one
+  for (const SubmissionStatus& s : finals) {
+    if (!s.submission.is_baseline) {
+      // The final phase's 2 trials x 1 problem, on its main and warm-start boards.
+      EXPECT_EQ(s.jobs.total, 4);
+    }
+  }
+  std::vector<PhaseView> views = coordinator_->competition().Describe();
+  EXPECT_GT(views[2].migrated_at, 0);
+  EXPECT_TRUE(views[2].current);
+}
+
+TEST_F(PhasesTest, TheFinalBoardStaysHiddenFromEveryTeamUntilPublished) {
+  ASSERT_TRUE(status_.ok()) << status_;
+  MoveTo("2026-02-10T00:00:00Z");
+  Submit("red", "r1");
+  Submit("blue", "b1");
+  PlayAll();
+  MoveTo("2026-03-01T00:00:00Z");
+  ASSERT_EQ(*coordinator_->competition().MigrateDue(), 2);
+  PlayAll();
+  Phase& final = Phase("final");
+  for (const Identity& who : {Identity::Team("red"), Identity::Team("blue"),
+                              Identity::Team("nobody"), Identity::Anonymous()}) {
+    absl::StatusOr<LeaderboardReport> board = final.Leaderboard(who, "");
+    EXPECT_EQ(board.status().code(), absl::StatusCode::kPermissionDenied) << who.Describe();
+    EXPECT_THAT(board.status().message(), HasSubstr("hidden until the organizers publish"));
+    EXPECT_FALSE(final.ReportFiles(who, ReportRequest{}, "json").ok()) << who.Describe();
+  }
+  // A team sees its own submission's state, never another's.
+  std::vector<SubmissionStatus> mine = *final.List(Identity::Team("red"));
+  ASSERT_EQ(mine.size(), 1u);
+  EXPECT_EQ(mine[0].submission.team, "red");
+  EXPECT_TRUE(mine[0].finished());
+  // Organizers see the live board at any time.
+  absl::StatusOr<LeaderboardReport> live = final.Leaderboard(Identity::Organizer(), "");
+  ASSERT_TRUE(live.ok()) << live.status();
+  EXPECT_EQ(live->board.rows.size(), 3u);
+  // The warm-start board of the final phase: the same entries with real names, hidden alike.
+  absl::StatusOr<LeaderboardReport> warm = final.Leaderboard(Identity::Organizer(), "warm-start");
+  ASSERT_TRUE(warm.ok()) << warm.status();
+  EXPECT_EQ(warm->board.rows.size(), 3u);
+  EXPECT_EQ(final.Leaderboard(Identity::Team("red"), "warm-start").status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(Phase("feedback").Leaderboard(Identity::Organizer(), "warm-start").status().code(),
             absl::StatusCode::kNotFound);
-  // Published: everyone; a study ending moves the sequence number.
-  ASSERT_TRUE(hidden.Publish(Identity::Organizer(), false, "").ok());
-  PlaySubmission("late", 1, 0.1);
-  auto after = hidden.Snapshot(team, "main", first->seq);
-  ASSERT_TRUE(after.ok()) << after.status();
-  EXPECT_GT(after->seq, first->seq);
-  ASSERT_TRUE(after->input.has_value());
-  EXPECT_EQ(after->input->methods.size(), 3u);
-}
-
-TEST_F(CompetitionTest, FinalPhaseEvaluatesEachSubmissionOnceWithThePhasesTrials) {
-  CompetitionOptions co;
-  co.phase = "final";
-  co.default_trials = 3;
-  co.evaluate_once = true;
-  Competition final_phase(store_.get(), problems_.get(), &clock_, 4, 3, co);
-  auto first = final_phase.Register("ours", Archive("optimizer.py", false), 0);
-  ASSERT_TRUE(first.ok()) << first.status();
-  EXPECT_EQ(first->trials, 3);
-  EXPECT_EQ(first->jobs, 6);  // 2 problems x the phase's 3 trials
-  // A submission cannot pick its trials in the final phase (0 or the phase's own number only).
-  auto chosen = final_phase.Register("more", Archive("optimizer", true), 10);
-  EXPECT_EQ(chosen.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(chosen.status().message(), HasSubstr("3 trials"));
-  EXPECT_TRUE(final_phase.Register("same-trials", Archive("optimizer", true), 3).ok());
-  // The same optimizer under another name is not run again.
-  auto again = final_phase.Register("ours-again", Archive("optimizer.py", false), 0);
-  EXPECT_EQ(again.status().code(), absl::StatusCode::kAlreadyExists);
-  // Another team's submission is never named (both are team-less here).
-  EXPECT_THAT(again.status().message(), HasSubstr("identical to one already registered"));
-  EXPECT_THAT(again.status().message(), Not(HasSubstr("ours")));
-  // Outside the final phase the same archive may be registered twice.
-  EXPECT_TRUE(competition_->Register("ours-practice", Archive("optimizer.py", false), 0).ok());
-  EXPECT_EQ(store_->ListSubmissions()->size(), 4u);  // baseline, ours, same-trials, practice
-}
-
-TEST_F(CompetitionTest, PerTeamLimitNeedsATeamAndCountsItsSubmissions) {
-  CompetitionOptions co;
-  co.phase = "feedback";
-  co.max_submissions_per_team = 2;
-  Competition feedback(store_.get(), problems_.get(), &clock_, 4, 3, co);
-  auto anonymous = feedback.Register("a", Archive("optimizer.py", false), 1);
-  EXPECT_EQ(anonymous.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(anonymous.status().message(), HasSubstr("team's token"));
-  EXPECT_EQ(feedback.Register("b", Archive("optimizer.py", false), 1, "bad team!").status().code(),
+  // Only organizers publish; then teams see it.
+  EXPECT_EQ(final.Publish(Identity::Team("red"), false, "").code(),
+            absl::StatusCode::kPermissionDenied);
+  ASSERT_TRUE(final.Publish(Identity::Organizer(), false, "").ok());
+  EXPECT_EQ(final.Publish(Identity::Organizer(), false, "").code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(final.Leaderboard(Identity::Team("blue"), "").ok());
+  // Withdrawing needs a reason, and is on the record.
+  EXPECT_EQ(final.Publish(Identity::Organizer(), true, "").code(),
             absl::StatusCode::kInvalidArgument);
-  ASSERT_TRUE(feedback.Register("red-1", Archive("optimizer.py", false), 1, "red").ok());
-  ASSERT_TRUE(feedback.Register("red-2", Archive("optimizer", true), 1, "red").ok());
-  auto third = feedback.Register("red-3", Archive("optimizer.py", false), 1, "red");
-  EXPECT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(third.status().message(), HasSubstr("team \"red\" has used its 2"));
-  EXPECT_TRUE(feedback.Register("blue-1", Archive("optimizer.py", false), 1, "blue").ok());
-  // A refused submission leaves nothing behind; the team is stored with the others.
-  EXPECT_FALSE(store_->FindSubmission("red-3")->has_value());
-  EXPECT_EQ((*store_->FindSubmission("red-2"))->team, "red");
-  EXPECT_EQ(*store_->CountChargedSubmissions("red", 0), 2);
+  ASSERT_TRUE(final.Publish(Identity::Organizer(), true, "wrong baseline").ok());
+  EXPECT_FALSE(final.Leaderboard(Identity::Team("blue"), "").ok());
+  std::vector<PhaseEvent> events = *coordinator_->store().PhaseEvents("final");
+  ASSERT_EQ(events.size(), 3u);  // migrated, published, unpublished
+  EXPECT_EQ(events[2].detail, "wrong baseline");
+  // Other phases' boards are public.
+  EXPECT_TRUE(Phase("feedback").Leaderboard(Identity::Team("red"), "").ok());
 }
 
-// Withdrawing a queued submission gives its quota back; one with scored studies keeps counting.
-TEST_F(CompetitionTest, AWithdrawnQueuedSubmissionDoesNotCountAgainstTheQuota) {
-  CompetitionOptions co;
-  co.phase = "final";
-  co.max_submissions_per_team = 1;
-  co.max_submissions_per_team_per_day = 1;
-  Competition final_phase(store_.get(), problems_.get(), &clock_, 4, 3, co);
-  const Identity red = Identity::Team("red");
-  auto first = final_phase.Register(red, "red-1", Archive("optimizer.py", false), 1, "");
-  ASSERT_TRUE(first.ok()) << first.status();
-  auto refused = final_phase.Register(red, "red-2", Archive("optimizer", true), 1, "");
-  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(refused.status().message(), HasSubstr("withdrawn submissions"));
-  // Another team cannot withdraw it (and is not told it exists).
-  EXPECT_EQ(final_phase.Withdraw(Identity::Team("blue"), first->submission_id).status().code(),
-            absl::StatusCode::kNotFound);
-  ASSERT_EQ(*final_phase.Withdraw(red, first->submission_id), first->jobs);
-  auto second = final_phase.Register(red, "red-2", Archive("optimizer", true), 1, "");
-  ASSERT_TRUE(second.ok()) << second.status();
-  // red-2 plays one study to a scored end, then is withdrawn: it still counts.
-  auto job = store_->LeaseJob("w", 100);
-  ASSERT_TRUE(job.ok() && job->has_value());
-  ASSERT_EQ((*job)->submission_id, second->submission_id);
-  StudyRecord study;
-  study.job_id = (*job)->id;
-  study.submission_id = (*job)->submission_id;
-  study.problem = (*job)->problem;
-  study.trial = (*job)->trial;
-  study.board = (*job)->board;
-  int64_t study_id = *store_->CreateStudy(study);
-  ASSERT_TRUE(store_->EndStudy(study_id, StudyState::kCompleted, "done", 0, 0).ok());
-  ASSERT_TRUE(store_->FinishJob((*job)->id, "w", "", 3).ok());
-  ASSERT_TRUE(final_phase.Withdraw(red, second->submission_id).ok());
-  EXPECT_EQ(
-      final_phase.Register(red, "red-3", Archive("optimizer.py", false), 1, "").status().code(),
-      absl::StatusCode::kResourceExhausted);
-}
-
-TEST_F(CompetitionTest, DailyQuotaPerTeamResetsAtMidnightUtc) {
-  CompetitionOptions co;
-  co.phase = "feedback";
-  co.max_submissions_per_team_per_day = 2;
-  // 2023-11-14 22:13:20 UTC: 1 h 47 min to midnight.
-  FakeClock clock(absl::FromUnixSeconds(1'700'000'000));
-  Competition feedback(store_.get(), problems_.get(), &clock, 4, 3, co);
-  ASSERT_TRUE(feedback.Register("red-1", Archive("optimizer.py", false), 1, "red").ok());
-  ASSERT_TRUE(feedback.Register("red-2", Archive("optimizer", true), 1, "red").ok());
-  auto third = feedback.Register("red-3", Archive("optimizer.py", false), 1, "red");
-  EXPECT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(third.status().message(), HasSubstr("2 submission(s) of today (UTC)"));
-  EXPECT_THAT(third.status().message(), HasSubstr("in 1 h 47 min"));
-  EXPECT_TRUE(feedback.Register("blue-1", Archive("optimizer.py", false), 1, "blue").ok());
-  // At 00:00:01 UTC the next day the quota is fresh.
-  clock.Advance(absl::Seconds(86400 - 1'700'000'000 % 86400 + 1));
-  EXPECT_TRUE(feedback.Register("red-3", Archive("optimizer.py", false), 1, "red").ok());
-}
-
-TEST_F(CompetitionTest, WarmStartBoardRunsTheSameJobsWithRealNamesOnItsOwnBoard) {
-  // A final phase with anonymized names and the warm-start board (Turner et al. (2021) §4.7).
-  StudyOptions so;
-  so.budget.batch_size = 4;
-  so.budget.n_batches = 3;
-  so.anonymize = true;
-  so.anonymize_seed = 5;
-  StudyManager anon_studies(store_.get(), problems_.get(), evaluator_.get(), &clock_, so);
-  CompetitionOptions co;
-  co.phase = "final";
-  co.baseline_trials = 5;
-  co.default_trials = 2;
-  co.warm_start_board = true;
-  Competition final_phase(store_.get(), problems_.get(), &clock_, 4, 3, co);
-  ASSERT_EQ(final_phase.boards().size(), 2u);
-  BaselineRunner runner(store_.get(), problems_.get(), &anon_studies, &clock_);
-  ASSERT_TRUE(runner.RunPending().ok());
-  // The baseline samples the opaque space it is shown, so none of its points is refused.
-  auto baseline = *store_->FindSubmission("random-search-baseline");
-  ASSERT_TRUE(baseline.has_value());
-  EXPECT_EQ(*store_->CountStudiesWithErrors(baseline->id), 0);
-  EXPECT_EQ(store_->CountJobs(baseline->id)->done, 10);
-
-  auto reg = final_phase.Register("namer", Archive("optimizer", true), 0);
-  ASSERT_TRUE(reg.ok()) << reg.status();
-  EXPECT_EQ(reg->jobs, 8);  // 2 boards x 2 problems x 2 trials
-  ASSERT_TRUE(store_->RegisterWorker("w", "h", 1, 0).ok());
-  std::map<std::pair<std::string, int>, int64_t> seeds;
-  int main_jobs = 0, warm_jobs = 0;
-  for (int j = 0; j < reg->jobs; ++j) {
-    auto job = store_->LeaseJob("w", 1e12);
-    ASSERT_TRUE(job.ok() && job->has_value());
-    const bool warm = (*job)->board == kWarmStartBoard;
-    // The phase's own board runs first; both boards run the same seeds.
-    if (warm) {
-      ++warm_jobs;
-      EXPECT_EQ(main_jobs, 4);
-      EXPECT_EQ(seeds.at({(*job)->problem, (*job)->trial}), (*job)->seed);
-    } else {
-      ++main_jobs;
-      seeds[{(*job)->problem, (*job)->trial}] = (*job)->seed;
-    }
-    auto study = anon_studies.OpenForJob((*job)->id, "w");
-    ASSERT_TRUE(study.ok()) << study.status();
-    const nlohmann::json& config = study->api_config;
-    // Opaque names on the main board, the real ones on the warm-start board.
-    EXPECT_EQ(config.contains("x"), warm) << config.dump();
-    EXPECT_EQ(config.contains("p0"), !warm) << config.dump();
-    // This optimizer "warm starts": it suggests the optimum by its real parameter names. On the
-    // anonymized board those names are invalid and random search replaces them.
-    for (int b = 0; b < 3; ++b) {
-      std::vector<IncomingPoint> pts(4, IncomingPoint{testing::GoodPoint(), ""});
-      ASSERT_TRUE(anon_studies.SubmitBatch(study->study_id, b, pts, 0, 0).ok());
-    }
-    ASSERT_TRUE(store_->FinishJob((*job)->id, "w", "", 3).ok());
-  }
-  EXPECT_EQ(warm_jobs, 4);
-
-  auto main_board = final_phase.Leaderboard();
-  auto warm_board = final_phase.Leaderboard("warm-start");
-  ASSERT_TRUE(main_board.ok()) << main_board.status();
-  ASSERT_TRUE(warm_board.ok()) << warm_board.status();
-  EXPECT_EQ(main_board->json["board"], "main");
-  EXPECT_EQ(warm_board->json["board"], "warm-start");
-  auto score_of = [](const LeaderboardReport& r, const std::string& name) {
-    for (const auto& row : r.board.rows) {
-      if (row.method == name) return row.score;
-    }
-    return -1.0;
+TEST(PhasesFileTest, AStartedPhaseCannotChangeItsProblemsOrBudgets) {
+  const std::string db = std::filesystem::temp_directory_path() /
+                         ("phases_test_" + std::to_string(::getpid()) + ".sqlite");
+  std::filesystem::remove(db);
+  auto run = [&](const std::string& text, const char* now) -> absl::Status {
+    auto spec = ParseCompetitionFile(text);
+    if (!spec.ok()) return spec.status();
+    std::vector<std::vector<std::unique_ptr<Problem>>> problems(spec->phases.size());
+    for (auto& p : problems) p.push_back(MakeTrivialProblem(2));
+    absl::Time t;
+    std::string err;
+    absl::ParseTime(absl::RFC3339_full, now, &t, &err);
+    CoordinatorOptions o;
+    o.db_path = db;
+    o.run_baseline = false;
+    return Coordinator::CreateCompetition(o, *std::move(spec), std::move(problems), nullptr,
+                                          std::make_unique<FakeClock>(t))
+        .status();
   };
-  EXPECT_NEAR(score_of(*warm_board, "namer"), 100.0, 1e-6);
-  EXPECT_LT(score_of(*main_board, "namer"), 100.0);
-  EXPECT_GE(score_of(*main_board, "namer"), 0.0);
-  EXPECT_EQ(final_phase.Leaderboard("main")->board.rows.size(), main_board->board.rows.size());
-  auto unknown = final_phase.Leaderboard("shadow");
-  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(unknown.status().message(), HasSubstr("main, warm-start"));
-  // The report and the export are per board too.
-  ReportRequest r;
-  r.bootstrap_replicates = 50;
-  r.board = "warm-start";
-  auto report = final_phase.Report(r);
-  ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_THAT((**report)["phase"].get<std::string>(), HasSubstr("warm-start"));
-  std::stringstream main_csv, warm_csv;
-  ASSERT_TRUE(ExportResultsCsv(*store_, main_csv, kMainBoard).ok());
-  ASSERT_TRUE(ExportResultsCsv(*store_, warm_csv, kWarmStartBoard).ok());
-  EXPECT_NE(main_csv.str(), warm_csv.str());
-  // A phase without the warm-start board has none.
-  EXPECT_EQ(competition_->Leaderboard("warm-start").status().code(),
-            absl::StatusCode::kNotFound);
+  ASSERT_TRUE(run(kFile, "2026-01-05T00:00:00Z").ok());
+  std::string changed = kFile;
+  // The final phase has not started: its budget may still change.
+  changed.replace(changed.find("\"n_batches\": 2, \"default_trials\""), 14, "\"n_batches\": 4");
+  ASSERT_TRUE(run(changed, "2026-01-06T00:00:00Z").ok());
+  // Practice has started: changing its budget is refused, saying why.
+  std::string practice = changed;
+  practice.replace(practice.find("\"n_batches\": 2"), 14, "\"n_batches\": 5");
+  absl::Status refused = run(practice, "2026-01-07T00:00:00Z");
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(), HasSubstr("phase \"practice\" has started"));
+  EXPECT_TRUE(run(changed, "2026-01-07T00:00:00Z").ok());
+  for (const char* ext : {"", ".secret", ".lock", "-wal", "-shm"}) {
+    std::filesystem::remove(db + ext);
+  }
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ namespace {
 
 // A phase's study and competition options: the coordinator's, with the phase's own settings.
 void ApplyPhase(const CompetitionSpec& spec, const PhaseSpec& p, const CoordinatorOptions& base,
-                StudyOptions* study, CompetitionOptions* comp) {
+                StudyOptions* study, PhaseOptions* comp) {
   *study = base.study;
   study->budget = p.budget;
   study->startup_budget_s = p.startup_budget_s;
@@ -147,7 +147,7 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Build(
   Clock* calendar_clock = c->calendar_ ? c->calendar_.get() : c->clock_.get();
   // Per phase: its problems, study options and competition options.
   std::vector<StudyPhase> study_phases;
-  std::vector<CompetitionOptions> competition_options;
+  std::vector<PhaseOptions> competition_options;
   for (size_t i = 0; i < problems.size(); ++i) {
     c->problems_.push_back(std::make_unique<ProblemSet>(
         std::move(problems[i]), i < options.problem_definitions.size()
@@ -155,7 +155,7 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Build(
                                     : std::map<std::string, ProblemDefinition>()));
     StudyPhase sp;
     sp.problems = c->problems_.back().get();
-    CompetitionOptions co;
+    PhaseOptions co;
     if (c->spec_) {
       ApplyPhase(*c->spec_, c->spec_->phases[i], options, &sp.options, &co);
       sp.options.allow_anonymous = options.allow_anonymous;
@@ -185,21 +185,21 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Build(
       [studies](const JobRecord& job) { return studies->DefinitionForWorker(job); });
   c->studies_->set_signature_mismatch(
       [queue](int64_t job_id, const std::string& worker_id) { queue->Refuse(job_id, worker_id); });
-  c->phases_ = std::make_unique<Phases>(c->store_.get(), calendar_clock,
+  c->competition_ = std::make_unique<Competition>(c->store_.get(), calendar_clock,
                                         c->spec_ ? c->spec_->seed : options.competition.seed);
-  c->phases_->set_on_jobs_changed([queue] { queue->NotifyChanged(); });
-  if (c->spec_) c->phases_->set_name(c->spec_->name);
-  c->phases_->set_queue(queue);
+  c->competition_->set_on_jobs_changed([queue] { queue->NotifyChanged(); });
+  if (c->spec_) c->competition_->set_name(c->spec_->name);
+  c->competition_->set_queue(queue);
   for (size_t i = 0; i < c->problems_.size(); ++i) {
     const StudyBudget& budget = c->spec_ ? c->spec_->phases[i].budget : options.study.budget;
-    auto comp = std::make_unique<Competition>(c->store_.get(), c->problems_[i].get(),
+    auto comp = std::make_unique<Phase>(c->store_.get(), c->problems_[i].get(),
                                               c->clock_.get(), budget.batch_size,
                                               budget.n_batches, competition_options[i]);
     comp->set_calendar(calendar_clock);
     comp->set_on_jobs_changed([queue] { queue->NotifyChanged(); });
     comp->set_metrics(&c->metrics_);
-    c->phases_->Add(comp.get(), c->spec_ ? &c->spec_->phases[i] : nullptr);
-    c->competitions_.push_back(std::move(comp));
+    c->competition_->Add(comp.get(), c->spec_ ? &c->spec_->phases[i] : nullptr);
+    c->phases_.push_back(std::move(comp));
   }
   // Racing phases: their jobs are queued round by round by a race (server/race.h).
   if (c->spec_) {
@@ -218,7 +218,7 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Build(
       c->races_[p.name] =
           std::make_unique<RaceDriver>(c->store_.get(), c->clock_.get(), std::move(ro));
       RaceDriver* race = c->races_[p.name].get();
-      c->competitions_[i]->set_race_view([race]() -> absl::StatusOr<nlohmann::json> {
+      c->phases_[i]->set_race_view([race]() -> absl::StatusOr<nlohmann::json> {
         ASSIGN_OR_RETURN(RaceView v, race->View());
         return v.ToJson();
       });
@@ -230,13 +230,13 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Build(
                                                   c->studies_.get(), c->clock_.get());
   RETURN_IF_ERROR(c->CheckProblemSignatures());
   RETURN_IF_ERROR(c->CheckPhaseFingerprints());
-  for (auto& comp : c->competitions_) RETURN_IF_ERROR(comp->EnsureBaseline());
+  for (auto& comp : c->phases_) RETURN_IF_ERROR(comp->EnsureBaseline());
   return c;
 }
 
 absl::Status Coordinator::CheckPhaseFingerprints() {
   if (!spec_) return absl::OkStatus();
-  const absl::Time now = phases_->calendar()->Now();
+  const absl::Time now = competition_->calendar()->Now();
   for (const PhaseSpec& p : spec_->phases) {
     ASSIGN_OR_RETURN(std::optional<PhaseRecord> stored, store_->GetPhase(p.name));
     const std::string fingerprint = p.Fingerprint();
@@ -349,7 +349,7 @@ void Coordinator::SweepLoop() {
     // (The queue is counted only when no worker is connected, which is cheap to know.)
     if (options_.warn_without_workers && absl::Now() - last_worker_warning_ > absl::Minutes(1) &&
         queue_->ConnectedWorkers().workers == 0) {
-      const QueueView q = phases_->Queue();
+      const QueueView q = competition_->Queue();
       if (q.jobs_queued > 0 && q.workers_connected == 0) {
         spdlog::warn("event=no_workers jobs_queued={}: no worker is connected, so no submission "
                      "runs; start bbo-worker (docs/organizers.md)",
@@ -358,7 +358,7 @@ void Coordinator::SweepLoop() {
       }
     }
     // Submissions move on to the next phase when their phase ends.
-    if (absl::StatusOr<int> moved = phases_->MigrateDue(); !moved.ok()) {
+    if (absl::StatusOr<int> moved = competition_->MigrateDue(); !moved.ok()) {
       spdlog::warn("migration between phases failed (retried next sweep): {}",
                    moved.status().ToString());
     }

@@ -21,13 +21,13 @@
 #include "common/clock.h"
 #include "problems/definition.h"
 #include "server/baseline_runner.h"
-#include "server/competition.h"
+#include "server/phase.h"
 #include "server/competition_file.h"
 #include "problems/evaluator.h"
 #include "server/identity.h"
 #include "server/job_queue.h"
 #include "server/metrics.h"
-#include "server/phases.h"
+#include "server/competition.h"
 #include "server/problem_set.h"
 #include "server/race.h"
 #include "server/store/store.h"
@@ -40,7 +40,7 @@ struct CoordinatorOptions {
   std::string db_path = "bbo-arena.sqlite";
   StudyOptions study;
   JobQueueOptions queue;
-  CompetitionOptions competition;
+  PhaseOptions competition;
   // Objectives evaluated at once here (the studies no worker evaluates: remote practice
   // studies, the random-search baseline, phases that keep evaluation on the coordinator).
   int eval_threads = 2;
@@ -100,9 +100,9 @@ class Coordinator {
   StudyManager& studies() { return *studies_; }
   JobQueue& queue() { return *queue_; }
   // The first phase's (the only one of a coordinator started from flags).
-  Competition& competition() { return *competitions_.front(); }
+  Phase& first_phase() { return *phases_.front(); }
   // Every phase, on the calendar.
-  Phases& phases() { return *phases_; }
+  Competition& competition() { return *competition_; }
   Metrics& metrics() { return metrics_; }
   // The gauges of /metrics, read now; and whether the store answers (for /healthz).
   MetricsGauges Gauges();
@@ -147,8 +147,8 @@ class Coordinator {
   std::unique_ptr<Evaluator> evaluator_;
   std::unique_ptr<StudyManager> studies_;
   std::unique_ptr<JobQueue> queue_;
-  std::vector<std::unique_ptr<Competition>> competitions_;
-  std::unique_ptr<Phases> phases_;
+  std::vector<std::unique_ptr<Phase>> phases_;
+  std::unique_ptr<Competition> competition_;
   std::unique_ptr<Credentials> credentials_;
   std::unique_ptr<BaselineRunner> baseline_;
   std::map<std::string, std::unique_ptr<RaceDriver>> races_;

@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "server/competition.h"
+#include "server/phase.h"
 #include "server/coordinator.h"
 #include "server/identity.h"
 #include "server/plackett_luce_seconds.h"
@@ -61,7 +61,7 @@ std::string LocalServer::address() const { return server_->target(); }
 absl::StatusOr<LocalSubmission> LocalServer::Register(const std::string& name,
                                                       const std::string& archive, int trials) {
   ASSIGN_OR_RETURN(RegisteredSubmission reg,
-                   coordinator_->competition().Register(name, archive, trials));
+                   coordinator_->first_phase().Register(name, archive, trials));
   return LocalSubmission{reg.submission_id, reg.kind == SubmissionKind::kPython, reg.jobs};
 }
 
@@ -81,7 +81,7 @@ bool LocalServer::WaitForBaseline(absl::Duration timeout) {
 }
 
 absl::StatusOr<scoring::Leaderboard> LocalServer::Leaderboard() {
-  ASSIGN_OR_RETURN(LeaderboardReport report, coordinator_->competition().Leaderboard());
+  ASSIGN_OR_RETURN(LeaderboardReport report, coordinator_->first_phase().Leaderboard());
   return std::move(report.board);
 }
 
@@ -357,7 +357,7 @@ absl::StatusOr<scoring::BuiltInput> ArenaDatabase::LoadReportInput(const std::st
     }
   }
   if (table.rows.empty()) return absl::InvalidArgumentError("the results table has no rows");
-  return scoring::BuildScoringInput(table, CompetitionOptions().baseline_name, generalization);
+  return scoring::BuildScoringInput(table, PhaseOptions().baseline_name, generalization);
 }
 
 absl::StatusOr<std::vector<int64_t>> ArenaDatabase::StudyIds() { return store_->ListStudyIds(); }

@@ -107,7 +107,7 @@ class LocalServer {
   // The token the workers of this process send (a worker credential issued at Start).
   const std::string& worker_token() const { return worker_token_; }
   // Registers a submission (a tar archive of its folder) with `trials` per problem; the
-  // coordinator's Competition::Register contract (InvalidArgument for a bad archive or name).
+  // coordinator's Phase::Register contract (InvalidArgument for a bad archive or name).
   absl::StatusOr<LocalSubmission> Register(const std::string& name, const std::string& archive,
                                            int trials);
   absl::StatusOr<LocalProgress> Progress(int64_t submission_id);

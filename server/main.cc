@@ -434,7 +434,7 @@ int Serve(absl::StatusOr<std::unique_ptr<bbo::Coordinator>> coordinator,
                "n_batches={}",
                (*server)->target(),
                !listen.tls() ? "off" : listen.tls_client_ca_file.empty() ? "on" : "mutual",
-               opts.db_path, (*coordinator)->phases().size(),
+               opts.db_path, (*coordinator)->competition().size(),
                (*coordinator)->problems().names().size(),
                (*coordinator)->studies().options().budget.batch_size,
                (*coordinator)->studies().options().budget.n_batches);

@@ -122,7 +122,7 @@ nlohmann::json PlackettLuceSecondsJson(const absl::StatusOr<pl::PlackettLuceSumm
 nlohmann::json ReportPlackettLuceSeconds(ScoringStore& store,
                                          const std::vector<std::string>& problems,
                                          const std::string& board, int n_batches) {
-  // One unfiltered read, then only the phase's problems (as Competition::RefreshInput keeps them).
+  // One unfiltered read, then only the phase's problems (as Phase::RefreshInput keeps them).
   absl::StatusOr<ScoringData> data = store.LoadScoringData({}, board);
   if (!data.ok()) {
     return PlackettLuceSecondsJson(

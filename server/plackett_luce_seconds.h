@@ -58,7 +58,7 @@ absl::StatusOr<scoring::pl::PlackettLuceSummary> PlackettLuceSeconds(
 nlohmann::json PlackettLuceSecondsJson(
     const absl::StatusOr<scoring::pl::PlackettLuceSummary>& summary);
 
-// What Competition::Report adds for a board: the board's scored studies (LoadScoringData, the
+// What Phase::Report adds for a board: the board's scored studies (LoadScoringData, the
 // ones the batch view ranks) on `problems` (the phase's), with T = n_batches clamped to
 // [10, 100], as PlackettLuceSecondsJson; `problems` empty = every problem of the board. Never
 // fails: a store error becomes the "error".

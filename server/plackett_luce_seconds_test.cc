@@ -1,6 +1,6 @@
 // The optimizer-seconds view of the Plackett-Luce ranking: hand-made timings where the batch view
 // and the seconds view must disagree, its refusals, and the whole path from StudyManager's turn
-// times through the store to Competition::Report.
+// times through the store to Phase::Report.
 
 #include "server/plackett_luce_seconds.h"
 
@@ -22,7 +22,7 @@
 #include "gtest/gtest.h"
 #include "report/report.h"
 #include "server/baseline_runner.h"
-#include "server/competition.h"
+#include "server/phase.h"
 #include "server/store/memory_store.h"
 #include "server/store/sqlite_store.h"
 #include "server/study_manager.h"
@@ -61,7 +61,7 @@ ScoringData FastAndSlow() {
   return d;
 }
 
-// The batch view's input from the same curves, as Competition::RefreshInput builds it.
+// The batch view's input from the same curves, as Phase::RefreshInput builds it.
 scoring::ScoringInput BatchInput(const ScoringData& d, int n_batches) {
   scoring::ScoringInput in;
   in.batch_size = 1;
@@ -254,7 +254,7 @@ TEST(PlackettLuceSecondsTest, DemoSizeFromSqliteCostsWellUnderTwoSeconds) {
 }
 
 // The whole path: StudyManager measures the turns on the coordinator's clock, the store sums them,
-// Competition::Report ranks on them.
+// Phase::Report ranks on them.
 class PlackettLuceSecondsReportTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -271,11 +271,11 @@ class PlackettLuceSecondsReportTest : public ::testing::Test {
     so.budget.n_batches = 3;
     studies_ =
         std::make_unique<StudyManager>(&store_, problems_.get(), evaluator_.get(), &clock_, so);
-    CompetitionOptions co;
+    PhaseOptions co;
     co.baseline_trials = 2;
     co.default_trials = 2;
-    competition_ = std::make_unique<Competition>(&store_, problems_.get(), &clock_, 2, 3, co);
-    ASSERT_TRUE(competition_->EnsureBaseline().ok());
+    phase_ = std::make_unique<Phase>(&store_, problems_.get(), &clock_, 2, 3, co);
+    ASSERT_TRUE(phase_->EnsureBaseline().ok());
     ASSERT_TRUE(store_.RegisterWorker("w", "h", 1, 0).ok());
   }
   void TearDown() override { fs::remove_all(root_); }
@@ -285,7 +285,7 @@ class PlackettLuceSecondsReportTest : public ::testing::Test {
     fs::create_directories(dir);
     std::ofstream(dir / "optimizer") << "#!/bin/sh\n";
     chmod((dir / "optimizer").c_str(), 0755);
-    auto reg = competition_->Register(name, *TarDirectory(dir.string()), 2);
+    auto reg = phase_->Register(name, *TarDirectory(dir.string()), 2);
     EXPECT_TRUE(reg.ok()) << reg.status();
     return reg.ok() ? reg->submission_id : 0;
   }
@@ -313,7 +313,7 @@ class PlackettLuceSecondsReportTest : public ::testing::Test {
   std::unique_ptr<ProblemSet> problems_;
   std::unique_ptr<Evaluator> evaluator_;
   std::unique_ptr<StudyManager> studies_;
-  std::unique_ptr<Competition> competition_;
+  std::unique_ptr<Phase> phase_;
 };
 
 TEST_F(PlackettLuceSecondsReportTest, TheServersReportHasTheSecondsViewBesideTheBatchView) {
@@ -324,7 +324,7 @@ TEST_F(PlackettLuceSecondsReportTest, TheServersReportHasTheSecondsViewBesideThe
   PlayAll({{fast, 0.25}, {slow, 2.0}});
   ReportRequest r;
   r.bootstrap_replicates = 50;
-  auto report = competition_->Report(r);
+  auto report = phase_->Report(r);
   ASSERT_TRUE(report.ok()) << report.status();
   const json& s = (**report)["plackett_luce_seconds"];
   ASSERT_TRUE(s.contains("final")) << s.dump();
@@ -342,7 +342,7 @@ TEST_F(PlackettLuceSecondsReportTest, TheServersReportHasTheSecondsViewBesideThe
   EXPECT_NEAR(b["final"]["posterior_mean"]["fast"].get<double>(), 0.5, 0.15) << b.dump();
   EXPECT_NEAR(At(b, "mean", "fast", 0), 0.5, 0.15);
   // The HTML shows both sections.
-  auto files = competition_->ReportFiles(Identity::Organizer(), r, "html");
+  auto files = phase_->ReportFiles(Identity::Organizer(), r, "html");
   ASSERT_TRUE(files.ok()) << files.status();
   ASSERT_EQ(files->size(), 1u);
   const std::string& html = (*files)[0].content;
@@ -357,7 +357,7 @@ TEST_F(PlackettLuceSecondsReportTest, AReportWithOneSubmissionSaysWhy) {
   PlayAll({{only, 1.0}});
   ReportRequest r;
   r.bootstrap_replicates = 50;
-  auto report = competition_->Report(r);
+  auto report = phase_->Report(r);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT((**report)["plackett_luce_seconds"]["error"].get<std::string>(),
               HasSubstr("at least two methods"));

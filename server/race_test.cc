@@ -106,7 +106,7 @@ class RaceTest : public ::testing::Test {
   }
   absl::StatusOr<RegisteredSubmission> Submit(const std::string& name,
                                               const std::string& phase = "final") {
-    absl::StatusOr<Competition*> c = coordinator_->phases().Get(phase);
+    absl::StatusOr<Phase*> c = coordinator_->competition().Get(phase);
     if (!c.ok()) return c.status();
     return (*c)->Register(Identity::Team("team-" + name), name, Archive(name), 0, "");
   }
@@ -209,14 +209,14 @@ TEST_F(RaceTest, DominatedSubmissionsAreEliminatedAndTheRaceSavesEvaluations) {
   // The phase's leaderboard still scores what ran (strong first).
   ASSERT_TRUE(coordinator_->baseline().RunPending().ok());
   absl::StatusOr<LeaderboardReport> board =
-      coordinator_->phases().Get("final").value()->Leaderboard(Identity::Organizer(), "final");
+      coordinator_->competition().Get("final").value()->Leaderboard(Identity::Organizer(), "final");
   ASSERT_TRUE(board.ok()) << board.status();
   ASSERT_FALSE(board->board.rows.empty());
   EXPECT_EQ(board->board.rows.front().method, "strong");
   // The phase's report states the race and the evaluations it saved; its HTML says so.
   ReportRequest request;
   request.bootstrap_replicates = 50;
-  Competition* final_phase = *coordinator_->phases().Get("final");
+  Phase* final_phase = *coordinator_->competition().Get("final");
   auto report = final_phase->Report(request);
   ASSERT_TRUE(report.ok()) << report.status();
   const nlohmann::json& racing = (**report)["racing"];
@@ -441,7 +441,7 @@ TEST_F(RaceTest, AMigratedFinalPhaseRacesTheChosenSubmissionsAndStaysHidden) {
   PlayQueued();
   EXPECT_FALSE(*Race().Advance()) << "nothing to race before the migration";
   calendar_->Advance(At("2026-03-01T00:00:01Z") - calendar_->Now());
-  auto moved = coordinator_->phases().MigrateDue();
+  auto moved = coordinator_->competition().MigrateDue();
   ASSERT_TRUE(moved.ok()) << moved.status();
   EXPECT_EQ(*moved, 2);
   EXPECT_EQ(JobsOf("strong", "final"), 0) << "the race queues the migrated submissions' jobs";
@@ -451,11 +451,11 @@ TEST_F(RaceTest, AMigratedFinalPhaseRacesTheChosenSubmissionsAndStaysHidden) {
   ASSERT_TRUE(v.ok());
   EXPECT_TRUE(v->stopped) << v->note;
   EXPECT_THAT(v->candidates, ElementsAre("strong"));
-  for (const PhaseView& p : coordinator_->phases().Describe()) {
+  for (const PhaseView& p : coordinator_->competition().Describe()) {
     EXPECT_EQ(p.racing, p.name == "final") << p.name;
   }
   // The final board stays hidden from teams until published.
-  Competition* final_phase = *coordinator_->phases().Get("final");
+  Phase* final_phase = *coordinator_->competition().Get("final");
   EXPECT_FALSE(final_phase->Leaderboard(Identity::Team("team-weak"), "final").ok());
 }
 

@@ -45,10 +45,10 @@ constexpr int kBatches = 6;
 std::string ReadFile(const fs::path& p) { return bbo::testing::ReadWholeFile(p.string()); }
 
 // One competition: a server, two workers, one submission of kTrials trials.
-class Competition {
+class Phase {
  public:
   // `problem_flags`: bbo-server's flags choosing the one problem.
-  Competition(const fs::path& root, std::vector<std::string> problem_flags)
+  Phase(const fs::path& root, std::vector<std::string> problem_flags)
       : root_(root), db_((root / "arena.sqlite").string()), problem_flags_(std::move(problem_flags)) {
     fs::remove_all(root_);
     fs::create_directories(root_ / "sub");
@@ -58,7 +58,7 @@ class Competition {
     std::ofstream(root_ / "worker.token") << Admin("worker add crash-host") << "\n";
     port_ = FreePort();
   }
-  ~Competition() {
+  ~Phase() {
     workers_.clear();
     server_.reset();
   }
@@ -160,7 +160,7 @@ void KillAtRandom(const std::vector<std::string>& problem_flags) {
   // The same competition without faults: what every job's values must be.
   std::map<std::string, std::string> expected;
   {
-    Competition clean(base / "clean", problem_flags);
+    Phase clean(base / "clean", problem_flags);
     clean.StartServer();
     clean.StartWorker(0);
     clean.StartWorker(1);
@@ -178,7 +178,7 @@ void KillAtRandom(const std::vector<std::string>& problem_flags) {
   std::uniform_real_distribution<double> wait_s(0.2, 1.2), down_s(0.05, 0.5);
   std::uniform_int_distribution<int> target(0, 2);  // 0: the server; 1, 2: a worker
 
-  Competition run(base / "faults", problem_flags);
+  Phase run(base / "faults", problem_flags);
   run.StartServer();
   run.StartWorker(0);
   run.StartWorker(1);

@@ -16,6 +16,8 @@ The rules (README.md "Layout" draws them):
      only server/rpc/, main.cc files, the worker's and the CLI's transport files, tests/ and
      bench/ do.
   5. No non-test source file is longer than MAX_LINES lines.
+  6. No non-test function is longer than MAX_FUNCTION_LINES lines (from the line of its opening
+     brace to the line of its closing one): a long function is a missing name.
 """
 
 import os
@@ -24,6 +26,46 @@ import sys
 import tempfile
 
 MAX_LINES = 700
+MAX_FUNCTION_LINES = 80
+# Functions over the limit that are being split (each entry "path:function head"); must be empty.
+KNOWN_LONG = {
+    'client/commands/admin.cc:int RunAdmin(const AdminArgs& a)',
+    'client/commands/local_run.cc:absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o)',
+    'client/commands/problems.cc:int RunProblemsList(const ProblemsListArgs& a)',
+    'client/commands/score.cc:int RunScore(const ScoreArgs& a)',
+    'client/main.cc:int Main(int argc, char** argv)',
+    'common/archive.cc:rchive(std::string_view bytes, const std::string& dest_dir, const ExtractOptions& options)',
+    'common/search_space.cc:absl::StatusOr<Point> SearchSpace::Canonicalize(const Point& point) const',
+    'common/search_space.cc:absl::StatusOr<SearchSpace> SearchSpace::FromJson(const nlohmann::json& api_config)',
+    'common/subprocess.cc:absl::StatusOr<std::unique_ptr<Subprocess>> Subprocess::Spawn(SubprocessOptions options)',
+    'problems/internal/bbob.cc:double BbobFunction::Evaluate(absl::Span<const double> x) const',
+    'problems/internal/bbob.cc:void BbobFunction::Initialize(int function_id, int dim, int instance, uint64_t rng_seed)',
+    'problems/internal/synthetic_landscape_groups.cc:void AddBoundaryOptimum(SuiteBuilder& b)',
+    'problems/internal/synthetic_mixed_groups.cc:void AddMixedInteger(SuiteBuilder& b)',
+    'problems/ml/generated_datasets.cc:absl::StatusOr<Dataset> MakeClassificationDataset(const ClassificationSpec& spec)',
+    'report/internal/heatmap_section.cc:std::string RenderHeatmap(const std::vector<MethodRow>& rows, const json& report)',
+    'report/internal/line_chart.cc:std::string RenderLineChartSvg(const LineChart& chart)',
+    'report/report.cc:nlohmann::json ReportJson(const Report& report, const ScoringInput& input)',
+    'report/report_csv.cc: std::string& prefix, const std::string& index, std::map<std::string, std::string>& files)',
+    'report/report_csv.cc:std::map<std::string, std::string> ReportCsv(const json& r)',
+    'report/results_csv.cc:t(const ResultsTable& table, const std::string& random_search_method, bool generalization)',
+    'scoring/anytime.cc:st Leaderboard& board, const ScoringInput& input, int bootstrap_replicates, uint64_t seed)',
+    'scoring/bootstrap.cc:anks(const Leaderboard& board, const ScoringInput& input, const BootstrapOptions& options)',
+    'scoring/leaderboard.cc:st ScoringInput& input, const std::string& baseline_row_name, ScoringCache* scoring_cache)',
+    'scoring/plackett_luce/decisions.cc:Decide(const RatingPosterior& post, const DecisionOptions& o, std::vector<int> candidates)',
+    'scoring/plackett_luce/random_walk_model.cc:sOr<RatingPosterior> FitRandomWalk(const RankingSet& rankings, const RandomWalkOptions& o)',
+    'scoring/plackett_luce/ranking_stats.cc:usOr<std::vector<PlStats>> ComputePlStats(const RankingSet& set, const StatsOptions& ties)',
+    'server/competition_file.cc:::StatusOr<PhaseSpec> ParsePhase(const json& p, size_t index, const std::string& base_dir)',
+    'server/coordinator.cc:d::unique_ptr<Clock> clock, std::unique_ptr<Clock> calendar, std::unique_ptr<Store> store)',
+    'server/main.cc:int main(int argc, char** argv)',
+    'server/phase.cc:(const std::string& name, const std::string& archive, int trials, const std::string& team)',
+    'server/race.cc:absl::StatusOr<bool> RaceDriver::Advance()',
+    'server/store/migrations.cc:const std::vector<const char*>& Migrations()',
+    'server/web/web_server.cc:void WebServer::Route(Coordinator* coordinator)',
+    'worker/main.cc:int main(int argc, char** argv)',
+    'worker/testdata/seccomp_probe.cc:const std::map<std::string, std::function<int()>>& Calls()',
+    'worker/worker.cc:nedStudy& study, const SandboxedCommand& cmd, StudyCgroup* cgroup, const Problem* problem)',
+}
 
 # Project folders a folder's files may include from ("bbo" = generated protobuf messages).
 ALLOWED = {
@@ -56,6 +98,7 @@ def is_grpc(path):
 def is_test(rel):
     base = os.path.basename(rel)
     return base.endswith("_test.cc") or base.endswith("_test.h") or "/testing/" in rel \
+        or "/testdata/" in rel \
         or rel.startswith("tests/")
 
 
@@ -77,12 +120,89 @@ def internal_owner(path):
     return "/".join(parts[:parts.index("internal")])
 
 
+SCOPE = re.compile(r'\b(namespace|class|struct|union|enum)\b[^()]*$|extern\s+"C"\s*$')
+FUNC_TAIL = re.compile(r'\)\s*(const|override|final|noexcept|mutable|volatile|&|&&|\s|->\s*[\w:<>,\s\*&]+|ABSL_\w+\([^()]*\)|:\s*[\w:]+(\([^()]*\)|\{[^{}]*\})(\s*,\s*[\w:]+(\([^()]*\)|\{[^{}]*\}))*)*$')
+
+def strip(text):
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith('//', i):
+            j = text.find('\n', i)
+            j = n if j < 0 else j
+            out.append(' ' * (j - i)); i = j
+        elif text.startswith('/*', i):
+            j = text.find('*/', i + 2); j = n if j < 0 else j + 2
+            out.append(''.join(ch if ch == '\n' else ' ' for ch in text[i:j])); i = j
+        elif text.startswith('R"', i):
+            m = re.match(r'R"([^(]*)\(', text[i:])
+            if m:
+                end = text.find(')' + m.group(1) + '"', i)
+                j = n if end < 0 else end + len(m.group(1)) + 2
+                out.append('""' + ''.join(ch if ch == '\n' else ' ' for ch in text[i+2:j])); i = j
+            else:
+                out.append(c); i += 1
+        elif c in '"\'':
+            j = i + 1
+            while j < n and text[j] != c:
+                if text[j] == '\\': j += 1
+                if j < n and text[j] == '\n': break
+                j += 1
+            out.append(c + ' ' * (j - i - 1) + (c if j < n else '')); i = j + 1
+        else:
+            out.append(c); i += 1
+    return ''.join(out)
+
+def long_functions(text, limit):
+    s = strip(text)
+    # preprocessor lines blanked
+    s = '\n'.join('' if l.lstrip().startswith('#') else l for l in s.split('\n'))
+    stack = []  # kinds: 'scope', 'func', 'other'
+    head_start = 0
+    found = []
+    line = 1
+    func_start = None
+    for i, c in enumerate(s):
+        if c == '\n':
+            line += 1
+        elif c == '{':
+            head = ' '.join(s[head_start:i].split())
+            in_func = 'func' in stack
+            if in_func:
+                stack.append('other')
+            elif SCOPE.search(head) or head.endswith('namespace') or re.search(r'\bnamespace\b', head):
+                stack.append('scope')
+            elif FUNC_TAIL.search(head) and not head.endswith('= ') :
+                stack.append('func'); func_start = (line, head)
+            else:
+                stack.append('other')
+            head_start = i + 1
+        elif c == '}':
+            if stack:
+                k = stack.pop()
+                if k == 'func':
+                    length = line - func_start[0] + 1
+                    if length > limit:
+                        found.append((func_start[0], length, func_start[1][-90:]))
+            head_start = i + 1
+        elif c == ';':
+            if 'func' not in stack:
+                head_start = i + 1
+    return found
+
+
 def check_file(rel, text):
     errors = []
     top = rel.split("/")[0]
     lines = text.splitlines()
     if top in LAYERED and not is_test(rel) and len(lines) > MAX_LINES:
         errors.append(f"{rel}: {len(lines)} lines (the limit is {MAX_LINES}; split it by concept)")
+    if top in LAYERED and not is_test(rel) and rel.endswith(".cc"):
+        for line, length, head in long_functions(text, MAX_FUNCTION_LINES):
+            if f"{rel}:{head}" not in KNOWN_LONG:
+                errors.append(f"{rel}:{line}: a function of {length} lines (the limit is "
+                              f"{MAX_FUNCTION_LINES}; name its parts): {head[-80:]}")
     for number, line in enumerate(lines, 1):
         m = INCLUDE.match(line)
         if not m:
@@ -127,19 +247,28 @@ def check_tree(root):
 def self_test():
     """Each case: files of a small tree and the text one violation must contain."""
     long_file = "\n".join(["// x"] * (MAX_LINES + 1))
+    body = "\n".join(["  x += 1;  // {"] * MAX_FUNCTION_LINES)
+    long_function = "namespace bbo {\nint F(int x) {\n" + body + "\n}\n}  // namespace bbo\n"
+    long_method = ("namespace bbo::scoring {\nabsl::StatusOr<int> A::G(const std::string& s) const\n"
+                   "    ABSL_LOCKS_EXCLUDED(mu_) {\n  auto f = [&](int y) {\n"
+                   + "\n".join(['    y += s.size();  // "}"'] * 86) + "\n  };\n  return f(1);\n}\n}\n")
+    short_function = ("namespace {\nconst char* kSql[] = {\n" + "\n".join(['  "x",'] * 90)
+                      + "\n};\nstruct S {\n  int F() {\n    return 1;\n  }\n};\n}\n")
     cases = [
         ({"problems/p.cc": '#include "server/store/store.h"\n'}, "problems/ may include only"),
         ({"problems/p.h": '#include "worker/worker.h"\n'}, "problems/ may include only"),
         ({"scoring/s.cc": '#include "report/report.h"\n'}, "scoring/ may include only"),
-        ({"scoring/s.cc": '#include "server/competition.h"\n'}, "scoring/ may include only"),
+        ({"scoring/s.cc": '#include "server/phase.h"\n'}, "scoring/ may include only"),
         ({"common/c.cc": '#include "problems/problem.h"\n'}, "common/ may include only"),
         ({"client/c.cc": '#include "server/coordinator.h"\n'}, "the CLI may include of server/"),
         ({"client/c.cc": '#include "report/internal/json_view.h"\n'}, "an internal header"),
         ({"server/a.cc": '#include "problems/ml/internal/model.h"\n'}, "an internal header"),
-        ({"server/competition.h": '#include "grpcpp/server_context.h"\n'}, "gRPC in a header"),
+        ({"server/phase.h": '#include "grpcpp/server_context.h"\n'}, "gRPC in a header"),
         ({"worker/w.h": '#include "bbo/v1/worker_service.grpc.pb.h"\n'}, "gRPC in a header"),
-        ({"server/competition.cc": '#include "grpcpp/grpcpp.h"\n'}, "gRPC outside"),
+        ({"server/phase.cc": '#include "grpcpp/grpcpp.h"\n'}, "gRPC outside"),
         ({"server/big.cc": long_file}, "lines (the limit"),
+        ({"server/f.cc": long_function}, "a function of 82 lines"),
+        ({"report/g.cc": long_method}, "a function of 91 lines"),
     ]
     allowed = {
         "server/rpc/services.h": '#include "bbo/v1/study_service.grpc.pb.h"\n',
@@ -148,6 +277,8 @@ def self_test():
         "client/main.cc": '#include "server/embed.h"\n#include "report/report.h"\n',
         "problems/ml/x.cc": '#include "problems/ml/internal/model.h"\n',
         "server/big_test.cc": long_file,
+        "server/f_test.cc": long_function,
+        "server/table.cc": short_function,
         "tests/e2e.cc": '#include "server/coordinator.h"\n#include "grpcpp/grpcpp.h"\n',
         "report/r.cc": '#include "scoring/leaderboard.h"\n#include <vector>\n',
     }

@@ -50,7 +50,7 @@ void PrintPhases(const v1::GetCompetitionResponse& c) {
                                      : "");
     return;
   }
-  std::printf("Competition %s, now %s\n", c.name().empty() ? "-" : c.name().c_str(),
+  std::printf("Phase %s, now %s\n", c.name().empty() ? "-" : c.name().c_str(),
               FormatEpoch(c.now_s()).c_str());
   for (const auto& p : c.phases()) {
     std::string when;

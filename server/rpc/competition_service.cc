@@ -28,7 +28,7 @@ grpc::Status CompetitionServiceImpl::RegisterSubmission(
     grpc::ServerContext* context, const v1::RegisterSubmissionRequest* req,
     v1::RegisterSubmissionResponse* resp) {
   BBO_RPC_WHO(who, context, "RegisterSubmission");
-  absl::StatusOr<Competition*> phase = phases_->ForSubmission(req->phase());
+  absl::StatusOr<Phase*> phase = competition_->ForSubmission(req->phase());
   if (!phase.ok()) return ToGrpcStatus(auth_->Audited(who, "RegisterSubmission", phase.status()));
   absl::StatusOr<RegisteredSubmission> r =
       (*phase)->Register(who, req->name(), req->archive(), req->trials(), req->team());
@@ -44,7 +44,7 @@ grpc::Status CompetitionServiceImpl::ListSubmissions(grpc::ServerContext* contex
                                                      const v1::ListSubmissionsRequest* req,
                                                      v1::ListSubmissionsResponse* resp) {
   BBO_RPC_WHO(who, context, "ListSubmissions");
-  absl::StatusOr<std::vector<PhaseSubmission>> list = phases_->List(who, req->phase());
+  absl::StatusOr<std::vector<PhaseSubmission>> list = competition_->List(who, req->phase());
   if (!list.ok()) return ToGrpcStatus(auth_->Audited(who, "ListSubmissions", list.status()));
   for (const PhaseSubmission& ps : *list) {
     StatusToProto(ps.status, resp->add_submissions());
@@ -59,7 +59,7 @@ grpc::Status CompetitionServiceImpl::WithdrawSubmission(grpc::ServerContext* con
                                                         const v1::WithdrawSubmissionRequest* req,
                                                         v1::WithdrawSubmissionResponse* resp) {
   BBO_RPC_WHO(who, context, "WithdrawSubmission");
-  absl::StatusOr<int> n = phases_->Current()->Withdraw(who, req->submission_id());
+  absl::StatusOr<int> n = competition_->Current()->Withdraw(who, req->submission_id());
   if (!n.ok()) return ToGrpcStatus(auth_->Audited(who, "WithdrawSubmission", n.status()));
   resp->set_jobs_cancelled(*n);
   return grpc::Status::OK;
@@ -69,7 +69,7 @@ grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext* context
                                                     const v1::GetLeaderboardRequest* req,
                                                     v1::GetLeaderboardResponse* resp) {
   BBO_RPC_WHO(who, context, "GetLeaderboard");
-  absl::StatusOr<Competition*> phase = phases_->Get(req->phase());
+  absl::StatusOr<Phase*> phase = competition_->Get(req->phase());
   if (!phase.ok()) return ToGrpcStatus(phase.status());
   absl::StatusOr<LeaderboardReport> report = (*phase)->Leaderboard(who, req->board());
   if (!report.ok()) return ToGrpcStatus(report.status());
@@ -111,15 +111,15 @@ grpc::Status CompetitionServiceImpl::GetCompetition(grpc::ServerContext* context
   auto seconds = [](const std::optional<absl::Time>& t) {
     return t ? absl::ToDoubleSeconds(*t - absl::UnixEpoch()) : 0.0;
   };
-  resp->set_name(phases_->name());
-  resp->set_now_s(phases_->calendar()->NowSeconds());
-  const QueueView q = phases_->Queue();
+  resp->set_name(competition_->name());
+  resp->set_now_s(competition_->calendar()->NowSeconds());
+  const QueueView q = competition_->Queue();
   resp->set_workers_connected(q.workers_connected);
   resp->set_worker_slots(q.worker_slots);
   resp->set_jobs_queued(q.jobs_queued);
   resp->set_jobs_running(q.jobs_running);
   resp->set_estimated_wait_s(q.estimated_wait_s);
-  for (const PhaseView& v : phases_->Describe()) {
+  for (const PhaseView& v : competition_->Describe()) {
     v1::Phase* o = resp->add_phases();
     o->set_name(v.name);
     o->set_title(v.title);
@@ -143,7 +143,7 @@ grpc::Status CompetitionServiceImpl::ChooseSubmission(grpc::ServerContext* conte
                                                       const v1::ChooseSubmissionRequest* req,
                                                       v1::ChooseSubmissionResponse* resp) {
   BBO_RPC_WHO(who, context, "ChooseSubmission");
-  absl::StatusOr<std::string> next = phases_->Choose(who, req->submission_id());
+  absl::StatusOr<std::string> next = competition_->Choose(who, req->submission_id());
   if (!next.ok()) return ToGrpcStatus(auth_->Audited(who, "ChooseSubmission", next.status()));
   resp->set_next_phase(*next);
   return grpc::Status::OK;
@@ -154,7 +154,7 @@ grpc::Status CompetitionServiceImpl::GetSubmissionLog(grpc::ServerContext* conte
                                                       v1::GetSubmissionLogResponse* resp) {
   BBO_RPC_WHO(who, context, "GetSubmissionLog");
   absl::StatusOr<SubmissionLog> log =
-      phases_->Log(who, req->submission_id(), req->limit() > 0 ? req->limit() : 50);
+      competition_->Log(who, req->submission_id(), req->limit() > 0 ? req->limit() : 50);
   if (!log.ok()) return ToGrpcStatus(auth_->Audited(who, "GetSubmissionLog", log.status()));
   SubmissionStatus status;
   status.submission = log->submission;
@@ -205,7 +205,7 @@ grpc::Status ScoringServiceImpl::GetReport(grpc::ServerContext* context,
     default:
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "format: unknown report format");
   }
-  absl::StatusOr<Competition*> phase = phases_->Get(req->phase());
+  absl::StatusOr<Phase*> phase = competition_->Get(req->phase());
   if (!phase.ok()) return ToGrpcStatus(phase.status());
   r.phase = (*phase)->options().phase;
   absl::StatusOr<std::vector<scoring::ReportFile>> files = (*phase)->ReportFiles(who, r, format);

@@ -33,12 +33,12 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coord
   s->limiter_ = std::make_unique<RateLimiter>(options.rate_limit_per_s, options.rate_limit_burst);
   s->auth_ = std::make_unique<Authenticator>(&coordinator->credentials(), s->limiter_.get(),
                                              &coordinator->metrics());
-  s->study_ = std::make_unique<StudyServiceImpl>(&coordinator->studies(), &coordinator->phases(),
+  s->study_ = std::make_unique<StudyServiceImpl>(&coordinator->studies(), &coordinator->competition(),
                                                  s->auth_.get());
   s->worker_ = std::make_unique<WorkerServiceImpl>(&coordinator->queue(), s->auth_.get());
   s->competition_ =
-      std::make_unique<CompetitionServiceImpl>(&coordinator->phases(), s->auth_.get());
-  s->scoring_ = std::make_unique<ScoringServiceImpl>(&coordinator->phases(), s->auth_.get());
+      std::make_unique<CompetitionServiceImpl>(&coordinator->competition(), s->auth_.get());
+  s->scoring_ = std::make_unique<ScoringServiceImpl>(&coordinator->competition(), s->auth_.get());
   grpc::ServerBuilder builder;
   // One server per port: without this gRPC sets SO_REUSEPORT, and a second coordinator on the
   // same port would silently share (and steal) the first one's clients.
@@ -64,8 +64,8 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coord
   builder.RegisterService(s->worker_.get());
   builder.RegisterService(s->competition_.get());
   builder.RegisterService(s->scoring_.get());
-  // Submissions travel as archives; allow them (the Competition enforces its own limit).
-  // The largest request is a submission: its archive (Competition's max_archive_bytes, 64 MiB
+  // Submissions travel as archives; allow them (the Phase enforces its own limit).
+  // The largest request is a submission: its archive (Phase's max_archive_bytes, 64 MiB
   // by default) and a little more. Anything larger is refused by gRPC before it is buffered.
   builder.SetMaxReceiveMessageSize(
       static_cast<int>(coordinator->options().competition.max_archive_bytes + (1 << 20)));

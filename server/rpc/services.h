@@ -22,8 +22,8 @@ namespace bbo::rpc {
 
 class StudyServiceImpl final : public v1::StudyService::Service {
  public:
-  StudyServiceImpl(StudyManager* studies, Phases* phases, const Authenticator* auth)
-      : studies_(studies), phases_(phases), auth_(auth) {}
+  StudyServiceImpl(StudyManager* studies, Competition* competition, const Authenticator* auth)
+      : studies_(studies), competition_(competition), auth_(auth) {}
   grpc::Status OpenStudy(grpc::ServerContext*, const v1::OpenStudyRequest* req,
                          v1::OpenStudyResponse* resp) override;
   grpc::Status SubmitBatch(grpc::ServerContext*, const v1::SubmitBatchRequest* req,
@@ -42,7 +42,7 @@ class StudyServiceImpl final : public v1::StudyService::Service {
 
  private:
   StudyManager* studies_;
-  Phases* phases_;
+  Competition* competition_;
   const Authenticator* auth_;
 };
 
@@ -69,8 +69,8 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
 
 class CompetitionServiceImpl final : public v1::CompetitionService::Service {
  public:
-  CompetitionServiceImpl(Phases* phases, const Authenticator* auth)
-      : phases_(phases), auth_(auth) {}
+  CompetitionServiceImpl(Competition* competition, const Authenticator* auth)
+      : competition_(competition), auth_(auth) {}
   grpc::Status RegisterSubmission(grpc::ServerContext*, const v1::RegisterSubmissionRequest* req,
                                   v1::RegisterSubmissionResponse* resp) override;
   grpc::Status ListSubmissions(grpc::ServerContext*, const v1::ListSubmissionsRequest* req,
@@ -87,19 +87,19 @@ class CompetitionServiceImpl final : public v1::CompetitionService::Service {
                                 v1::GetSubmissionLogResponse* resp) override;
 
  private:
-  Phases* phases_;
+  Competition* competition_;
   const Authenticator* auth_;
 };
 
 class ScoringServiceImpl final : public v1::ScoringService::Service {
  public:
-  ScoringServiceImpl(Phases* phases, const Authenticator* auth)
-      : phases_(phases), auth_(auth) {}
+  ScoringServiceImpl(Competition* competition, const Authenticator* auth)
+      : competition_(competition), auth_(auth) {}
   grpc::Status GetReport(grpc::ServerContext*, const v1::GetReportRequest* req,
                          v1::GetReportResponse* resp) override;
 
  private:
-  Phases* phases_;
+  Competition* competition_;
   const Authenticator* auth_;
 };
 

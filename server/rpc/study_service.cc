@@ -26,7 +26,7 @@ grpc::Status StudyServiceImpl::OpenStudy(grpc::ServerContext* context,
       s = studies_->OpenForJob(who, req->job_id(), req->worker_id(), req->problem_signature());
       break;
     case v1::OpenStudyRequest::kProblem: {
-      absl::StatusOr<Competition*> phase = phases_->Get(req->phase());
+      absl::StatusOr<Phase*> phase = competition_->Get(req->phase());
       if (!phase.ok()) return ToGrpcStatus(phase.status());
       s = studies_->OpenPractice(who, req->problem(), (*phase)->options().phase_key);
       break;
@@ -132,7 +132,7 @@ grpc::Status StudyServiceImpl::ListProblems(grpc::ServerContext* context,
                                             const v1::ListProblemsRequest* req,
                                             v1::ListProblemsResponse* resp) {
   BBO_RPC_WHO(who, context, "ListProblems");
-  absl::StatusOr<Competition*> phase = phases_->Get(req->phase());
+  absl::StatusOr<Phase*> phase = competition_->Get(req->phase());
   if (!phase.ok()) return ToGrpcStatus(phase.status());
   absl::StatusOr<std::vector<ProblemInfo>> problems =
       studies_->ListProblems(who, (*phase)->options().phase_key);

@@ -12,11 +12,11 @@ PlackettLuceRankings::Entry PlackettLuceRankings::Cached(const Key& key) {
 }
 
 absl::StatusOr<std::shared_ptr<const nlohmann::json>> PlackettLuceRankings::Get(
-    Competition* phase, const Identity& who, const std::string& board) {
+    Phase* phase, const Identity& who, const std::string& board) {
   const Key key{phase->options().phase_key, phase->BoardKey(board)};
   const Entry cached = Cached(key);
   // The visibility rule and the board's state: Snapshot decides both.
-  ASSIGN_OR_RETURN(Competition::BoardSnapshot snapshot, phase->Snapshot(who, board, cached.seq));
+  ASSIGN_OR_RETURN(Phase::BoardSnapshot snapshot, phase->Snapshot(who, board, cached.seq));
   if (!snapshot.input.has_value()) return cached.ranking;  // no study ended since
   if (!compute_mu_.TryLock()) {
     if (cached.ranking != nullptr) return cached.ranking;

@@ -3,7 +3,7 @@
 
 // PlackettLuceRankings: the Bayesian Plackett-Luce ranking (Wurth, Stegherr, Kemper, Heider and
 // Hähner, "Pareto-Optimal Anytime Algorithms via Bayesian Racing"; docs/plackett-luce.md) of each
-// board the web leaderboard shows: scoring::ReportPlackettLuce over Competition::Snapshot's
+// board the web leaderboard shows: scoring::ReportPlackettLuce over Phase::Snapshot's
 // input, as scoring::PlackettLuceReportJson (the "plackett_luce" value of a report; {"layout",
 // "error"} when there is none, e.g. with fewer than two submissions). Cached per phase and board
 // until a study ends there.
@@ -24,17 +24,17 @@
 #include "absl/synchronization/mutex.h"
 #include "nlohmann/json.hpp"
 #include "server/access.h"
-#include "server/competition.h"
+#include "server/phase.h"
 
 namespace bbo::web {
 
 class PlackettLuceRankings {
  public:
   // The ranking of board `board` ("" or "main", "warm-start") of `phase` for `who`, under
-  // Competition::Snapshot's rule and with its codes (PermissionDenied while the board is hidden
+  // Phase::Snapshot's rule and with its codes (PermissionDenied while the board is hidden
   // from `who`, NotFound, FailedPrecondition while the baseline runs). Never null when OK.
   // `phase` is not owned.
-  absl::StatusOr<std::shared_ptr<const nlohmann::json>> Get(Competition* phase,
+  absl::StatusOr<std::shared_ptr<const nlohmann::json>> Get(Phase* phase,
                                                             const Identity& who,
                                                             const std::string& board);
 

@@ -11,8 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/status_macros.h"
+#include "server/phase.h"
 #include "server/competition.h"
-#include "server/phases.h"
 #include "server/submission_log.h"
 
 namespace bbo::web {
@@ -36,7 +36,7 @@ const char* StateName(const SubmissionStatus& s) {
 
 // The main-board scores `who` may see in `phase`, by submission name (empty when the board is
 // hidden from `who` or not ready: a missing score is shown as such, never as an error).
-std::map<std::string, double> VisibleScores(Competition* phase, const Identity& who) {
+std::map<std::string, double> VisibleScores(Phase* phase, const Identity& who) {
   std::map<std::string, double> out;
   absl::StatusOr<bool> shows = phase->ShowsScores(who);
   if (!shows.ok() || !*shows) return out;
@@ -120,14 +120,14 @@ const char* RoleName(Identity::Role role) {
 json WebViews::Me(const Identity& who) const {
   return {{"role", RoleName(who.role)},
           {"name", who.name},
-          {"competition", coordinator_->phases().name()}};
+          {"competition", coordinator_->competition().name()}};
 }
 
-absl::StatusOr<json> WebViews::Phases(const Identity& who) const {
-  bbo::Phases& phases = coordinator_->phases();
+absl::StatusOr<json> WebViews::Competition(const Identity& who) const {
+  bbo::Competition& competition = coordinator_->competition();
   json list = json::array();
-  for (const PhaseView& v : phases.Describe()) {
-    ASSIGN_OR_RETURN(Competition * phase, phases.Get(v.name));
+  for (const PhaseView& v : competition.Describe()) {
+    ASSIGN_OR_RETURN(Phase * phase, competition.Get(v.name));
     absl::StatusOr<bool> shows = phase->ShowsScores(who);
     json boards = json::array();
     for (const std::string& b : phase->boards()) boards.push_back(BoardDisplayName(b));
@@ -148,14 +148,14 @@ absl::StatusOr<json> WebViews::Phases(const Identity& who) const {
                     {"per_problem", !v.hidden || who.is_organizer()},
                     {"boards", std::move(boards)}});
   }
-  return json{{"competition", phases.name()},
-              {"now_s", EpochSeconds(phases.calendar()->Now())},
+  return json{{"competition", competition.name()},
+              {"now_s", EpochSeconds(competition.calendar()->Now())},
               {"phases", std::move(list)}};
 }
 
 absl::StatusOr<json> WebViews::Leaderboard(const Identity& who, const std::string& phase_name,
                                            const std::string& board) const {
-  ASSIGN_OR_RETURN(Competition * phase, coordinator_->phases().Get(phase_name));
+  ASSIGN_OR_RETURN(Phase * phase, coordinator_->competition().Get(phase_name));
   ASSIGN_OR_RETURN(LeaderboardReport report, phase->Leaderboard(who, board));
   json rows = json::array();
   int rank = 0;
@@ -193,7 +193,7 @@ absl::StatusOr<json> WebViews::Leaderboard(const Identity& who, const std::strin
 }
 
 absl::StatusOr<json> WebViews::Submissions(const Identity& who, const std::string& phase) const {
-  ASSIGN_OR_RETURN(std::vector<PhaseSubmission> list, coordinator_->phases().List(who, phase));
+  ASSIGN_OR_RETURN(std::vector<PhaseSubmission> list, coordinator_->competition().List(who, phase));
   list.erase(std::remove_if(list.begin(), list.end(),
                             [](const PhaseSubmission& s) { return s.status.submission.is_baseline; }),
              list.end());
@@ -205,7 +205,7 @@ absl::StatusOr<json> WebViews::Submissions(const Identity& who, const std::strin
   std::map<std::string, std::map<std::string, double>> scores;
   for (const PhaseSubmission& s : list) {
     if (scores.count(s.phase)) continue;
-    absl::StatusOr<Competition*> c = coordinator_->phases().Get(s.phase);
+    absl::StatusOr<Phase*> c = coordinator_->competition().Get(s.phase);
     scores[s.phase] = c.ok() ? VisibleScores(*c, who) : std::map<std::string, double>{};
   }
   json out = json::array();
@@ -234,9 +234,9 @@ absl::StatusOr<json> WebViews::Submissions(const Identity& who, const std::strin
 }
 
 absl::StatusOr<json> WebViews::Log(const Identity& who, int64_t id) const {
-  // Phases::Log decides: its team's or an organizer's (NotFound otherwise, as for an unknown id);
+  // Competition::Log decides: its team's or an organizer's (NotFound otherwise, as for an unknown id);
   // a team in a hidden phase sees problems as "problem-K".
-  ASSIGN_OR_RETURN(bbo::SubmissionLog log, coordinator_->phases().Log(who, id, kMaxErrors));
+  ASSIGN_OR_RETURN(bbo::SubmissionLog log, coordinator_->competition().Log(who, id, kMaxErrors));
   json errors = json::array();
   for (const SubmissionLogError& e : log.errors) {
     errors.push_back({{"problem", e.problem},
@@ -279,7 +279,7 @@ absl::StatusOr<json> WebViews::Queue(const Identity& who) const {
     return absl::PermissionDeniedError("the queue and the workers are shown to organizers only");
   }
   const MetricsGauges g = coordinator_->Gauges();
-  const QueueView q = coordinator_->phases().Queue();
+  const QueueView q = coordinator_->competition().Queue();
   return json{{"jobs_queued", g.jobs_queued},
               {"jobs_leased", g.jobs_leased},
               {"jobs_done", g.jobs_done},
@@ -295,7 +295,7 @@ absl::StatusOr<json> WebViews::Queue(const Identity& who) const {
 
 absl::StatusOr<json> WebViews::Report(const Identity& who, const std::string& phase_name,
                                       const std::string& board) const {
-  ASSIGN_OR_RETURN(Competition * phase, coordinator_->phases().Get(phase_name));
+  ASSIGN_OR_RETURN(Phase * phase, coordinator_->competition().Get(phase_name));
   ReportRequest request;
   request.phase = phase->options().phase;
   request.board = board;

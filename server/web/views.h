@@ -2,14 +2,14 @@
 #define BBO_SERVER_WEB_VIEWS_H_
 
 // WebViews: the read-only answers of the web leaderboard's JSON API (docs/web.md), as `who` may
-// see them. Each view is one or a few calls of the domain (Phases, Competition, the Coordinator's
+// see them. Each view is one or a few calls of the domain (Competition, Phase, the Coordinator's
 // gauges and store), which decide what `who` may see: the same rules as the gRPC API
-// (server/access.h, Competition::ShowsScores, Phases::Log). No HTTP here;
+// (server/access.h, Phase::ShowsScores, Competition::Log). No HTTP here;
 // server/web/web_server.h is the transport. The views add one rule of their own: the queue and
 // the workers are for organizers only.
 //
 // Work per call is bounded: lists are cut to kMaxSubmissions / kMaxErrors / kMaxStudies entries
-// (the answer says so), leaderboards and reports come from the Competition's caches.
+// (the answer says so), leaderboards and reports come from the Phase's caches.
 //
 // Thread-safe (the domain objects are).
 
@@ -41,7 +41,7 @@ class WebViews {
   nlohmann::json Me(const Identity& who) const;
   // The competition and every phase: title, rules, window (seconds since the epoch on the
   // calendar), whether it is current and open, its boards, whether `who` sees scores there.
-  absl::StatusOr<nlohmann::json> Phases(const Identity& who) const;
+  absl::StatusOr<nlohmann::json> Competition(const Identity& who) const;
   // The board `board` ("" or "main", "warm-start") of phase `phase` ("" = current). NotFound
   // for an unknown phase or board; PermissionDenied for a board hidden until published (to
   // non-organizers); FailedPrecondition while the baseline runs. Per-problem scores only where
@@ -54,9 +54,9 @@ class WebViews {
                                              const std::string& board) const;
   // The submissions `who` may see (a team its own, an organizer all; "" = every phase), newest
   // first, each with its score where `who` sees the scores of its phase's main board.
-  // Unauthenticated for an anonymous caller (Competition::List).
+  // Unauthenticated for an anonymous caller (Phase::List).
   absl::StatusOr<nlohmann::json> Submissions(const Identity& who, const std::string& phase) const;
-  // The log of submission `id` (Phases::Log, as `bbo logs`): its studies by state, its errors
+  // The log of submission `id` (Competition::Log, as `bbo logs`): its studies by state, its errors
   // by kind, the first kMaxErrors errors in full and the first kMaxStudies studies. NotFound
   // unless `who` is its team or an organizer (the same answer as for no such submission); a
   // team in a hidden phase sees problems as "problem-K".
@@ -65,7 +65,7 @@ class WebViews {
   // (PermissionDenied otherwise).
   absl::StatusOr<nlohmann::json> Queue(const Identity& who) const;
   // The full scoring report of phase `phase`, board `board`, as one self-contained HTML page:
-  // {phase, board, html}. Competition::ReportFiles decides who may see it.
+  // {phase, board, html}. Phase::ReportFiles decides who may see it.
   absl::StatusOr<nlohmann::json> Report(const Identity& who, const std::string& phase,
                                         const std::string& board) const;
 

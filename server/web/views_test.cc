@@ -70,7 +70,7 @@ class WebViewsTest : public ::testing::Test {
     FILE* f = std::fopen((dir + "/optimizer.py").c_str(), "w");
     std::fputs("# never run in these tests\n", f);
     std::fclose(f);
-    auto phase = coordinator_->phases().ForSubmission("");
+    auto phase = coordinator_->competition().ForSubmission("");
     EXPECT_TRUE(phase.ok()) << phase.status();
     auto r = (*phase)->Register(Identity::Team(team), name, *TarDirectory(dir), 0, "");
     EXPECT_TRUE(r.ok()) << r.status();
@@ -114,7 +114,7 @@ TEST_F(WebViewsTest, MeNamesTheRoleAndTheCompetition) {
 }
 
 TEST_F(WebViewsTest, PhasesGiveTheCalendarAndWhatTheCallerSeesInEach) {
-  auto team = views_->Phases(red_);
+  auto team = views_->Competition(red_);
   ASSERT_TRUE(team.ok()) << team.status();
   EXPECT_EQ((*team)["now_s"], absl::ToDoubleSeconds(At("2026-01-10T00:00:00Z") - absl::UnixEpoch()));
   const json& practice = (*team)["phases"][0];
@@ -127,7 +127,7 @@ TEST_F(WebViewsTest, PhasesGiveTheCalendarAndWhatTheCallerSeesInEach) {
   EXPECT_FALSE(final_phase["shows_scores"].get<bool>());
   EXPECT_EQ(final_phase["migrate_from"], "feedback");
   EXPECT_THAT(final_phase["boards"], ElementsAre("main", "warm-start"));
-  auto organizer = views_->Phases(organizer_);
+  auto organizer = views_->Competition(organizer_);
   EXPECT_TRUE((*organizer)["phases"][2]["shows_scores"].get<bool>());
   EXPECT_TRUE((*organizer)["phases"][1]["per_problem"].get<bool>());
 }
@@ -186,8 +186,8 @@ TEST_F(WebViewsTest, AFinalBoardHiddenUntilPublishedIsRefusedToTeamsOnly) {
   // Organizers get past the rule (here to the baseline that has not run).
   auto organizer = views_->Leaderboard(organizer_, "final", "");
   EXPECT_NE(organizer.status().code(), absl::StatusCode::kPermissionDenied) << organizer.status();
-  ASSERT_TRUE(coordinator_->phases().Get("final").ok());
-  ASSERT_TRUE((*coordinator_->phases().Get("final"))->Publish(organizer_, false, "").ok());
+  ASSERT_TRUE(coordinator_->competition().Get("final").ok());
+  ASSERT_TRUE((*coordinator_->competition().Get("final"))->Publish(organizer_, false, "").ok());
   EXPECT_NE(views_->Leaderboard(red_, "final", "").status().code(),
             absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(views_->Leaderboard(red_, "nosuch", "").status().code(), absl::StatusCode::kNotFound);

@@ -170,7 +170,7 @@ void WebServer::Route(Coordinator* coordinator) {
         return views->Me(who);
       });
   api("/api/phases", "web:/api/phases", false,
-      [views](const Identity& who, const httplib::Request&) { return views->Phases(who); });
+      [views](const Identity& who, const httplib::Request&) { return views->Competition(who); });
   api("/api/leaderboard", "web:/api/leaderboard", false,
       [views](const Identity& who, const httplib::Request& req) -> absl::StatusOr<json> {
         absl::StatusOr<std::string> phase = NameParam(req, "phase");

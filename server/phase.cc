@@ -1,0 +1,689 @@
+#include "server/phase.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/archive.h"
+#include "common/digest.h"
+#include "common/status_macros.h"
+#include "report/report.h"
+#include "server/competition_file.h"
+#include "server/plackett_luce_seconds.h"
+#include "spdlog/spdlog.h"
+
+namespace bbo {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool ValidName(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+
+// A scratch directory removed on destruction.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "bbo-sub-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+nlohmann::json Number(double v) {
+  if (std::isfinite(v)) return v;
+  return nullptr;
+}
+
+}  // namespace
+
+absl::StatusOr<SubmissionKind> DetectSubmissionKind(const std::string& dir) {
+  fs::path py = fs::path(dir) / "optimizer.py";
+  fs::path exe = fs::path(dir) / "optimizer";
+  std::error_code ec;
+  if (fs::is_regular_file(py, ec)) return SubmissionKind::kPython;
+  if (fs::is_regular_file(exe, ec)) {
+    struct stat st;
+    if (stat(exe.c_str(), &st) == 0 && (st.st_mode & S_IXUSR)) return SubmissionKind::kExecutable;
+    return absl::InvalidArgumentError(
+        "the submission's `optimizer` file is not executable (chmod +x optimizer)");
+  }
+  return absl::InvalidArgumentError(
+      "the submission has neither optimizer.py (a Bayesmark-style Python optimizer) nor an "
+      "executable named `optimizer` at its top level");
+}
+
+Phase::Phase(Store* store, const ProblemSet* problems, Clock* clock, int batch_size,
+                         int n_batches, PhaseOptions options)
+    : store_(store),
+      problems_(problems),
+      clock_(clock),
+      batch_size_(batch_size),
+      n_batches_(n_batches),
+      options_(std::move(options)),
+      access_(options_.hidden_phase, options_.allow_anonymous) {
+  calendar_ = clock;
+  boards_.push_back(MainBoardKey(options_.phase_key));
+  if (options_.warm_start_board) boards_.push_back(WarmStartBoardKey(options_.phase_key));
+  absl::MutexLock l(&cache_mu_);
+  for (const std::string& b : boards_) board_states_[b] = std::make_unique<BoardState>();
+}
+
+std::string BoardDisplayName(const std::string& board) {
+  return IsWarmStartBoard(board) ? "warm-start" : "main";
+}
+
+std::string BoardFromName(const std::string& name) { return name == "main" ? kMainBoard : name; }
+
+std::string Phase::BoardKey(const std::string& name) const {
+  if (name.empty() || name == "main") return MainBoardKey(options_.phase_key);
+  if (name == "warm-start") return WarmStartBoardKey(options_.phase_key);
+  return name;  // unknown: FindBoard says which boards exist
+}
+
+absl::Status Phase::CheckOpen() {
+  if (!options_.accepts_submissions) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "phase \"", options_.phase, "\" takes no submissions: each team's chosen submission of "
+        "the previous phase is entered automatically when that phase ends"));
+  }
+  const absl::Time now = calendar_->Now();
+  if (options_.window_start && now < *options_.window_start) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "phase \"", options_.phase, "\" opens at ", FormatUtc(*options_.window_start), " (in ",
+        FormatTimeLeft(*options_.window_start - now), "); submissions are accepted from ",
+        FormatUtc(*options_.window_start),
+        options_.window_end ? absl::StrCat(" until ", FormatUtc(*options_.window_end)) : ""));
+  }
+  if (options_.window_end && now >= *options_.window_end) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "phase \"", options_.phase, "\" closed at ", FormatUtc(*options_.window_end),
+        "; submissions were accepted ",
+        options_.window_start ? absl::StrCat("from ", FormatUtc(*options_.window_start), " ")
+                              : "",
+        "until ", FormatUtc(*options_.window_end)));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PublicationState> Phase::Publication() {
+  PublicationState out;
+  if (!options_.board_hidden_until_published) {
+    out.published = true;
+    return out;
+  }
+  ASSIGN_OR_RETURN(std::vector<PhaseEvent> events, store_->PhaseEvents(options_.phase_key));
+  for (const PhaseEvent& e : events) {
+    if (e.kind != "published" && e.kind != "unpublished") continue;
+    out.published = e.kind == "published";
+    out.at = e.at;
+    out.who = e.who;
+    out.detail = e.detail;
+  }
+  return out;
+}
+
+absl::StatusOr<bool> Phase::ShowsScores(const Identity& who) {
+  if (who.is_organizer()) return true;
+  ASSIGN_OR_RETURN(PublicationState p, Publication());
+  return p.published;
+}
+
+absl::Status Phase::Publish(const Identity& who, bool undo, const std::string& reason) {
+  if (!who.is_organizer()) {
+    return absl::PermissionDeniedError("publishing a board needs an organizer token");
+  }
+  if (!options_.board_hidden_until_published) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "phase \"", options_.phase, "\" has a public board; there is nothing to publish"));
+  }
+  if (undo && reason.empty()) {
+    return absl::InvalidArgumentError(
+        "reason: withdrawing a published board needs a reason (it is recorded and shown)");
+  }
+  ASSIGN_OR_RETURN(PublicationState now, Publication());
+  if (now.published != undo) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the board of phase \"", options_.phase, "\" is already ",
+        now.published ? "published" : "hidden"));
+  }
+  PhaseEvent e;
+  e.phase = options_.phase_key;
+  e.kind = undo ? "unpublished" : "published";
+  e.at = clock_->NowSeconds();
+  e.who = who.Describe();
+  e.detail = reason;
+  RETURN_IF_ERROR(store_->RecordPhaseEvent(e).status());
+  spdlog::info("event=board_{} phase={} by={} reason=\"{}\"", e.kind, options_.phase, e.who,
+               absl::CHexEscape(reason));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Phase::BoardState*> Phase::FindBoard(const std::string& board) {
+  auto it = board_states_.find(board);
+  if (it == board_states_.end()) {
+    std::string known;
+    for (const std::string& b : boards_) {
+      absl::StrAppend(&known, known.empty() ? "" : ", ", BoardDisplayName(b));
+    }
+    return absl::NotFoundError(absl::StrCat("phase \"", options_.phase, "\" has no board \"",
+                                            BoardDisplayName(board), "\" (its boards: ", known,
+                                            ")"));
+  }
+  return it->second.get();
+}
+
+int64_t Phase::scoring_cache_hits() {
+  absl::MutexLock l(&cache_mu_);
+  int64_t n = 0;
+  for (const auto& [name, s] : board_states_) n += s->scoring_cache.hits();
+  return n;
+}
+
+int64_t Phase::scoring_cache_misses() {
+  absl::MutexLock l(&cache_mu_);
+  int64_t n = 0;
+  for (const auto& [name, s] : board_states_) n += s->scoring_cache.misses();
+  return n;
+}
+
+absl::Status Phase::EnsureBaseline() {
+  ASSIGN_OR_RETURN(auto existing,
+                   store_->FindSubmission(options_.baseline_name, options_.phase_key));
+  if (existing) return absl::OkStatus();
+  SubmissionRecord rec;
+  rec.name = options_.baseline_name;
+  rec.kind = SubmissionKind::kBuiltin;
+  rec.digest = "builtin";
+  rec.trials = options_.baseline_trials;
+  rec.is_baseline = true;
+  rec.created_at = clock_->NowSeconds();
+  rec.phase = options_.phase_key;
+  return store_->AddSubmission(rec, "", problems_->names(), options_.seed,
+                               {MainBoardKey(options_.phase_key)})
+      .status();
+}
+
+absl::StatusOr<RegisteredSubmission> Phase::Register(const std::string& name,
+                                                           const std::string& archive,
+                                                           int trials, const std::string& team) {
+  RETURN_IF_ERROR(CheckOpen());
+  if (!ValidName(name)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "name: \"", name, "\" is not a valid submission name (1-64 letters, digits, '-', '_', "
+        "'.')"));
+  }
+  if (name == options_.baseline_name) {
+    return absl::AlreadyExistsError(absl::StrCat("name: \"", name, "\" is reserved"));
+  }
+  if (!team.empty() && !ValidName(team)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "team: \"", team, "\" is not a valid team name (1-64 letters, digits, '-', '_', '.')"));
+  }
+  if ((options_.max_submissions_per_team > 0 || options_.max_submissions_per_team_per_day > 0) &&
+      team.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "team: phase \"", options_.phase, "\" limits submissions per team; submit with your "
+        "team's token"));
+  }
+  if ((options_.evaluate_once || options_.racing) && trials != 0 &&
+      trials != options_.default_trials) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "trials: phase \"", options_.phase, "\" runs every submission with ",
+        options_.default_trials, " trials; submissions cannot choose (omit --trials)"));
+  }
+  if (trials == 0) trials = options_.default_trials;
+  if (trials < 1 || trials > options_.max_trials) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("trials: ", trials, " is outside [1, ", options_.max_trials, "]"));
+  }
+  if (static_cast<int64_t>(archive.size()) > options_.max_archive_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat("archive: ", archive.size(),
+                                                   " bytes is over the limit of ",
+                                                   options_.max_archive_bytes));
+  }
+  TempDir dir;
+  if (dir.path().empty()) return absl::UnavailableError("cannot create a scratch directory");
+  ExtractOptions eo;
+  eo.max_total_bytes = options_.max_archive_bytes * 4;
+  if (absl::Status s = ExtractArchive(archive, dir.path(), eo); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("archive: ", s.message()));
+  }
+  ASSIGN_OR_RETURN(SubmissionKind kind, DetectSubmissionKind(dir.path()));
+  // Store a normalised tar so workers see one format whatever the participant uploaded.
+  ASSIGN_OR_RETURN(std::string normalized, TarDirectory(dir.path()));
+  SubmissionRecord rec;
+  rec.name = name;
+  rec.kind = kind;
+  rec.digest = Fnv1a64Hex(normalized);
+  rec.trials = trials;
+  rec.team = team;
+  rec.phase = options_.phase_key;
+  absl::MutexLock l(&register_mu_);
+  // Withdrawn submissions and those the platform lost (see CountChargedSubmissions) are free.
+  constexpr absl::string_view kFree =
+      "; withdrawn submissions and those lost to the platform do not count";
+  if (options_.max_submissions_per_team > 0) {
+    ASSIGN_OR_RETURN(
+        int used, store_->CountChargedSubmissions(team, -std::numeric_limits<double>::infinity(),
+                                                  options_.phase_key));
+    if (used >= options_.max_submissions_per_team) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("team \"", team, "\" has used its ", options_.max_submissions_per_team,
+                       " submission(s) in phase \"", options_.phase, "\"", kFree));
+    }
+  }
+  if (options_.max_submissions_per_team_per_day > 0) {
+    // The UTC day of now: [day_start, day_start + 1 day).
+    const double now = clock_->NowSeconds();
+    const double day_start = std::floor(now / 86400.0) * 86400.0;
+    ASSIGN_OR_RETURN(int today,
+                     store_->CountChargedSubmissions(team, day_start, options_.phase_key));
+    if (today >= options_.max_submissions_per_team_per_day) {
+      const int minutes = static_cast<int>(std::ceil((day_start + 86400.0 - now) / 60.0));
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "team \"", team, "\" has used its ", options_.max_submissions_per_team_per_day,
+          " submission(s) of today (UTC) in phase \"", options_.phase,
+          "\"; the next day starts at 00:00 UTC, in ", minutes / 60, " h ", minutes % 60, " min",
+          kFree));
+    }
+  }
+  if (options_.evaluate_once) {
+    ASSIGN_OR_RETURN(std::vector<SubmissionRecord> same,
+                     store_->FindSubmissionsByDigest(rec.digest));
+    std::erase_if(same, [&](const SubmissionRecord& s) { return s.phase != options_.phase_key; });
+    if (!same.empty()) {
+      // Never name another team's submission.
+      const bool own = same.front().team == team && !team.empty();
+      return absl::AlreadyExistsError(absl::StrCat(
+          "archive: this optimizer is identical to ",
+          own ? absl::StrCat("your submission \"", same.front().name, "\"")
+              : std::string("one already registered"),
+          "; phase \"", options_.phase, "\" evaluates each submission once"));
+    }
+  }
+  rec.created_at = clock_->NowSeconds();
+  // A race queues a submission's jobs itself, round by round (server/race.h).
+  const std::vector<std::string> no_problems;
+  const std::vector<std::string>& job_problems = options_.racing ? no_problems : problems_->names();
+  ASSIGN_OR_RETURN(int64_t id, store_->AddSubmission(rec, normalized, job_problems,
+                                                     options_.seed, boards_));
+  if (on_jobs_changed_) on_jobs_changed_();
+  RegisteredSubmission out;
+  out.submission_id = id;
+  out.kind = kind;
+  out.trials = trials;
+  out.jobs = trials * static_cast<int>(job_problems.size() * boards_.size());
+  return out;
+}
+
+absl::StatusOr<RegisteredSubmission> Phase::Register(const Identity& who,
+                                                           const std::string& name,
+                                                           const std::string& archive, int trials,
+                                                           const std::string& requested_team) {
+  absl::StatusOr<std::string> team = access_.SubmittingTeam(who, requested_team);
+  absl::StatusOr<RegisteredSubmission> out =
+      team.ok() ? Register(name, archive, trials, *team)
+                : absl::StatusOr<RegisteredSubmission>(team.status());
+  if (out.ok()) {
+    spdlog::info("event=submission_accepted submission={} name={} team={} jobs={}",
+                 out->submission_id, name, *team, out->jobs);
+  } else {
+    spdlog::info("event=submission_refused by={} code={} reason=\"{}\"", who.Describe(),
+                 absl::StatusCodeToString(out.status().code()),
+                 absl::CHexEscape(out.status().message().substr(0, 200)));
+  }
+  if (metrics_ != nullptr) metrics_->CountSubmission(out.ok() ? "accepted" : "refused");
+  return out;
+}
+
+absl::StatusOr<int> Phase::Withdraw(const Identity& who, int64_t submission_id) {
+  RETURN_IF_ERROR(access_.RequireParticipant(who, "submissions"));
+  absl::StatusOr<SubmissionRecord> sub = store_->GetSubmission(submission_id);
+  if (!sub.ok() || sub->is_baseline || !access_.SeesSubmissionsOf(who, sub->team)) {
+    return absl::NotFoundError(absl::StrCat("no submission ", submission_id, " of yours"));
+  }
+  absl::StatusOr<int> n =
+      store_->CancelQueuedJobs(submission_id, absl::StrCat("withdrawn by ", who.Describe()));
+  if (n.ok() && on_jobs_changed_) on_jobs_changed_();
+  return n;
+}
+
+absl::StatusOr<std::vector<SubmissionStatus>> Phase::List(const Identity& who) {
+  RETURN_IF_ERROR(access_.RequireParticipant(who, "submissions"));
+  ASSIGN_OR_RETURN(std::vector<SubmissionStatus> all, List());
+  std::vector<SubmissionStatus> out;
+  for (SubmissionStatus& s : all) {
+    if (access_.SeesSubmissionsOf(who, s.submission.team)) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<SubmissionStatus>> Phase::List() {
+  ASSIGN_OR_RETURN(std::vector<SubmissionRecord> subs, store_->ListSubmissions());
+  std::vector<SubmissionStatus> out;
+  for (auto& s : subs) {
+    if (s.phase != options_.phase_key) continue;
+    SubmissionStatus st;
+    ASSIGN_OR_RETURN(st.jobs, store_->CountJobs(s.id));
+    ASSIGN_OR_RETURN(st.studies_with_errors, store_->CountStudiesWithErrors(s.id));
+    st.submission = std::move(s);
+    out.push_back(std::move(st));
+  }
+  return out;
+}
+
+absl::StatusOr<LeaderboardReport> Phase::Leaderboard(const std::string& board_name) {
+  // One computation at a time; readers of an unchanged board get the cached copy.
+  absl::MutexLock l(&cache_mu_);
+  const std::string board_key = BoardKey(board_name);
+  ASSIGN_OR_RETURN(BoardState * state, FindBoard(board_key));
+  RETURN_IF_ERROR(RefreshInput(board_key, *state).status());
+  if (state->cached != nullptr && state->cached_seq == state->seq) return *state->cached;
+  RETURN_IF_ERROR(BaselineReady(*state));
+  computations_++;
+  ASSIGN_OR_RETURN(scoring::Leaderboard board,
+                   scoring::ComputeLeaderboard(state->input, options_.baseline_name,
+                                               &state->scoring_cache));
+  LeaderboardReport out;
+  out.batch_size = batch_size_;
+  out.n_batches = n_batches_;
+  out.json = LeaderboardToJson(board, batch_size_, n_batches_);
+  out.json["phase"] = options_.phase;
+  out.json["board"] = BoardDisplayName(board_key);
+  out.board = std::move(board);
+  state->cached = std::make_shared<const LeaderboardReport>(out);
+  state->cached_seq = state->seq;
+  return out;
+}
+
+absl::Status Phase::RequireBoardShown(const Identity& who) {
+  ASSIGN_OR_RETURN(bool scores, ShowsScores(who));
+  if (!scores) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "the board of phase \"", options_.phase, "\" is hidden until the organizers publish "
+        "it; `bbo status` shows the state of your own submissions"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<LeaderboardReport> Phase::Leaderboard(const Identity& who,
+                                                           const std::string& board) {
+  RETURN_IF_ERROR(RequireBoardShown(who));
+  ASSIGN_OR_RETURN(LeaderboardReport out, Leaderboard(board));
+  // Honest completeness, from the jobs as they are now (not cached with the scores): a row is
+  // complete once every job of its submission has its final study; registered submissions
+  // without a row are listed as pending.
+  ASSIGN_OR_RETURN(std::vector<SubmissionStatus> all, List());
+  std::map<std::string, const SubmissionStatus*> by_name;
+  for (const SubmissionStatus& s : all) {
+    if (!s.submission.is_baseline) by_name[s.submission.name] = &s;
+  }
+  std::set<std::string> on_board;
+  for (auto& row : out.board.rows) {
+    on_board.insert(row.method);
+    auto it = by_name.find(row.method);
+    if (it == by_name.end()) continue;
+    const JobCounts& j = it->second->jobs;
+    row.complete = row.complete && j.done == j.total && j.total > 0;
+  }
+  if (out.json.is_object() && out.json.contains("rows") && out.json["rows"].is_array()) {
+    for (auto& row : out.json["rows"]) {
+      if (!row.is_object() || !row.contains("name") || !row["name"].is_string()) continue;
+      auto it = by_name.find(row["name"].get<std::string>());
+      if (it == by_name.end()) continue;
+      const JobCounts& j = it->second->jobs;
+      if (j.done != j.total) row["complete"] = false;
+    }
+  }
+  // Which submissions are pending is one's own business: a team sees its own.
+  for (const auto& [name, status] : by_name) {
+    if (!on_board.count(name) && access_.SeesSubmissionsOf(who, status->submission.team)) {
+      out.pending.push_back({name, status->jobs});
+    }
+  }
+  if (!access_.ShowsPerProblemResults(who)) {
+    for (auto& row : out.board.rows) row.problems.clear();
+    out.json = nullptr;
+    out.per_problem = false;
+  }
+  return out;
+}
+
+absl::StatusOr<std::shared_ptr<const nlohmann::json>> Phase::Report(
+    const ReportRequest& request) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const nlohmann::json> scores, ReportScores(request));
+  if (!race_view_ || IsWarmStartBoard(BoardKey(request.board))) return scores;
+  // The race moves on after the scores last changed (its last round): read it now.
+  ASSIGN_OR_RETURN(nlohmann::json race, race_view_());
+  auto out = std::make_shared<nlohmann::json>(*scores);
+  (*out)["racing"] = std::move(race);
+  return std::shared_ptr<const nlohmann::json>(std::move(out));
+}
+
+absl::StatusOr<std::shared_ptr<const nlohmann::json>> Phase::ReportScores(
+    const ReportRequest& request) {
+  if (!request.phase.empty() && request.phase != options_.phase) {
+    return absl::NotFoundError(absl::StrCat("this coordinator hosts phase \"", options_.phase,
+                                            "\", not \"", request.phase, "\""));
+  }
+  if (request.bootstrap_replicates < 1 || request.bootstrap_replicates > 1000000) {
+    return absl::InvalidArgumentError("bootstrap_replicates: must be in [1, 10^6]");
+  }
+  if (request.top_k < 1) return absl::InvalidArgumentError("top_k: must be >= 1");
+  const std::string board_key = BoardKey(request.board);
+  const auto key = std::make_tuple(request.bootstrap_replicates, request.seed, request.top_k);
+  absl::MutexLock report_lock(&report_mu_);
+  // Under cache_mu_ only long enough to bring the board up to date and take a snapshot of it.
+  BoardState* state = nullptr;
+  int64_t seq = 0;
+  scoring::ScoringInput input;
+  {
+    absl::MutexLock l(&cache_mu_);
+    ASSIGN_OR_RETURN(state, FindBoard(board_key));
+    RETURN_IF_ERROR(RefreshInput(board_key, *state).status());
+    seq = state->seq;
+    if (state->report != nullptr && state->report_seq == seq && state->report_key == key) {
+      return state->report;
+    }
+    RETURN_IF_ERROR(BaselineReady(*state));
+    input = state->input;
+  }
+  scoring::ReportOptions o;
+  o.phase = !IsWarmStartBoard(board_key)
+                ? options_.phase
+                : absl::StrCat(options_.phase, " (", BoardDisplayName(board_key), " board)");
+  o.source = "bbo-server";
+  o.baseline_row_name = options_.baseline_name;
+  o.bootstrap.replicates = request.bootstrap_replicates;
+  o.bootstrap.seed = request.seed;
+  o.bootstrap.top_k = request.top_k;
+  for (const std::string& name : problems_->names()) {
+    ASSIGN_OR_RETURN(const Problem* problem, problems_->Get(name));
+    o.problem_info[name] = {problem->space().dims(), problem->attributes()};
+  }
+  for (const auto& [method, per_problem] : input.methods) {
+    if (per_problem.size() < input.problems.size()) {
+      o.warnings.push_back(absl::StrCat("\"", method, "\" has results on ", per_problem.size(),
+                                        " of ", input.problems.size(),
+                                        " problems; its score is partial"));
+    }
+  }
+  reports_++;
+  std::unique_ptr<scoring::ScoringCache>& cache = report_caches_[board_key];
+  if (cache == nullptr) cache = std::make_unique<scoring::ScoringCache>();
+  ASSIGN_OR_RETURN(scoring::Report report, scoring::ComputeReport(input, o, cache.get()));
+  nlohmann::json out = scoring::ReportJson(report, input);
+  // Batch timings are only in the store (read after the snapshot: a study ending meanwhile
+  // changes the sequence number, so the next request recomputes both views).
+  if (!IsWarmStartBoard(board_key)) {
+    out["plackett_luce_seconds"] =
+        ReportPlackettLuceSeconds(*store_, problems_->names(), board_key, n_batches_);
+  }
+  auto json = std::make_shared<const nlohmann::json>(std::move(out));
+  absl::MutexLock l(&cache_mu_);
+  state->report = json;
+  state->report_seq = seq;
+  state->report_key = key;
+  return json;
+}
+
+absl::StatusOr<Phase::BoardSnapshot> Phase::Snapshot(const Identity& who,
+                                                                  const std::string& board,
+                                                                  int64_t known_seq) {
+  RETURN_IF_ERROR(RequireBoardShown(who));
+  const std::string board_key = BoardKey(board);
+  absl::MutexLock l(&cache_mu_);
+  ASSIGN_OR_RETURN(BoardState * state, FindBoard(board_key));
+  RETURN_IF_ERROR(RefreshInput(board_key, *state).status());
+  RETURN_IF_ERROR(BaselineReady(*state));
+  BoardSnapshot out;
+  out.seq = state->seq;
+  if (state->seq != known_seq) out.input = state->input;
+  return out;
+}
+
+absl::StatusOr<std::vector<scoring::ReportFile>> Phase::ReportFiles(
+    const Identity& who, const ReportRequest& request, const std::string& format) {
+  RETURN_IF_ERROR(access_.RequireOrganizerIfHidden(who, "the scoring reports"));
+  ASSIGN_OR_RETURN(bool scores, ShowsScores(who));
+  if (!scores) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "the board of phase \"", options_.phase, "\" is hidden until the organizers publish it"));
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<const nlohmann::json> report, Report(request));
+  return scoring::RenderReportFiles(*report, format);
+}
+
+absl::Status Phase::BaselineReady(const BoardState& state) const {
+  const size_t needed = static_cast<size_t>(batch_size_) * n_batches_;
+  for (const auto& [name, b] : state.input.problems) {
+    if (b.random_evals.size() < needed) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the random-search baseline on problem ", name, " is not finished yet (",
+          b.random_evals.size(), " of at least ", needed, " evaluations); try again shortly"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> Phase::RefreshInput(const std::string& board, BoardState& state) {
+  scoring::ScoringInput& input = state.input;
+  ASSIGN_OR_RETURN(ScoringChanges changes, store_->ScoringChangesSince(state.seq));
+  if (state.loaded && changes.problems.empty()) return false;
+  std::vector<std::string> reload;
+  if (!state.loaded) {
+    // First load: every problem of the phase, even those without results yet.
+    input = scoring::ScoringInput{};
+    input.batch_size = batch_size_;
+    input.n_batches = n_batches_;
+    for (const std::string& name : problems_->names()) {
+      ASSIGN_OR_RETURN(const Problem* problem, problems_->Get(name));
+      scoring::ProblemBaselineInput b;
+      if (options_.use_known_optimum) b.known_optimum = problem->known_optimum();
+      input.problems[name] = std::move(b);
+      reload.push_back(name);
+    }
+  } else {
+    for (const std::string& p : changes.problems) {
+      if (input.problems.count(p)) reload.push_back(p);  // else: no longer in this phase
+    }
+  }
+  ASSIGN_OR_RETURN(ScoringData data, store_->LoadScoringData(reload, board));
+  for (const std::string& p : reload) {
+    for (auto it = input.methods.begin(); it != input.methods.end();) {
+      it->second.erase(p);
+      it = it->second.empty() ? input.methods.erase(it) : std::next(it);
+    }
+    auto bit = data.baseline_evals.find(p);
+    input.problems[p].random_evals =
+        bit == data.baseline_evals.end() ? std::vector<double>{} : std::move(bit->second);
+  }
+  for (auto& [method, per_problem] : data.methods) {
+    for (auto& [problem, curves] : per_problem) {
+      if (!input.problems.count(problem)) continue;
+      scoring::MethodProblemData mp;
+      for (auto& c : curves) {
+        scoring::TrialCurve t;
+        t.batch_min = std::move(c.batch_min);
+        // A study cut off or failed early keeps its best so far: missing batches are +inf and
+        // the cumulative minimum carries the best forward.
+        t.batch_min.resize(n_batches_, HUGE_VAL);
+        mp.trials.push_back(std::move(t));
+      }
+      input.methods[method][problem] = std::move(mp);
+    }
+  }
+  state.seq = changes.seq;
+  state.loaded = true;
+  return true;
+}
+
+nlohmann::json LeaderboardToJson(const scoring::Leaderboard& board, int batch_size,
+                                 int n_batches) {
+  nlohmann::json j;
+  j["batch_size"] = batch_size;
+  j["n_batches"] = n_batches;
+  j["score_definition"] =
+      "100 x (1 - mean over problems of the normalized mean performance at the last batch); "
+      "0 = a single random guess, 100 = always the best known optimum (NeurIPS 2020 BBO "
+      "challenge, eq. 7)";
+  nlohmann::json rows = nlohmann::json::array();
+  int rank = 0;
+  for (const auto& r : board.rows) {
+    nlohmann::json row;
+    row["rank"] = ++rank;
+    row["name"] = r.method;
+    row["score"] = Number(r.score);
+    row["median_score"] = Number(r.median_score);
+    row["baseline"] = r.is_baseline;
+    row["complete"] = r.complete;
+    nlohmann::json curve = nlohmann::json::array();
+    for (double v : r.mean_perf) curve.push_back(Number(v));
+    row["mean_perf_by_batch"] = curve;
+    nlohmann::json problems = nlohmann::json::object();
+    for (const auto& p : r.problems) {
+      nlohmann::json pj;
+      pj["score"] = Number(p.score);
+      pj["trials"] = p.trials;
+      pj["norm_mean_perf_last"] =
+          p.norm_mean_perf.empty() ? nlohmann::json(nullptr) : Number(p.norm_mean_perf.back());
+      problems[p.problem] = pj;
+    }
+    row["problems"] = problems;
+    rows.push_back(row);
+  }
+  j["rows"] = rows;
+  nlohmann::json baselines = nlohmann::json::object();
+  for (const auto& [name, b] : board.baselines) {
+    baselines[name] = {{"opt", Number(b.opt)}, {"clip", Number(b.clip)}};
+  }
+  j["baselines"] = baselines;
+  return j;
+}
+
+}  // namespace bbo

@@ -1,0 +1,314 @@
+#ifndef BBO_SERVER_PHASE_H_
+#define BBO_SERVER_PHASE_H_
+
+// Phase: submissions and the leaderboard. Registering a submission validates its files
+// (optimizer.py or an executable `optimizer` at the top), stores a normalised archive and queues
+// one job per problem x trial. The leaderboard is computed from the Store with the Bayesmark
+// scoring of scoring/leaderboard.h (Turner et al. (2021) eq. 7) against the coordinator's own
+// random-search baseline studies. Thread-safe.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "nlohmann/json.hpp"
+#include "report/report_files.h"
+#include "scoring/leaderboard.h"
+#include "server/access.h"
+#include "server/metrics.h"
+#include "server/problem_set.h"
+#include "server/store/store.h"
+
+namespace bbo {
+
+struct PhaseOptions {
+  // No identities: anonymous callers may submit (AccessPolicy).
+  bool allow_anonymous = false;
+  // Trials per problem for a submission that does not ask for a number.
+  int default_trials = 3;
+  // Upper bound on trials a submission may ask for.
+  int max_trials = 100;
+  // Random-search baseline trials per problem run by the coordinator (each gives
+  // batch_size x n_batches pooled evaluations).
+  int baseline_trials = 10;
+  // Name of the baseline's leaderboard row.
+  std::string baseline_name = "random-search-baseline";
+  // Seeds every job (reproducible competitions).
+  int64_t seed = 20201;
+  // opt_p: false (default) -> Bayesmark's estimator, the best value any method (random search
+  // included) has observed on the problem; true -> the lower of that and the problem's best
+  // known optimum, so 100 means "the best known optimum every time" (Turner et al. (2021) §3.3).
+  bool use_known_optimum = false;
+  // Name of the competition phase this coordinator runs (reports are labelled with it).
+  std::string phase = "practice";
+  // Maximum size of a submission archive, bytes.
+  int64_t max_archive_bytes = 64ll << 20;
+  // Submissions one team may register in this phase; 0 = no limit. With a limit, a submission
+  // must name its team.
+  int max_submissions_per_team = 0;
+  // Submissions per team per UTC day (0 = no daily limit); counted by registration time.
+  int max_submissions_per_team_per_day = 0;
+  // The final phase's rule (Turner et al. (2021) §3): every submission is evaluated once, with the
+  // phase's number of trials (default_trials; a submission cannot choose), and an archive identical
+  // to one already registered is refused rather than run again.
+  bool evaluate_once = false;
+  // Also run every submission, on the same problems and seeds, with the real parameter names
+  // for a second, "warm-start" board (Turner et al. (2021) §4.7). Only meaningful with anonymized
+  // studies.
+  bool warm_start_board = false;
+  // A hidden phase: per-problem results and the scoring reports are for organizers only
+  // (server/access.h).
+  bool hidden_phase = false;
+  // The phase's key in the store: "" for the one phase of a coordinator started from flags, the
+  // phase's name for a phase of a competition file. Submissions (their names, quotas, the
+  // evaluate-once rule) and boards (MainBoardKey / WarmStartBoardKey) are per key.
+  std::string phase_key;
+  // Teams may submit into this phase directly (false: it is fed by migration only).
+  bool accepts_submissions = true;
+  // Submissions are accepted in [window_start, window_end), UTC, by the calendar clock
+  // (set_calendar); unset = open on that side.
+  std::optional<absl::Time> window_start;
+  std::optional<absl::Time> window_end;
+  // The board is hidden until published: participants see neither scores nor ranks, only their
+  // own submissions' states, until an organizer publishes it (Publish).
+  bool board_hidden_until_published = false;
+  // A racing phase (server/race.h): a submission is registered without jobs and with the
+  // phase's trials; the race queues its jobs round by round.
+  bool racing = false;
+};
+
+// Whether a phase's board is published, and since when (the latest publish or withdrawal).
+struct PublicationState {
+  bool published = false;
+  double at = 0;
+  std::string who;
+  std::string detail;
+};
+
+struct RegisteredSubmission {
+  int64_t submission_id = 0;
+  SubmissionKind kind = SubmissionKind::kUnspecified;
+  int jobs = 0;
+  int trials = 0;
+};
+
+// A board's public name: "warm-start" for a warm-start board (of any phase), else "main".
+std::string BoardDisplayName(const std::string& board);
+// The board of a public name in the phase of a coordinator started from flags: kMainBoard for
+// "main" (and ""), else the name itself (Phase::BoardKey for a phase of a competition).
+std::string BoardFromName(const std::string& name);
+
+struct SubmissionStatus {
+  SubmissionRecord submission;
+  JobCounts jobs;
+  int studies_with_errors = 0;
+  // No job is queued or running.
+  bool finished() const { return jobs.queued == 0 && jobs.leased == 0; }
+};
+
+struct LeaderboardReport {
+  scoring::Leaderboard board;
+  int batch_size = 0;
+  int n_batches = 0;
+  // Everything above as JSON (rows, per-problem scores and curves, baselines).
+  nlohmann::json json;
+  // False when the reader may not see problem names or per-problem results (a hidden phase):
+  // the rows then carry no per-problem scores and `json` is null.
+  bool per_problem = true;
+  // Submissions not on the board yet (no final study on this board), with their jobs: those
+  // the reader may see (AccessPolicy::SeesSubmissionsOf: its own team's, or all for organizers).
+  struct Pending {
+    std::string name;
+    JobCounts jobs;
+  };
+  std::vector<Pending> pending;
+};
+
+struct ReportRequest {
+  // Empty = this coordinator's phase; another phase is NotFound.
+  std::string phase;
+  // kMainBoard ("" or "main") or kWarmStartBoard when the phase has one; else NotFound.
+  std::string board;
+  int bootstrap_replicates = 10000;
+  uint64_t seed = 1;
+  int top_k = 5;
+};
+
+class Phase {
+ public:
+  Phase(Store* store, const ProblemSet* problems, Clock* clock, int batch_size,
+              int n_batches, PhaseOptions options);
+
+  // Creates the baseline submission and its jobs if they do not exist yet.
+  absl::Status EnsureBaseline();
+
+  // InvalidArgument: bad name (letters, digits, '-', '_', '.', 1-64 chars) or team (same
+  // rules, may be empty), unreadable archive, no optimizer.py / executable `optimizer` at the
+  // top, trials out of range or (evaluate_once) not the phase's. AlreadyExists: name taken, or
+  // (evaluate_once) the same archive already registered. ResourceExhausted: the team has used
+  // its submissions. FailedPrecondition: the phase limits submissions per team and no team was
+  // given. Jobs are queued on every board of the phase.
+  absl::StatusOr<RegisteredSubmission> Register(const std::string& name,
+                                                const std::string& archive, int trials,
+                                                const std::string& team = "");
+  // The same for a remote caller: the team comes from `who` (AccessPolicy::SubmittingTeam).
+  absl::StatusOr<RegisteredSubmission> Register(const Identity& who, const std::string& name,
+                                                const std::string& archive, int trials,
+                                                const std::string& requested_team);
+  // Withdraws a submission: its queued jobs are cancelled (studies already running finish).
+  // Its team's token or an organizer's; a team asking for another team's submission gets the
+  // same NotFound as for an unknown id. Returns how many jobs were cancelled (0 when every job
+  // had started or finished).
+  absl::StatusOr<int> Withdraw(const Identity& who, int64_t submission_id);
+  // Called after jobs were queued or cancelled (the coordinator wakes its waiting workers).
+  // Set before use; not thread-safe to change.
+  void set_on_jobs_changed(std::function<void()> f) { on_jobs_changed_ = std::move(f); }
+  // A racing phase: what its race has done (RaceView::ToJson), added to every report as
+  // "racing" (rounds, eliminations, the evaluations saved against running everything).
+  void set_race_view(std::function<absl::StatusOr<nlohmann::json>()> f) {
+    race_view_ = std::move(f);
+  }
+  // Where accepted and refused submissions are counted (not owned; null = nowhere).
+  void set_metrics(Metrics* metrics) { metrics_ = metrics; }
+  // The clock the phase's window is read on (not owned; default: the constructor's clock). A
+  // seam: tests move the calendar without moving the clock studies are timed on.
+  void set_calendar(Clock* calendar) { calendar_ = calendar; }
+  // OK when submissions are accepted now; FailedPrecondition with the window (or the reason)
+  // otherwise.
+  absl::Status CheckOpen();
+  // The board's publication (hidden-until-published phases); always published otherwise.
+  absl::StatusOr<PublicationState> Publication();
+  // Publishes the board (or, with `undo`, withdraws a publication: `reason` required). Organizers
+  // only; recorded as a phase event with who and why. FailedPrecondition when the phase's board
+  // is not hidden until published, or already is in the asked state.
+  absl::Status Publish(const Identity& who, bool undo, const std::string& reason);
+  // Whether `who` may see scores and ranks now (organizers always; others once published).
+  absl::StatusOr<bool> ShowsScores(const Identity& who);
+  // The store key of a board name ("" or "main", "warm-start") in this phase.
+  std::string BoardKey(const std::string& name) const;
+  // Every submission (trusted callers).
+  absl::StatusOr<std::vector<SubmissionStatus>> List();
+  // The submissions `who` may see: a team its own, an organizer all.
+  absl::StatusOr<std::vector<SubmissionStatus>> List(const Identity& who);
+  // FailedPrecondition while the baseline has not finished on some problem. Cached, and
+  // recomputed incrementally: only the problems on which a study reached a final state since
+  // the last computation are reloaded from the store and rescored (scoring::ScoringCache).
+  // NotFound: the phase has no such board.
+  absl::StatusOr<LeaderboardReport> Leaderboard(const std::string& board = kMainBoard);
+  // The leaderboard as `who` may see it: in a hidden phase, non-organizers get the overall
+  // scores only (AccessPolicy::ShowsPerProblemResults).
+  absl::StatusOr<LeaderboardReport> Leaderboard(const Identity& who, const std::string& board);
+  // The boards of this phase: kMainBoard, then kWarmStartBoard when warm_start_board.
+  const std::vector<std::string>& boards() const { return boards_; }
+  // The full scoring report of the phase (report/report.h layout): leaderboard, bootstrap rank
+  // sets, Mann-Whitney/Borda tables by dimension band and attribute, anytime views, attainment.
+  // Cached like Leaderboard() for the same request. NotFound: another phase; InvalidArgument:
+  // bad replicates / top_k; FailedPrecondition: baseline not finished. The computation (seconds
+  // for large B) runs outside the lock Leaderboard() takes, on a snapshot of the board's data:
+  // leaderboards keep answering while a report computes. Reports are computed one at a time.
+  absl::StatusOr<std::shared_ptr<const nlohmann::json>> Report(const ReportRequest& request);
+  // Report() rendered as the files of `format` (html, json, csv; report/report_files.h), for
+  // `who`: PermissionDenied in a hidden phase unless `who` is an organizer.
+  absl::StatusOr<std::vector<scoring::ReportFile>> ReportFiles(const Identity& who,
+                                                              const ReportRequest& request,
+                                                              const std::string& format);
+  // The board's scoring input (all of it: problem names and per-problem results, whatever `who`
+  // is) and the store sequence number it reflects, for views that derive figures over all
+  // problems from it (the web leaderboard's Plackett-Luce ranking), under exactly
+  // Leaderboard(who, board)'s rule: PermissionDenied while the board is hidden from `who`,
+  // NotFound for no such board, FailedPrecondition until the baseline has finished. `input` is
+  // left empty when the board is still at `known_seq`.
+  struct BoardSnapshot {
+    int64_t seq = 0;
+    std::optional<scoring::ScoringInput> input;
+  };
+  absl::StatusOr<BoardSnapshot> Snapshot(const Identity& who, const std::string& board,
+                                         int64_t known_seq = -1);
+  // How many times the leaderboard / report was actually computed (for tests and metrics).
+  int leaderboard_computations() const { return computations_.load(); }
+  int report_computations() const { return reports_.load(); }
+  // Per-problem scoring work reused / redone (incremental recomputation).
+  int64_t scoring_cache_hits();
+  int64_t scoring_cache_misses();
+
+  const PhaseOptions& options() const { return options_; }
+  const ProblemSet& problems() const { return *problems_; }
+
+ private:
+  // Report() without the race (cached with the scores).
+  absl::StatusOr<std::shared_ptr<const nlohmann::json>> ReportScores(const ReportRequest& request);
+  Store* store_;
+  Clock* calendar_ = nullptr;
+  const ProblemSet* problems_;
+  Clock* clock_;
+  const int batch_size_;
+  const int n_batches_;
+  const PhaseOptions options_;
+  const AccessPolicy access_;
+
+  // The scoring state of one board, kept up to date incrementally.
+  struct BoardState {
+    bool loaded = false;
+    int64_t seq = 0;
+    scoring::ScoringInput input;
+    scoring::ScoringCache scoring_cache;
+    // The leaderboard and the report, with the store sequence number they were computed at.
+    std::shared_ptr<const LeaderboardReport> cached;
+    int64_t cached_seq = -1;
+    std::shared_ptr<const nlohmann::json> report;
+    int64_t report_seq = -1;
+    std::tuple<int, uint64_t, int> report_key;
+  };
+  // PermissionDenied unless `who` may see the board's scores and ranks now (ShowsScores): the
+  // one rule of Leaderboard(who, board) and Snapshot().
+  absl::Status RequireBoardShown(const Identity& who);
+  // The state of `board` (a stored board, see BoardFromName). NotFound for another board.
+  absl::StatusOr<BoardState*> FindBoard(const std::string& board)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cache_mu_);
+  // Brings the board's input up to date with the store, reloading only changed problems. True
+  // when anything changed since the last call.
+  absl::StatusOr<bool> RefreshInput(const std::string& board, BoardState& state)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cache_mu_);
+  absl::Status BaselineReady(const BoardState& state) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cache_mu_);
+  std::vector<std::string> boards_;
+  // Serializes registrations, so per-team limits and the evaluate-once rule hold under
+  // concurrent calls.
+  absl::Mutex register_mu_;
+  std::function<void()> on_jobs_changed_;
+  std::function<absl::StatusOr<nlohmann::json>()> race_view_;
+  Metrics* metrics_ = nullptr;
+  // Taken before cache_mu_ (never the other way round): one report computation at a time.
+  absl::Mutex report_mu_ ABSL_ACQUIRED_BEFORE(cache_mu_);
+  // Per-problem scoring memo of the report computations, per board (reports run outside
+  // cache_mu_, so they cannot share BoardState::scoring_cache).
+  std::map<std::string, std::unique_ptr<scoring::ScoringCache>> report_caches_
+      ABSL_GUARDED_BY(report_mu_);
+  absl::Mutex cache_mu_;
+  std::map<std::string, std::unique_ptr<BoardState>> board_states_ ABSL_GUARDED_BY(cache_mu_);
+  std::atomic<int> computations_{0};
+  std::atomic<int> reports_{0};
+};
+
+// Detects the kind of an extracted submission folder. InvalidArgument with a clear message when
+// it has neither optimizer.py nor an executable file named `optimizer`.
+absl::StatusOr<SubmissionKind> DetectSubmissionKind(const std::string& dir);
+
+// JSON for a leaderboard (rows sorted best first).
+nlohmann::json LeaderboardToJson(const scoring::Leaderboard& board, int batch_size,
+                                 int n_batches);
+
+}  // namespace bbo
+
+#endif  // BBO_SERVER_PHASE_H_
