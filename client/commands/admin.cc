@@ -14,8 +14,12 @@
 
 #include <cstdio>
 #include <ctime>
+#include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "CLI/CLI.hpp"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "client/commands/commands.h"
@@ -67,135 +71,154 @@ int Fail(const absl::Status& s) {
   return 1;
 }
 
-}  // namespace
+// The kinds of WHAT (see Usage).
+enum class AdminAction { kToken, kPublish, kStopRace, kRequeue, kFailedJobs, kTokens, kAudit };
 
-int RunAdmin(const AdminArgs& a) {
-  if (a.words.empty()) return Usage();
+// What `words` asks for, or nullopt when they say nothing runnable.
+std::optional<AdminAction> ParseAction(const std::vector<std::string>& words) {
+  if (words.empty()) return std::nullopt;
+  const std::string& what = words[0];
+  if (what == "team" || what == "worker" || what == "organizer") {
+    if (words.size() != 3 || (words[1] != "add" && words[1] != "rotate" && words[1] != "revoke")) {
+      return std::nullopt;
+    }
+    return AdminAction::kToken;
+  }
+  if (what == "publish" || what == "unpublish") {
+    return words.size() == 2 ? std::optional(AdminAction::kPublish) : std::nullopt;
+  }
+  if (what == "stop-race") {
+    return words.size() == 2 ? std::optional(AdminAction::kStopRace) : std::nullopt;
+  }
+  if (what == "jobs") {
+    if (words.size() == 1) return AdminAction::kFailedJobs;
+    if (words.size() == 3 && words[1] == "requeue") return AdminAction::kRequeue;
+    return std::nullopt;
+  }
+  if (words.size() != 1) return std::nullopt;
+  if (what == "tokens") return AdminAction::kTokens;
+  if (what == "audit") return AdminAction::kAudit;
+  return std::nullopt;
+}
+
+// team|worker|organizer add|rotate|revoke NAME.
+int RunTokenAction(ArenaDatabase& db, const std::vector<std::string>& words) {
+  const std::string& kind = words[0];
+  const std::string& action = words[1];
+  const std::string& owner = words[2];
+  if (action == "revoke") {
+    absl::Status s = db.RevokeTokens(kind, owner, Actor());
+    if (!s.ok()) return Fail(s);
+    std::fprintf(stderr, "bbo admin: %s %s: every token revoked\n", kind.c_str(), owner.c_str());
+    return 0;
+  }
+  absl::StatusOr<std::string> token = action == "add" ? db.IssueToken(kind, owner, Actor())
+                                                      : db.RotateToken(kind, owner, Actor());
+  if (!token.ok()) return Fail(token.status());
+  // The token alone on stdout (for scripts); what to do with it on stderr.
+  std::printf("%s\n", token->c_str());
+  std::fprintf(stderr,
+               "bbo admin: the token of %s %s above is shown only this once; hand it over "
+               "privately (%s)\n",
+               kind.c_str(), owner.c_str(),
+               kind == "worker" ? "bbo-worker --token_file FILE"
+                                : "BBO_TOKEN=... bbo submit, or bbo --token_file FILE");
+  return 0;
+}
+
+// publish|unpublish PHASE.
+int RunPublish(ArenaDatabase& db, const AdminArgs& a) {
   const std::string& what = a.words[0];
-  const bool token_action = what == "team" || what == "worker" || what == "organizer";
-  if (token_action && (a.words.size() != 3 ||
-                       (a.words[1] != "add" && a.words[1] != "rotate" && a.words[1] != "revoke"))) {
-    return Usage();
-  }
-  const bool publish_action = what == "publish" || what == "unpublish";
-  if (publish_action && a.words.size() != 2) return Usage();
-  const bool race_action = what == "stop-race";
-  if (race_action && a.words.size() != 2) return Usage();
-  const bool jobs_action = what == "jobs";
-  if (jobs_action && a.words.size() != 1 && (a.words.size() != 3 || a.words[1] != "requeue")) {
-    return Usage();
-  }
-  if (!token_action && !jobs_action && !publish_action && !race_action &&
-      (a.words.size() != 1 || (what != "tokens" && what != "audit"))) {
-    return Usage();
-  }
-  auto db = token_action ? ArenaDatabase::OpenOrCreate(a.db) : ArenaDatabase::Open(a.db);
-  if (!db.ok()) return Fail(db.status());
-  if (!a.secret_file.empty()) (*db)->set_secret_path(a.secret_file);
+  absl::Status s = db.PublishBoard(a.words[1], what == "unpublish", a.reason, Actor());
+  if (!s.ok()) return Fail(s);
+  std::printf("%s the board of phase %s%s\n", what == "publish" ? "published" : "hid again",
+              a.words[1].c_str(),
+              what == "publish" ? ": every participant sees its scores and ranks now"
+                                : " (recorded with the reason)");
+  return 0;
+}
 
-  if (token_action) {
-    const std::string& action = a.words[1];
-    const std::string& owner = a.words[2];
-    if (action == "revoke") {
-      absl::Status s = (*db)->RevokeTokens(what, owner, Actor());
-      if (!s.ok()) return Fail(s);
-      std::fprintf(stderr, "bbo admin: %s %s: every token revoked\n", what.c_str(),
-                   owner.c_str());
-      return 0;
-    }
-    absl::StatusOr<std::string> token = action == "add" ? (*db)->IssueToken(what, owner, Actor())
-                                                        : (*db)->RotateToken(what, owner, Actor());
-    if (!token.ok()) return Fail(token.status());
-    // The token alone on stdout (for scripts); what to do with it on stderr.
-    std::printf("%s\n", token->c_str());
-    std::fprintf(stderr,
-                 "bbo admin: the token of %s %s above is shown only this once; hand it over "
-                 "privately (%s)\n",
-                 what.c_str(), owner.c_str(),
-                 what == "worker" ? "bbo-worker --token_file FILE"
-                                  : "BBO_TOKEN=... bbo submit, or bbo --token_file FILE");
-    return 0;
+// stop-race PHASE.
+int RunStopRace(ArenaDatabase& db, const AdminArgs& a) {
+  absl::Status s = db.StopRace(a.words[1], a.reason, Actor());
+  if (!s.ok()) return Fail(s);
+  std::printf("stopped the race of phase %s: no more rounds; queued jobs still run, and the "
+              "remaining submissions are its Pareto set (bbo report --phase %s)\n",
+              a.words[1].c_str(), a.words[1].c_str());
+  return 0;
+}
+
+// jobs requeue ID|all.
+int RunRequeue(ArenaDatabase& db, const std::string& which) {
+  int64_t id = 0;
+  if (which != "all" && (!absl::SimpleAtoi(which, &id) || id <= 0)) {
+    std::fprintf(stderr, "bbo admin: jobs requeue takes a job id or 'all', got '%s'\n",
+                 which.c_str());
+    return 2;
   }
-  if (publish_action) {
-    absl::Status s = (*db)->PublishBoard(a.words[1], what == "unpublish", a.reason, Actor());
-    if (!s.ok()) return Fail(s);
-    std::printf("%s the board of phase %s%s\n", what == "publish" ? "published" : "hid again",
-                a.words[1].c_str(),
-                what == "publish" ? ": every participant sees its scores and ranks now"
-                                  : " (recorded with the reason)");
-    return 0;
-  }
-  if (race_action) {
-    absl::Status s = (*db)->StopRace(a.words[1], a.reason, Actor());
-    if (!s.ok()) return Fail(s);
-    std::printf("stopped the race of phase %s: no more rounds; queued jobs still run, and the "
-                "remaining submissions are its Pareto set (bbo report --phase %s)\n",
-                a.words[1].c_str(), a.words[1].c_str());
-    return 0;
-  }
-  if (jobs_action && a.words.size() == 3) {
-    int64_t id = 0;
-    if (a.words[2] != "all" && (!absl::SimpleAtoi(a.words[2], &id) || id <= 0)) {
-      std::fprintf(stderr, "bbo admin: jobs requeue takes a job id or 'all', got '%s'\n",
-                   a.words[2].c_str());
-      return 2;
-    }
-    absl::StatusOr<int> n = (*db)->RequeueFailedJobs(id, Actor());
-    if (!n.ok()) return Fail(n.status());
-    std::printf("%d job(s) back in the queue\n", *n);
-    return 0;
-  }
-  if (jobs_action) {
-    auto failed = (*db)->ListFailedJobs();
-    if (!failed.ok()) return Fail(failed.status());
-    if (a.json) {
-      nlohmann::json out = nlohmann::json::array();
-      for (const FailedJobInfo& f : *failed) {
-        out.push_back({{"job_id", f.job_id},
-                       {"submission", f.submission},
-                       {"problem", f.problem},
-                       {"trial", f.trial},
-                       {"board", f.board},
-                       {"attempts", f.attempts},
-                       {"last_error", f.last_error}});
-      }
-      std::printf("%s\n", out.dump(2).c_str());
-      return 0;
-    }
-    std::printf("%-7s %-28s %-24s %5s %8s  %s\n", "job", "submission", "problem", "trial",
-                "attempts", "last error");
+  absl::StatusOr<int> n = db.RequeueFailedJobs(id, Actor());
+  if (!n.ok()) return Fail(n.status());
+  std::printf("%d job(s) back in the queue\n", *n);
+  return 0;
+}
+
+// jobs: those that failed without a result.
+int RunFailedJobs(ArenaDatabase& db, bool json) {
+  auto failed = db.ListFailedJobs();
+  if (!failed.ok()) return Fail(failed.status());
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
     for (const FailedJobInfo& f : *failed) {
-      std::printf("%-7lld %-28s %-24s %5d %8d  %s\n", static_cast<long long>(f.job_id),
-                  f.submission.c_str(), f.problem.c_str(), f.trial, f.attempts,
-                  f.last_error.c_str());
+      out.push_back({{"job_id", f.job_id},
+                     {"submission", f.submission},
+                     {"problem", f.problem},
+                     {"trial", f.trial},
+                     {"board", f.board},
+                     {"attempts", f.attempts},
+                     {"last_error", f.last_error}});
     }
-    if (failed->empty()) std::printf("(no failed jobs)\n");
+    std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
-  if (what == "tokens") {
-    auto tokens = (*db)->ListTokens();
-    if (!tokens.ok()) return Fail(tokens.status());
-    if (a.json) {
-      nlohmann::json out = nlohmann::json::array();
-      for (const TokenInfo& t : *tokens) {
-        out.push_back({{"kind", t.kind},
-                       {"owner", t.owner},
-                       {"created_at", t.created_at},
-                       {"revoked", t.revoked_at > 0}});
-      }
-      std::printf("%s\n", out.dump(2).c_str());
-      return 0;
-    }
-    std::printf("%-10s %-30s %-21s %s\n", "kind", "owner", "created", "revoked");
+  std::printf("%-7s %-28s %-24s %5s %8s  %s\n", "job", "submission", "problem", "trial",
+              "attempts", "last error");
+  for (const FailedJobInfo& f : *failed) {
+    std::printf("%-7lld %-28s %-24s %5d %8d  %s\n", static_cast<long long>(f.job_id),
+                f.submission.c_str(), f.problem.c_str(), f.trial, f.attempts,
+                f.last_error.c_str());
+  }
+  if (failed->empty()) std::printf("(no failed jobs)\n");
+  return 0;
+}
+
+// tokens: every credential, never the token itself.
+int RunTokens(ArenaDatabase& db, bool json) {
+  auto tokens = db.ListTokens();
+  if (!tokens.ok()) return Fail(tokens.status());
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
     for (const TokenInfo& t : *tokens) {
-      std::printf("%-10s %-30s %-21s %s\n", t.kind.c_str(), t.owner.c_str(),
-                  Utc(t.created_at).c_str(), Utc(t.revoked_at).c_str());
+      out.push_back({{"kind", t.kind},
+                     {"owner", t.owner},
+                     {"created_at", t.created_at},
+                     {"revoked", t.revoked_at > 0}});
     }
+    std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
-  auto log = (*db)->ListAudit(a.limit);
+  std::printf("%-10s %-30s %-21s %s\n", "kind", "owner", "created", "revoked");
+  for (const TokenInfo& t : *tokens) {
+    std::printf("%-10s %-30s %-21s %s\n", t.kind.c_str(), t.owner.c_str(),
+                Utc(t.created_at).c_str(), Utc(t.revoked_at).c_str());
+  }
+  return 0;
+}
+
+// audit: the latest `limit` organizer actions and refused calls.
+int RunAudit(ArenaDatabase& db, int limit, bool json) {
+  auto log = db.ListAudit(limit);
   if (!log.ok()) return Fail(log.status());
-  if (a.json) {
+  if (json) {
     nlohmann::json out = nlohmann::json::array();
     for (const AuditEntry& e : *log) {
       out.push_back({{"at", e.at},
@@ -212,6 +235,50 @@ int RunAdmin(const AdminArgs& a) {
                 e.who.c_str(), e.action.c_str(), e.detail.c_str());
   }
   return 0;
+}
+
+}  // namespace
+
+int RunAdmin(const AdminArgs& a) {
+  const std::optional<AdminAction> action = ParseAction(a.words);
+  if (!action) return Usage();
+  // Only issuing a token may create the file (the first step of setting up a competition).
+  auto db = *action == AdminAction::kToken ? ArenaDatabase::OpenOrCreate(a.db)
+                                           : ArenaDatabase::Open(a.db);
+  if (!db.ok()) return Fail(db.status());
+  if (!a.secret_file.empty()) (*db)->set_secret_path(a.secret_file);
+  switch (*action) {
+    case AdminAction::kToken: return RunTokenAction(**db, a.words);
+    case AdminAction::kPublish: return RunPublish(**db, a);
+    case AdminAction::kStopRace: return RunStopRace(**db, a);
+    case AdminAction::kRequeue: return RunRequeue(**db, a.words[2]);
+    case AdminAction::kFailedJobs: return RunFailedJobs(**db, a.json);
+    case AdminAction::kTokens: return RunTokens(**db, a.json);
+    case AdminAction::kAudit: return RunAudit(**db, a.limit, a.json);
+  }
+  return Usage();
+}
+
+Command AddAdminCommand(CLI::App& app) {
+  auto args = std::make_shared<AdminArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "admin",
+      "Organizers: tokens of teams, workers and organizers, the audit log and failed jobs, in "
+      "the coordinator's SQLite file (a running coordinator may share it). WHAT: `team "
+      "add|rotate|revoke NAME`, `worker add|rotate|revoke NAME`, `organizer add|rotate|revoke "
+      "LABEL`, `tokens`, `audit`, `jobs` (those that failed without a result), `jobs requeue "
+      "ID|all` (all: every failed job not withdrawn by its team), `publish PHASE` (show a "
+      "board hidden until published to everyone), `unpublish PHASE --reason TEXT` (hide it "
+      "again; recorded with the reason), `stop-race PHASE --reason TEXT` (end a racing phase's "
+      "race now: its remaining submissions are the Pareto set).");
+  cmd->add_option("--db", args->db, "The coordinator's SQLite file")->required();
+  cmd->add_option("--secret_file", args->secret_file,
+                  "The token secret (default: <db>.secret, created 0600)");
+  cmd->add_option("WHAT", args->words, "What to do (see above)")->required();
+  cmd->add_option("--limit", args->limit, "audit: the latest N entries")->default_val(args->limit);
+  cmd->add_flag("--json", args->json, "JSON output (tokens, audit, jobs)");
+  cmd->add_option("--reason", args->reason, "unpublish, stop-race: why (recorded and shown)");
+  return {cmd, [args] { return RunAdmin(*args); }};
 }
 
 }  // namespace bbo::client

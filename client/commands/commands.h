@@ -1,15 +1,18 @@
 #ifndef BBO_CLIENT_COMMANDS_COMMANDS_H_
 #define BBO_CLIENT_COMMANDS_COMMANDS_H_
 
-// The `bbo` commands, one Run function each: main.cc parses the command line into these Args
-// and returns the Run function's result as the exit code. Output goes to stdout, progress and
-// errors ("bbo <command>: ...") to stderr.
+// The `bbo` commands. Each has an Args struct, a Run function that does the work (callable on
+// its own: tests do), and an Add function that declares its subcommand and options on the
+// command line (CLI11) and returns a Command: cli.cc's Main parses the command line and runs the
+// Command whose subcommand was given, and its result is the exit code. Output goes to stdout,
+// progress and errors ("bbo <command>: ...") to stderr.
 //
 // Exit codes: 0 success; 1 the command failed (unreachable server, unreadable file, a study not
 // reproduced by replay, ...); 2 a combination of options the command line cannot express
 // (`bbo report` with two sources, `bbo replay` without studies).
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,7 +21,32 @@
 #include "problems/registry.h"
 #include "scoring/bootstrap.h"
 
+namespace CLI {
+class App;
+}  // namespace CLI
+
 namespace bbo::client {
+
+// A subcommand declared on the command line, and what runs it once the command line is parsed
+// and names it (`run` owns the parsed arguments and returns the exit code).
+struct Command {
+  CLI::App* cli = nullptr;
+  std::function<int()> run;
+};
+
+// What the commands that talk to a bbo-server share (connection.h declares the options): the
+// caller's token and the TLS files, filled by the parser and the environment.
+struct ConnectionArgs {
+  // A team's or an organizer's token: --token, or $BBO_TOKEN ("" = anonymous).
+  std::string token;
+  // --token_file: a file whose first line replaces `token` ("" = none).
+  std::string token_file;
+  // --ca_file, --cert_file, --key_file of the command, or $BBO_CA_FILE, $BBO_CERT_FILE,
+  // $BBO_KEY_FILE ("" = not given).
+  PemFileArg ca{"", "--ca_file"};
+  PemFileArg cert{"", "--cert_file"};
+  PemFileArg key{"", "--key_file"};
+};
 
 // The bbo-server to talk to.
 struct ServerArgs {
@@ -28,7 +56,7 @@ struct ServerArgs {
   std::string token;
   // TLS: the CA of the server's certificate and, for servers that require one, this client's
   // certificate and key (--ca_file, --cert_file, --key_file or $BBO_CA_FILE, ...), read by
-  // main.cc before the command runs. Disabled = plaintext.
+  // Connect (connection.h) before the command runs. Disabled = plaintext.
   ClientTls tls;
 };
 
@@ -40,6 +68,7 @@ struct LocalArgs {
   bool json = false;
 };
 int RunLocalCommand(LocalArgs args);
+Command AddLocalCommand(CLI::App& app);
 
 // bbo check: one short study on one practice problem, in seconds, before submitting.
 struct CheckArgs {
@@ -48,6 +77,7 @@ struct CheckArgs {
   int batches = 3;
 };
 int RunCheck(CheckArgs args);
+Command AddCheckCommand(CLI::App& app);
 
 // bbo submit: register a submission folder or archive.
 struct SubmitArgs {
@@ -62,6 +92,7 @@ struct SubmitArgs {
   std::string phase;
 };
 int RunSubmit(const SubmitArgs& args);
+Command AddSubmitCommand(CLI::App& app, ConnectionArgs& connection);
 
 // bbo status: submissions and their progress.
 struct StatusArgs {
@@ -71,6 +102,7 @@ struct StatusArgs {
   std::string phase;
 };
 int RunStatus(const StatusArgs& args);
+Command AddStatusCommand(CLI::App& app, ConnectionArgs& connection);
 
 // bbo withdraw: cancel a submission's queued jobs.
 struct WithdrawArgs {
@@ -78,6 +110,7 @@ struct WithdrawArgs {
   int64_t submission_id = 0;
 };
 int RunWithdraw(const WithdrawArgs& args);
+Command AddWithdrawCommand(CLI::App& app, ConnectionArgs& connection);
 
 // bbo choose: the submission that goes on to the next phase.
 struct ChooseArgs {
@@ -85,6 +118,7 @@ struct ChooseArgs {
   int64_t submission_id = 0;
 };
 int RunChoose(const ChooseArgs& args);
+Command AddChooseCommand(CLI::App& app, ConnectionArgs& connection);
 
 // bbo logs: why a submission's studies ended as they did.
 struct LogsArgs {
@@ -94,6 +128,7 @@ struct LogsArgs {
   bool json = false;
 };
 int RunLogs(const LogsArgs& args);
+Command AddLogsCommand(CLI::App& app, ConnectionArgs& connection);
 
 // bbo phases: the competition's phases, windows and rules.
 struct PhasesArgs {
@@ -101,6 +136,7 @@ struct PhasesArgs {
   bool json = false;
 };
 int RunPhases(const PhasesArgs& args);
+Command AddPhasesCommand(CLI::App& app, ConnectionArgs& connection);
 
 // bbo leaderboard.
 struct LeaderboardArgs {
@@ -112,6 +148,7 @@ struct LeaderboardArgs {
   std::string phase;
 };
 int RunLeaderboard(const LeaderboardArgs& args);
+Command AddLeaderboardCommand(CLI::App& app, ConnectionArgs& connection);
 
 // bbo problems: the practice problems a remote client can open studies on.
 struct ProblemsArgs {
@@ -131,6 +168,8 @@ struct ProblemsListArgs {
   bool counts_only = false;
 };
 int RunProblemsList(const ProblemsListArgs& args);
+// `bbo problems` with its `list` subcommand (which runs on this machine, without a server).
+Command AddProblemsCommand(CLI::App& app, ConnectionArgs& connection);
 
 // bbo score: a results CSV scored offline.
 struct ScoreArgs {
@@ -143,6 +182,7 @@ struct ScoreArgs {
   scoring::BootstrapOptions bootstrap;
 };
 int RunScore(const ScoreArgs& args);
+Command AddScoreCommand(CLI::App& app);
 
 // bbo export: a coordinator's scored results as a CSV.
 struct ExportArgs {
@@ -154,6 +194,7 @@ struct ExportArgs {
   std::string phase;
 };
 int RunExport(const ExportArgs& args);
+Command AddExportCommand(CLI::App& app);
 
 // bbo report: the full report of a phase from a server (default), a results CSV or a SQLite
 // file.
@@ -175,6 +216,8 @@ struct ReportArgs {
   scoring::BootstrapOptions bootstrap;
 };
 int RunReport(const ReportArgs& args);
+// Connects (connection.h) only when the report comes from a server.
+Command AddReportCommand(CLI::App& app, ConnectionArgs& connection);
 
 // bbo replay: re-evaluate recorded studies and compare the values bit for bit.
 struct ReplayArgs {
@@ -187,6 +230,7 @@ struct ReplayArgs {
   SuiteOptions suite_options;
 };
 int RunReplay(const ReplayArgs& args);
+Command AddReplayCommand(CLI::App& app);
 
 // bbo tasks design / bbo tasks list: generated-task designs (Klein et al. (2019, Profet)).
 struct TasksDesignArgs {
@@ -203,6 +247,8 @@ struct TasksListArgs {
   bool json = false;
 };
 int RunTasksList(const TasksListArgs& args);
+// `bbo tasks` with its subcommands `design` and `list`.
+Command AddTasksCommand(CLI::App& app);
 
 // bbo admin: tokens and the audit log, on the coordinator's SQLite file (organizers).
 struct AdminArgs {
@@ -217,6 +263,7 @@ struct AdminArgs {
   std::string reason;
 };
 int RunAdmin(const AdminArgs& args);
+Command AddAdminCommand(CLI::App& app);
 
 }  // namespace bbo::client
 

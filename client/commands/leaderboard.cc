@@ -2,12 +2,29 @@
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
+#include "CLI/CLI.hpp"
 #include "client/commands/commands.h"
+#include "client/commands/connection.h"
 #include "client/remote.h"
 #include "nlohmann/json.hpp"
 
 namespace bbo::client {
+
+Command AddLeaderboardCommand(CLI::App& app, ConnectionArgs& connection) {
+  auto args = std::make_shared<LeaderboardArgs>();
+  CLI::App* cmd = app.add_subcommand("leaderboard", "Show the current leaderboard.");
+  AddServerOptions(*cmd, args->server, connection);
+  cmd->add_flag("--json", args->json, "JSON output (full report)");
+  cmd->add_option("--phase", args->phase, "The phase (default: the current one)");
+  cmd->add_option("--board", args->board,
+                  "main, or warm-start (a final phase's run with real parameter names)")
+      ->default_val(args->board);
+  return {cmd, [args, &connection] {
+            return Connect(connection, args->server) ? RunLeaderboard(*args) : 1;
+          }};
+}
 
 int RunLeaderboard(const LeaderboardArgs& a) {
   v1::GetLeaderboardRequest req;

@@ -6,12 +6,34 @@
 #include <string>
 #include <vector>
 
+#include "CLI/CLI.hpp"
 #include "client/commands/commands.h"
 #include "problems/practice_suite.h"
 #include "problems/registry.h"
 #include "server/embed.h"
 
 namespace bbo::client {
+
+Command AddReplayCommand(CLI::App& app) {
+  auto args = std::make_shared<ReplayArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "replay", "Re-evaluate recorded studies from a coordinator's SQLite file and check that "
+                "every value is reproduced bit for bit (organizers).");
+  cmd->add_option("--db", args->db, "The coordinator's SQLite file")->required();
+  cmd->add_option("--study", args->study_ids, "Study id (repeatable)");
+  cmd->add_flag("--all", args->all, "Every study in the file");
+  cmd->add_option("--suite", args->suite, "The suite the studies ran on");
+  cmd->add_option("--suite-file", args->suite_file, "Or the suite file");
+  SuiteOptions& so = args->suite_options;
+  cmd->add_option("--seed", so.seed, "The suite's instance seed")->default_val(0);
+  cmd->add_option("--family", so.generated_family, "--suite generated: the task family")
+      ->default_val(so.generated_family);
+  cmd->add_option("--design", so.design_file,
+                  "--suite generated: the design file the tasks came from");
+  cmd->add_option("--tasks", so.generated_tasks, "--suite generated: number of tasks")
+      ->default_val(so.generated_tasks);
+  return {cmd, [args] { return RunReplay(*args); }};
+}
 
 int RunReplay(const ReplayArgs& a) {
   auto db = ArenaDatabase::Open(a.db);

@@ -4,11 +4,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "CLI/CLI.hpp"
 #include "client/commands/commands.h"
+#include "client/commands/connection.h"
 #include "client/commands/offline_input.h"
 #include "client/remote.h"
 #include "report/report.h"
@@ -92,7 +95,53 @@ std::optional<scoring::BuiltInput> ReadDatabase(const ReportArgs& a) {
   return *std::move(built);
 }
 
+// What the report covers and how it is written (after the source options).
+void AddReportOutputOptions(CLI::App& cmd, ReportArgs& args) {
+  cmd.add_option("--phase", args.phase,
+                 "Phase phase (practice, feedback, final; default: the server's)");
+  cmd.add_option("--board", args.board,
+                 "main, or warm-start (a final phase's run with real parameter names)")
+      ->default_val(args.board);
+  cmd.add_option("--format", args.format, "html, json or csv")
+      ->default_val("html")
+      ->check(CLI::IsMember({"html", "json", "csv"}));
+  cmd.add_option("--out", args.out, "Output folder")->default_val("report");
+  cmd.add_option("--bootstrap", args.bootstrap.replicates, "Bootstrap replicates B")
+      ->default_val(10000)
+      ->check(CLI::Range(1, 1000000));
+  cmd.add_option("--seed", args.bootstrap.seed, "Bootstrap seed")->default_val(1);
+  cmd.add_option("--top-k", args.bootstrap.top_k, "k of the bootstrap top-k tables")
+      ->default_val(5)
+      ->check(CLI::Range(1, 1000));
+}
+
 }  // namespace
+
+Command AddReportCommand(CLI::App& app, ConnectionArgs& connection) {
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "report",
+      "Write the full scoring report of a phase (leaderboard, bootstrap ranks, Borda tables, "
+      "plots) as HTML, JSON or CSV: from a bbo-server (default), a results CSV or a SQLite file.");
+  // Its own address: --server here also tells the report's source apart.
+  CLI::Option* server = AddServerOptions(*cmd, args->server, connection);
+  cmd->add_option("--results", args->results,
+                  "Score this results CSV offline instead (format of `bbo score`)");
+  cmd->add_option("--db", args->db, "Score this coordinator SQLite file offline instead");
+  cmd->add_option("--random-search", args->random_search,
+                  "With --results: the method that is the random-search baseline "
+                  "(default: random-search, or random-search-baseline)");
+  cmd->add_flag("--generalization", args->generalization,
+                "With --results or --db: score the held-out (generalization) loss "
+                "at the visible argmin");
+  AddReportOutputOptions(*cmd, *args);
+  return {cmd, [args, server, &connection] {
+            args->server_set = server->count() > 0;
+            const bool remote = args->results.empty() && args->db.empty();
+            if (remote && !Connect(connection, args->server)) return 1;
+            return RunReport(*args);
+          }};
+}
 
 int RunReport(const ReportArgs& a) {
   const int sources = !a.results.empty() + !a.db.empty() + a.server_set;

@@ -1,4 +1,5 @@
-// bbo submit and bbo status: registering submissions and following their progress.
+// bbo submit, status, choose, phases and withdraw: registering submissions and following their
+// progress.
 
 #include <algorithm>
 #include <cstdio>
@@ -6,9 +7,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
+#include "CLI/CLI.hpp"
 #include "client/commands/commands.h"
+#include "client/commands/connection.h"
 #include "client/remote.h"
 #include "common/archive.h"
 #include "absl/time/time.h"
@@ -276,6 +280,72 @@ int RunWithdraw(const WithdrawArgs& a) {
   std::printf("withdrew submission %lld: %d queued job(s) cancelled; running studies finish\n",
               static_cast<long long>(a.submission_id), resp->jobs_cancelled());
   return 0;
+}
+
+// The command lines of the commands above. Each runs once Connect has completed its server.
+
+Command AddSubmitCommand(CLI::App& app, ConnectionArgs& connection) {
+  auto args = std::make_shared<SubmitArgs>();
+  CLI::App* cmd = app.add_subcommand("submit", "Register a submission with a bbo-server.");
+  cmd->add_option("SUBMISSION", args->path, "Submission folder, or a .zip / .tar.gz / .tar of it")
+      ->required();
+  cmd->add_option("--name", args->name, "Display name (default: the folder's name)");
+  cmd->add_option("--trials", args->trials, "Trials per problem (0 = server default)");
+  cmd->add_option("--team", args->team,
+                  "Organizers only: the team to submit for (a team token submits for its own "
+                  "team)");
+  cmd->add_option("--phase", args->phase,
+                  "The phase to submit to (default: the one open for submissions now)");
+  AddServerOptions(*cmd, args->server, connection);
+  return {cmd, [args, &connection] {
+            return Connect(connection, args->server) ? RunSubmit(*args) : 1;
+          }};
+}
+
+Command AddStatusCommand(CLI::App& app, ConnectionArgs& connection) {
+  auto args = std::make_shared<StatusArgs>();
+  CLI::App* cmd = app.add_subcommand("status", "List submissions and their progress.");
+  AddServerOptions(*cmd, args->server, connection);
+  cmd->add_flag("--json", args->json, "JSON output");
+  cmd->add_option("--phase", args->phase, "Only this phase's submissions");
+  return {cmd, [args, &connection] {
+            return Connect(connection, args->server) ? RunStatus(*args) : 1;
+          }};
+}
+
+Command AddChooseCommand(CLI::App& app, ConnectionArgs& connection) {
+  auto args = std::make_shared<ChooseArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "choose",
+      "Choose which of your team's submissions goes on to the next phase when its phase ends "
+      "(without a choice, your latest successful one goes); you can change it until then.");
+  cmd->add_option("SUBMISSION_ID", args->submission_id, "As `bbo status` shows it")->required();
+  AddServerOptions(*cmd, args->server, connection);
+  return {cmd, [args, &connection] {
+            return Connect(connection, args->server) ? RunChoose(*args) : 1;
+          }};
+}
+
+Command AddPhasesCommand(CLI::App& app, ConnectionArgs& connection) {
+  auto args = std::make_shared<PhasesArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "phases", "The competition's phases: windows (UTC), time left, rules, board visibility.");
+  AddServerOptions(*cmd, args->server, connection);
+  cmd->add_flag("--json", args->json, "JSON output");
+  return {cmd, [args, &connection] {
+            return Connect(connection, args->server) ? RunPhases(*args) : 1;
+          }};
+}
+
+Command AddWithdrawCommand(CLI::App& app, ConnectionArgs& connection) {
+  auto args = std::make_shared<WithdrawArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "withdraw", "Cancel a submission's queued jobs (your team's; running studies finish).");
+  cmd->add_option("SUBMISSION_ID", args->submission_id, "As `bbo status` shows it")->required();
+  AddServerOptions(*cmd, args->server, connection);
+  return {cmd, [args, &connection] {
+            return Connect(connection, args->server) ? RunWithdraw(*args) : 1;
+          }};
 }
 
 }  // namespace bbo::client

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "CLI/CLI.hpp"
 #include "client/commands/commands.h"
 #include "nlohmann/json.hpp"
 #include "problems/generated/task_generator.h"
@@ -41,7 +42,54 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// bbo tasks design: declared on `tasks`, into `args`.
+CLI::App* AddDesignCommand(CLI::App& tasks, TasksDesignArgs& args) {
+  CLI::App* cmd = tasks.add_subcommand(
+      "design",
+      "Evaluate a family's real tasks at Sobol points and store the design for the "
+      "generated suite (progress on stderr).");
+  cmd->add_option("--family", args.family,
+                  "Task family: bbob-d5 or ml-<model>-<metric> (bbo tasks list)")
+      ->required();
+  cmd->add_option("--out", args.out,
+                  "SQLite design file (created if missing; the family is replaced)")
+      ->required();
+  cmd->add_option("--points", args.points, "Sobol design points")
+      ->default_val(kDefaultDesignPoints)
+      ->check(CLI::Range(4, 100000));
+  cmd->add_option("--seed", args.seed,
+                  "Instance seed of the real tasks (BBOB instance - 1, ML splits)")
+      ->default_val(0);
+  return cmd;
+}
+
+// bbo tasks list: declared on `tasks`, into `args`.
+void AddListCommand(CLI::App& tasks, TasksListArgs& args) {
+  CLI::App* cmd = tasks.add_subcommand(
+      "list",
+      "The families stored in a design file, or (without --design) the families that "
+      "can be designed here.");
+  cmd->add_option("--design", args.design, "SQLite design file from `bbo tasks design`");
+  cmd->add_flag("--json", args.json, "JSON output");
+}
+
 }  // namespace
+
+Command AddTasksCommand(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("tasks",
+                                     "Designs of generated-task families (Klein et al. (2019, "
+                                     "Profet)): run a family's design into a "
+                                     "SQLite file, list the families (organizers).");
+  cmd->require_subcommand(1);
+  auto design = std::make_shared<TasksDesignArgs>();
+  auto list = std::make_shared<TasksListArgs>();
+  CLI::App* design_cmd = AddDesignCommand(*cmd, *design);
+  AddListCommand(*cmd, *list);
+  // One of the two was given (require_subcommand).
+  return {cmd, [design, list, design_cmd] {
+            return design_cmd->parsed() ? RunTasksDesign(*design) : RunTasksList(*list);
+          }};
+}
 
 int RunTasksDesign(const TasksDesignArgs& a) {
   auto real = MakeFamilyTasks(a.family, a.seed);
