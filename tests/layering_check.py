@@ -57,9 +57,6 @@ KNOWN_LONG = {
     'server/race.cc:absl::StatusOr<bool> RaceDriver::Advance()',
     'server/store/migrations.cc:const std::vector<const char*>& Migrations()',
     'server/web/web_server.cc:void WebServer::Route(Coordinator* coordinator)',
-    'worker/main.cc:int main(int argc, char** argv)',
-    'worker/testdata/seccomp_probe.cc:const std::map<std::string, std::function<int()>>& Calls()',
-    'worker/worker.cc:nedStudy& study, const SandboxedCommand& cmd, StudyCgroup* cgroup, const Problem* problem)',
 }
 
 # Project folders a folder's files may include from ("bbo" = generated protobuf messages).

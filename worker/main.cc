@@ -7,7 +7,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <atomic>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -101,32 +104,8 @@ std::vector<std::string> ProbeDirs(const bbo::WorkerOptions& opts) {
   return dirs;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const sigset_t signals = bbo::InitBinary(
-      argc, argv,
-      "bbo-worker --coordinator=127.0.0.1:50051\n"
-      "Leases jobs from bbo-server and runs each submitted optimizer in a bubblewrap sandbox.");
-
-  // A wrong TLS file is a start-up error, before any connection is tried.
-  absl::StatusOr<bbo::ClientTls> tls =
-      bbo::ReadClientTls({absl::GetFlag(FLAGS_ca_file), "--ca_file"},
-                         {absl::GetFlag(FLAGS_cert_file), "--cert_file"},
-                         {absl::GetFlag(FLAGS_key_file), "--key_file"});
-  if (!tls.ok()) {
-    std::fprintf(stderr, "bbo-worker: %s\n", std::string(tls.status().message()).c_str());
-    return 2;
-  }
-
-  // Before any thread starts: the per-study /tmp mounts stay private to this process and vanish
-  // with it, however it ends.
-  if (geteuid() == 0 && !absl::GetFlag(FLAGS_insecure_no_sandbox)) {
-    if (absl::Status s = bbo::EnterPrivateMountNamespace(); !s.ok()) {
-      spdlog::warn("{}; study /tmp mounts will be visible on the host", std::string(s.message()));
-    }
-  }
-
+// The worker's options from its flags (the cgroups and the evaluator are added later).
+bbo::WorkerOptions OptionsFromFlags() {
   bbo::WorkerOptions opts;
   opts.work_dir = absl::GetFlag(FLAGS_work_dir);
   opts.python_dir = absl::GetFlag(FLAGS_python_dir).empty() ? bbo::DefaultPythonDir()
@@ -138,118 +117,142 @@ int main(int argc, char** argv) {
   opts.sandbox.limits.cpu_seconds = absl::GetFlag(FLAGS_cpu_seconds);
   opts.sandbox.host_uid = absl::GetFlag(FLAGS_sandbox_uid);
   opts.sandbox.host_gid = absl::GetFlag(FLAGS_sandbox_gid);
+  return opts;
+}
 
+// Whether the sandbox works here (or is switched off, loudly); says why not.
+bool SandboxUsable(const bbo::WorkerOptions& opts) {
   if (opts.sandbox.insecure_no_sandbox) {
     spdlog::warn("RUNNING WITHOUT A SANDBOX (--insecure-no-sandbox): submitted code runs with "
                  "this worker's privileges, network and file access. Use only for trusted code.");
-  } else if (absl::Status s = bbo::Sandbox::Probe(opts.sandbox, ProbeDirs(opts)); !s.ok()) {
+    return true;
+  }
+  if (absl::Status s = bbo::Sandbox::Probe(opts.sandbox, ProbeDirs(opts)); !s.ok()) {
     spdlog::error("{}", std::string(s.message()));
     spdlog::error("refusing to start without a working sandbox; fix the above (--insecure-no-"
                   "sandbox would run submitted code with NO isolation: trusted code only)");
-    return 1;
+    return false;
   }
+  return true;
+}
 
-  const std::string cgroups_mode = absl::GetFlag(FLAGS_cgroups);
-  if (cgroups_mode != "required" && cgroups_mode != "auto" && cgroups_mode != "off") {
+// --cgroup_favordynmods: cheap moves of a sandbox into its study's group.
+void TuneFavorDynmods() {
+  if (!absl::GetFlag(FLAGS_cgroup_favordynmods)) return;
+  absl::StatusOr<std::string> tuned = bbo::SetFavorDynmods(true);
+  if (tuned.ok()) {
+    spdlog::info("event=cgroup_favordynmods {}", *tuned);
+  } else {
+    spdlog::warn("{} (study starts stay correct, only slower)",
+                 std::string(tuned.status().message()));
+  }
+}
+
+// The control groups of --cgroups, set in `opts` (null: none). Returns the exit code when the
+// worker must not start (a wrong --cgroups, none found when required), else nullopt.
+std::optional<int> SetUpCgroups(bbo::WorkerOptions& opts,
+                                std::unique_ptr<bbo::CgroupManager>& cgroups) {
+  const std::string mode = absl::GetFlag(FLAGS_cgroups);
+  if (mode != "required" && mode != "auto" && mode != "off") {
     std::fprintf(stderr, "bbo-worker: --cgroups must be required, auto or off, got '%s'\n",
-                 cgroups_mode.c_str());
+                 mode.c_str());
     return 2;
   }
-  std::unique_ptr<bbo::CgroupManager> cgroups;
-  if (cgroups_mode != "off" && !opts.sandbox.insecure_no_sandbox) {
-    absl::StatusOr<std::unique_ptr<bbo::CgroupManager>> detected =
-        bbo::CgroupManager::Detect(absl::GetFlag(FLAGS_cgroup_parent));
-    if (detected.ok()) {
-      cgroups = *std::move(detected);
-      opts.cgroups = cgroups.get();
-      spdlog::info("event=cgroups version={} parent={}",
-                   cgroups->version() == bbo::CgroupVersion::kV1 ? "v1" : "v2",
-                   absl::GetFlag(FLAGS_cgroup_parent));
-      if (absl::GetFlag(FLAGS_cgroup_favordynmods)) {
-        absl::StatusOr<std::string> tuned = bbo::SetFavorDynmods(true);
-        if (tuned.ok()) {
-          spdlog::info("event=cgroup_favordynmods {}", *tuned);
-        } else {
-          spdlog::warn("{} (study starts stay correct, only slower)",
-                       std::string(tuned.status().message()));
-        }
-      }
-    } else if (cgroups_mode == "required") {
-      spdlog::error("{}", std::string(detected.status().message()));
-      spdlog::error("refusing to start without control groups: optimizers' memory, tasks and "
-                    "CPU would be unbounded; pass --cgroups=auto to run without them anyway");
-      return 1;
-    } else {
-      spdlog::warn("RUNNING WITHOUT CONTROL GROUPS (--cgroups=auto): {}. The phase's memory, "
-                   "task and CPU limits are NOT enforced; only rlimits bound the optimizers.",
-                   std::string(detected.status().message()));
-    }
-  } else if (cgroups_mode == "off") {
+  if (mode == "off") {
     spdlog::warn("control groups off (--cgroups=off): the phase's memory, task and CPU limits "
                  "are NOT enforced.");
+    return std::nullopt;
   }
+  if (opts.sandbox.insecure_no_sandbox) return std::nullopt;
+  absl::StatusOr<std::unique_ptr<bbo::CgroupManager>> detected =
+      bbo::CgroupManager::Detect(absl::GetFlag(FLAGS_cgroup_parent));
+  if (detected.ok()) {
+    cgroups = *std::move(detected);
+    opts.cgroups = cgroups.get();
+    spdlog::info("event=cgroups version={} parent={}",
+                 cgroups->version() == bbo::CgroupVersion::kV1 ? "v1" : "v2",
+                 absl::GetFlag(FLAGS_cgroup_parent));
+    TuneFavorDynmods();
+  } else if (mode == "required") {
+    spdlog::error("{}", std::string(detected.status().message()));
+    spdlog::error("refusing to start without control groups: optimizers' memory, tasks and "
+                  "CPU would be unbounded; pass --cgroups=auto to run without them anyway");
+    return 1;
+  } else {
+    spdlog::warn("RUNNING WITHOUT CONTROL GROUPS (--cgroups=auto): {}. The phase's memory, "
+                 "task and CPU limits are NOT enforced; only rlimits bound the optimizers.",
+                 std::string(detected.status().message()));
+  }
+  return std::nullopt;
+}
 
-  bbo::RemoveStaleStudies(cgroups.get(), opts.work_dir);
-
-  // The hidden objectives this worker evaluates, built from the same problem library as the
-  // coordinator's; a scikit-learn problem keeps up to one process per evaluation slot.
+// The hidden objectives this worker evaluates (--evaluate), built from the same problem
+// library as the coordinator's; a scikit-learn problem keeps up to one process per evaluation
+// slot.
+struct Evaluation {
+  std::unique_ptr<bbo::ProblemLibrary> library;
+  std::unique_ptr<bbo::Evaluator> evaluator;
+};
+Evaluation SetUpEvaluation(bbo::WorkerOptions& opts) {
+  Evaluation e;
+  if (!absl::GetFlag(FLAGS_evaluate)) return e;
   const int eval_slots = absl::GetFlag(FLAGS_eval_slots) > 0
                              ? absl::GetFlag(FLAGS_eval_slots)
                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::unique_ptr<bbo::ProblemLibrary> library;
-  std::unique_ptr<bbo::Evaluator> evaluator;
-  if (absl::GetFlag(FLAGS_evaluate)) {
-    bbo::SuiteOptions host;
-    host.max_processes_per_problem = eval_slots;
-    library = std::make_unique<bbo::ProblemLibrary>(host);
-    evaluator = std::make_unique<bbo::Evaluator>(eval_slots);
-    opts.problems = library.get();
-    opts.evaluator = evaluator.get();
-  }
+  bbo::SuiteOptions host;
+  host.max_processes_per_problem = eval_slots;
+  e.library = std::make_unique<bbo::ProblemLibrary>(host);
+  e.evaluator = std::make_unique<bbo::Evaluator>(eval_slots);
+  opts.problems = e.library.get();
+  opts.evaluator = e.evaluator.get();
+  return e;
+}
 
+// The worker's token: --token_file, else $BBO_WORKER_TOKEN, else none. nullopt: --token_file
+// holds none (said).
+std::optional<std::string> ReadToken() {
   std::string token;
   if (!absl::GetFlag(FLAGS_token_file).empty()) {
     std::ifstream in(absl::GetFlag(FLAGS_token_file));
     std::getline(in, token);
     if (token.empty()) {
       spdlog::error("cannot read a token from --token_file {}", absl::GetFlag(FLAGS_token_file));
-      return 1;
+      return std::nullopt;
     }
   } else if (const char* env = std::getenv("BBO_WORKER_TOKEN")) {
     token = env;
   }
-  auto client = bbo::MakeGrpcCoordinatorClient(bbo::WithDefaultPort(absl::GetFlag(FLAGS_coordinator)), *tls,
-                                               std::max(0.1, absl::GetFlag(FLAGS_rpc_timeout_s)),
-                                               token);
-  bbo::Env* env = bbo::Env::Default();
-  bbo::Sandbox sandbox(opts.sandbox, env->launcher());
-  bbo::Worker worker(client.get(), &sandbox, opts, env);
+  return token;
+}
+
+// Registers, asking again while the coordinator is unreachable (it may still be starting);
+// says what to check when it stays so.
+bool RegisterWorker(bbo::Worker& worker, int slots, const bbo::ClientTls& tls) {
   char host[256] = {0};
   gethostname(host, sizeof(host) - 1);
-  const int slots = std::max(1, absl::GetFlag(FLAGS_slots));
   absl::Status reg;
   for (int attempt = 0; attempt < 50; ++attempt) {  // the server may still be starting
     reg = worker.Register(host, slots);
     if (reg.ok() || reg.code() != absl::StatusCode::kUnavailable) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  if (!reg.ok()) {
-    spdlog::error("cannot register with {}: {}", absl::GetFlag(FLAGS_coordinator),
-                  reg.ToString());
-    if (reg.code() == absl::StatusCode::kUnavailable) {
-      spdlog::error(
-          tls->enabled()
-              ? "connecting over TLS (--ca_file): is bbo-server running there with TLS, its "
-                "certificate signed by --ca_file and naming the --coordinator host? If it was "
-                "started with --tls_client_ca_file, pass this worker's --cert_file and --key_file"
-              : "connecting without TLS: is bbo-server running there? If it serves TLS, pass "
-                "--ca_file (and --cert_file/--key_file if it requires worker certificates)");
-    }
-    return 1;
+  if (reg.ok()) return true;
+  spdlog::error("cannot register with {}: {}", absl::GetFlag(FLAGS_coordinator), reg.ToString());
+  if (reg.code() == absl::StatusCode::kUnavailable) {
+    spdlog::error(
+        tls.enabled()
+            ? "connecting over TLS (--ca_file): is bbo-server running there with TLS, its "
+              "certificate signed by --ca_file and naming the --coordinator host? If it was "
+              "started with --tls_client_ca_file, pass this worker's --cert_file and --key_file"
+            : "connecting without TLS: is bbo-server running there? If it serves TLS, pass "
+              "--ca_file (and --cert_file/--key_file if it requires worker certificates)");
   }
-  spdlog::info("event=worker_registered worker_id={} coordinator={} slots={}",
-               worker.worker_id(), absl::GetFlag(FLAGS_coordinator), slots);
+  return false;
+}
 
+// Runs `slots` job loops until a signal (draining first with --drain_timeout_s) or until every
+// loop has exited; the process's exit code.
+int RunSlots(bbo::Worker& worker, int slots, const sigset_t& signals) {
   std::vector<std::thread> threads;
   std::atomic<int> running{slots};
   std::atomic<bool> failed{false};
@@ -285,4 +288,52 @@ int main(int argc, char** argv) {
   worker.Stop();
   for (auto& t : threads) t.join();
   return failed ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const sigset_t signals = bbo::InitBinary(
+      argc, argv,
+      "bbo-worker --coordinator=127.0.0.1:50051\n"
+      "Leases jobs from bbo-server and runs each submitted optimizer in a bubblewrap sandbox.");
+
+  // A wrong TLS file is a start-up error, before any connection is tried.
+  absl::StatusOr<bbo::ClientTls> tls =
+      bbo::ReadClientTls({absl::GetFlag(FLAGS_ca_file), "--ca_file"},
+                         {absl::GetFlag(FLAGS_cert_file), "--cert_file"},
+                         {absl::GetFlag(FLAGS_key_file), "--key_file"});
+  if (!tls.ok()) {
+    std::fprintf(stderr, "bbo-worker: %s\n", std::string(tls.status().message()).c_str());
+    return 2;
+  }
+
+  // Before any thread starts: the per-study /tmp mounts stay private to this process and vanish
+  // with it, however it ends.
+  if (geteuid() == 0 && !absl::GetFlag(FLAGS_insecure_no_sandbox)) {
+    if (absl::Status s = bbo::EnterPrivateMountNamespace(); !s.ok()) {
+      spdlog::warn("{}; study /tmp mounts will be visible on the host", std::string(s.message()));
+    }
+  }
+
+  bbo::WorkerOptions opts = OptionsFromFlags();
+  if (!SandboxUsable(opts)) return 1;
+  std::unique_ptr<bbo::CgroupManager> cgroups;
+  if (std::optional<int> exit_code = SetUpCgroups(opts, cgroups)) return *exit_code;
+  bbo::RemoveStaleStudies(cgroups.get(), opts.work_dir);
+  const Evaluation evaluation = SetUpEvaluation(opts);
+
+  const std::optional<std::string> token = ReadToken();
+  if (!token) return 1;
+  auto client = bbo::MakeGrpcCoordinatorClient(bbo::WithDefaultPort(absl::GetFlag(FLAGS_coordinator)), *tls,
+                                               std::max(0.1, absl::GetFlag(FLAGS_rpc_timeout_s)),
+                                               *token);
+  bbo::Env* env = bbo::Env::Default();
+  bbo::Sandbox sandbox(opts.sandbox, env->launcher());
+  bbo::Worker worker(client.get(), &sandbox, opts, env);
+  const int slots = std::max(1, absl::GetFlag(FLAGS_slots));
+  if (!RegisterWorker(worker, slots, *tls)) return 1;
+  spdlog::info("event=worker_registered worker_id={} coordinator={} slots={}",
+               worker.worker_id(), absl::GetFlag(FLAGS_coordinator), slots);
+  return RunSlots(worker, slots, signals);
 }

@@ -13,9 +13,11 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
@@ -24,6 +26,7 @@
 #include "worker/cgroup.h"
 #include "worker/coordinator_client.h"
 #include "worker/env.h"
+#include "worker/fetch_once.h"
 #include "worker/optimizer_host.h"
 #include "worker/sandbox.h"
 
@@ -75,14 +78,18 @@ class Worker {
 
   // Registers with the coordinator (once) and starts the heartbeat thread.
   absl::Status Register(const std::string& hostname, int slots);
-  // Leases and runs jobs until Stop() or (with exit_when_idle_s) the queue stays empty.
+  // Leases and runs jobs until Stop() or (with exit_when_idle_s) the queue stays empty. A lease
+  // that fails is asked again while the coordinator is unreachable or busy (UNAVAILABLE and
+  // the like); an error that asking again cannot mend (INTERNAL, DATA_LOSS, a refused token)
+  // is returned.
   absl::Status Run();
   // Runs one leased job to its end; exposed for tests.
   absl::Status RunJob(const JobLease& job);
   // Reports the job's end (`error` "" = done) until the coordinator takes it: a coordinator
   // that cannot store it now (restarting, its disk full) is asked again, with backoff up to
   // 5 s, for as long as the worker runs; the heartbeats keep the lease meanwhile. Stops at an
-  // answer that retrying cannot change (the lease is gone, the token refused).
+  // answer that retrying cannot change (the lease is gone, the token refused, INTERNAL or
+  // DATA_LOSS: the coordinator is broken) and returns it.
   absl::Status FinishJob(int64_t job_id, const std::string& error);
   void Stop();
   // Takes no new job (Run returns once its current job is over) while current studies run on:
@@ -98,10 +105,17 @@ class Worker {
   int jobs_run() const { return jobs_run_.load(); }
 
  private:
+  // The job's submission unpacked on this host (fetched once per submission and digest; jobs
+  // of other submissions fetch theirs meanwhile).
   absl::StatusOr<std::string> SubmissionDir(const JobLease& job);
+  // Fetches and unpacks it into `dir` unless an earlier job did (only one caller per `dir` at a
+  // time: fetches_).
+  absl::StatusOr<std::string> FetchSubmission(const JobLease& job, const std::string& dir);
   // The job's problem file on this host (fetched once per content address); "" when the
   // problem has none.
   absl::StatusOr<std::string> ProblemFilesPath(const JobLease& job);
+  // Fetches it to `path` unless an earlier job did (one caller per `path` at a time).
+  absl::StatusOr<std::string> FetchProblemFiles(const JobLease& job, const std::string& path);
   // Makes the study's control group and /tmp, hosts it, and removes them.
   // `problem`: the problem this worker evaluates the study on (null = the coordinator does).
   absl::Status RunStudy(const JobLease& job, const std::string& dir, const OpenedStudy& study,
@@ -109,6 +123,31 @@ class Worker {
   // Runs the optimizer through the study (`cgroup` may be null).
   absl::Status HostStudy(const OpenedStudy& study, const SandboxedCommand& cmd,
                          StudyCgroup* cgroup, const Problem* problem);
+  // Starts the optimizer and tells the coordinator it is ready: the study's end when it ends
+  // here (the optimizer did not start, the coordinator refused), nullopt when its turns follow.
+  std::optional<absl::Status> StartOptimizer(OptimizerHost& host, const OpenedStudy& study,
+                                             StudyCgroup* cgroup);
+  // What the worker knows of the coordinator's clocks between turns.
+  struct TurnClock {
+    double remaining_s = 0;  // of the study's budget, as the coordinator last said
+    double observe_s = 0;    // wall time of the optimizer's last observe
+    std::optional<double> cpu_start_s;  // the group's CPU time when the turn began
+  };
+  // The study's turns (suggest, report, observe) until it is done, cut off or dropped.
+  absl::Status RunTurns(OptimizerHost& host, const OpenedStudy& study, StudyCgroup* cgroup,
+                        const Problem* problem, uint64_t generation);
+  // Reports one turn's suggestions `x` (or why there are none) with the optimizer frozen, and
+  // evaluates them when this worker does: the batch's values and the study's progress.
+  absl::StatusOr<BatchValues> ReportTurn(OptimizerHost& host, const OpenedStudy& study, int b,
+                                         const absl::StatusOr<std::vector<nlohmann::json>>& x,
+                                         const TurnClock& clock, StudyCgroup* cgroup,
+                                         const Problem* problem);
+  // The coordinator said the study is done after batch `b`: the optimizer observes the last
+  // batch (bounded, not charged) and is ended.
+  void EndDoneStudy(OptimizerHost& host, const OpenedStudy& study, int b,
+                    const BatchValues& values);
+  // Freezes or thaws the study's group (nothing without a group or a freezer).
+  void SetFrozen(StudyCgroup* cgroup, int64_t study_id, bool frozen);
   // Evaluates `batch.to_evaluate` on `problem` and reports the values; `batch` then holds the
   // study's progress and its values.
   absl::Status EvaluateBatch(int64_t study_id, int b, const Problem* problem, BatchValues& batch);
@@ -130,7 +169,9 @@ class Worker {
   std::atomic<int> jobs_run_{0};
   std::atomic<bool> warned_tmp_{false};
   std::atomic<uint64_t> study_seq_{0};  // makes each study's group and /tmp names unique
-  absl::Mutex unpack_mu_;  // serialises unpacking of submissions
+  // The submissions and problem files being fetched now, by their folder on this host: one
+  // fetch of each at a time, none holding a lock across its RPC.
+  FetchOnce fetches_;
   // Counts DropStaleWork calls: work started under an older value is void.
   std::atomic<uint64_t> generation_{0};
   // The optimizers being hosted now, for DropStaleWork.
