@@ -121,23 +121,36 @@ absl::StatusOr<std::string> TarDirectory(const std::string& dir) {
   return out;
 }
 
-absl::Status ExtractArchive(std::string_view bytes, const std::string& dest_dir,
-                            const ExtractOptions& options) {
-  std::unique_ptr<struct archive, ReadDeleter> a(archive_read_new());
-  archive_read_support_filter_all(a.get());
-  archive_read_support_format_tar(a.get());
-  archive_read_support_format_zip(a.get());
-  archive_read_support_format_gnutar(a.get());
-  if (archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {
-    return ArchiveError(a.get(), "not a tar, tar.gz or zip archive");
+namespace {
+
+// Appends the data of the current entry of `a` to `data`, counting its bytes in `total`.
+absl::Status ReadEntryData(struct archive* a, const std::string& name,
+                           const ExtractOptions& options, int64_t* total, std::string* data) {
+  char buf[65536];
+  while (true) {
+    la_ssize_t n = archive_read_data(a, buf, sizeof(buf));
+    if (n < 0) return ArchiveError(a, name);
+    if (n == 0) break;
+    *total += n;
+    if (*total > options.max_total_bytes) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "archive expands to more than ", options.max_total_bytes, " bytes"));
+    }
+    data->append(buf, static_cast<size_t>(n));
   }
+  return absl::OkStatus();
+}
+
+// Reads every entry of `a` into memory, rejecting links, unsafe paths and archives over the
+// limits of `options`. Entries naming the archive's root itself are dropped.
+absl::StatusOr<std::vector<Entry>> ReadEntries(struct archive* a, const ExtractOptions& options) {
   std::vector<Entry> entries;
   int64_t total = 0;
   struct archive_entry* e = nullptr;
   while (true) {
-    int r = archive_read_next_header(a.get(), &e);
+    int r = archive_read_next_header(a, &e);
     if (r == ARCHIVE_EOF) break;
-    if (r != ARCHIVE_OK && r != ARCHIVE_WARN) return ArchiveError(a.get(), "corrupt archive");
+    if (r != ARCHIVE_OK && r != ARCHIVE_WARN) return ArchiveError(a, "corrupt archive");
     std::string name = archive_entry_pathname(e) ? archive_entry_pathname(e) : "";
     if (static_cast<int>(entries.size()) >= options.max_entries) {
       return absl::InvalidArgumentError(
@@ -160,30 +173,28 @@ absl::Status ExtractArchive(std::string_view bytes, const std::string& dest_dir,
     entry.dir = type == AE_IFDIR;
     entry.mode = archive_entry_perm(e);
     if (!entry.dir) {
-      char buf[65536];
-      while (true) {
-        la_ssize_t n = archive_read_data(a.get(), buf, sizeof(buf));
-        if (n < 0) return ArchiveError(a.get(), name);
-        if (n == 0) break;
-        total += n;
-        if (total > options.max_total_bytes) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "archive expands to more than ", options.max_total_bytes, " bytes"));
-        }
-        entry.data.append(buf, static_cast<size_t>(n));
-      }
+      absl::Status st = ReadEntryData(a, name, options, &total, &entry.data);
+      if (!st.ok()) return st;
     }
     entries.push_back(std::move(entry));
   }
-  if (entries.empty()) return absl::InvalidArgumentError("the archive is empty");
-  // One top-level folder and nothing else: strip it.
+  return entries;
+}
+
+// Whether the entries are one top-level folder and nothing else (which is then stripped).
+bool SingleTopFolder(const std::vector<Entry>& entries) {
   std::set<std::string> tops;
   bool top_is_dir = true;
   for (const Entry& en : entries) {
     tops.insert(en.parts[0]);
     if (en.parts.size() == 1 && !en.dir) top_is_dir = false;
   }
-  bool strip = tops.size() == 1 && top_is_dir;
+  return tops.size() == 1 && top_is_dir;
+}
+
+// Writes the entries under `dest_dir`, without their first path component if `strip`.
+absl::Status WriteEntries(const std::vector<Entry>& entries, const std::string& dest_dir,
+                          bool strip) {
   std::error_code ec;
   fs::create_directories(dest_dir, ec);
   if (ec) return absl::UnavailableError(absl::StrCat("cannot create ", dest_dir));
@@ -203,6 +214,24 @@ absl::Status ExtractArchive(std::string_view bytes, const std::string& dest_dir,
     chmod(p.c_str(), (en.mode & 0777) | 0400);
   }
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ExtractArchive(std::string_view bytes, const std::string& dest_dir,
+                            const ExtractOptions& options) {
+  std::unique_ptr<struct archive, ReadDeleter> a(archive_read_new());
+  archive_read_support_filter_all(a.get());
+  archive_read_support_format_tar(a.get());
+  archive_read_support_format_zip(a.get());
+  archive_read_support_format_gnutar(a.get());
+  if (archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {
+    return ArchiveError(a.get(), "not a tar, tar.gz or zip archive");
+  }
+  absl::StatusOr<std::vector<Entry>> entries = ReadEntries(a.get(), options);
+  if (!entries.ok()) return entries.status();
+  if (entries->empty()) return absl::InvalidArgumentError("the archive is empty");
+  return WriteEntries(*entries, dest_dir, SingleTopFolder(*entries));
 }
 
 }  // namespace bbo

@@ -147,6 +147,148 @@ absl::StatusOr<SearchSpace> SearchSpace::Parse(std::string_view api_config_json)
   return FromJson(j);
 }
 
+namespace {
+
+absl::Status CheckSpecKeys(const std::string& name, const nlohmann::json& spec) {
+  for (auto k = spec.begin(); k != spec.end(); ++k) {
+    if (k.key() != "type" && k.key() != "space" && k.key() != "range" &&
+        k.key() != "values") {
+      return ParamError(name, absl::StrCat("unknown key \"", k.key(), "\""));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseCatValues(const std::string& name, const nlohmann::json& spec, ParamSpec* p) {
+  if (spec.contains("range") || spec.contains("space")) {
+    return ParamError(name, "a cat takes only \"values\"");
+  }
+  if (!spec.contains("values") || !spec["values"].is_array() || spec["values"].empty()) {
+    return ParamError(name, "a cat needs a non-empty list of string \"values\"");
+  }
+  // Repeated values count once, as in Bayesmark's JointSpace (np.unique); it needs two.
+  std::set<std::string> seen;
+  for (const auto& v : spec["values"]) {
+    if (!v.is_string()) return ParamError(name, "cat \"values\" must be strings");
+    if (seen.insert(v.get<std::string>()).second) p->cat_values.push_back(v.get<std::string>());
+  }
+  if (p->cat_values.size() < 2) {
+    return ParamError(name, "a cat needs at least two distinct \"values\" (as Bayesmark's "
+                            "JointSpace does); a parameter with one value is a constant");
+  }
+  return absl::OkStatus();
+}
+
+// "range": [lo, hi] of a real or int (an int's bounds are rounded inwards).
+absl::Status ParseRange(const std::string& name, const nlohmann::json& spec, ParamSpec* p) {
+  const auto& r = spec["range"];
+  if (!r.is_array() || r.size() != 2 || !r[0].is_number() || !r[1].is_number()) {
+    return ParamError(name, "\"range\" must be [lo, hi] with two numbers");
+  }
+  double lo = r[0].get<double>(), hi = r[1].get<double>();
+  if (!std::isfinite(lo) || !std::isfinite(hi)) {
+    return ParamError(name, "\"range\" bounds must be finite");
+  }
+  if (lo > hi) {
+    return ParamError(name, absl::StrCat("range lower bound ", FormatNumber(lo),
+                                         " is above the upper bound ", FormatNumber(hi)));
+  }
+  if (p->type == ParamType::kInt) {
+    lo = std::ceil(lo);
+    hi = std::floor(hi);
+    if (lo > hi) return ParamError(name, "\"range\" holds no integer");
+  }
+  p->lo = lo;
+  p->hi = hi;
+  RETURN_IF_ERROR(CheckDomain(*p, lo));
+  return CheckDomain(*p, hi);
+}
+
+// "values" of a real or int: kept sorted and distinct.
+absl::Status ParseNumericValues(const std::string& name, const nlohmann::json& spec,
+                                ParamSpec* p) {
+  const auto& vals = spec["values"];
+  if (!vals.is_array() || vals.empty()) {
+    return ParamError(name, "\"values\" must be a non-empty list of numbers");
+  }
+  for (const auto& v : vals) {
+    if (!v.is_number()) return ParamError(name, "\"values\" must be numbers");
+    double x = v.get<double>();
+    if (!std::isfinite(x)) return ParamError(name, "\"values\" must be finite");
+    if (p->type == ParamType::kInt && x != std::floor(x)) {
+      return ParamError(name, absl::StrCat("int value ", FormatNumber(x),
+                                           " is not an integer"));
+    }
+    RETURN_IF_ERROR(CheckDomain(*p, x));
+    p->numeric_values.push_back(x);
+  }
+  std::sort(p->numeric_values.begin(), p->numeric_values.end());
+  p->numeric_values.erase(std::unique(p->numeric_values.begin(), p->numeric_values.end()),
+                          p->numeric_values.end());
+  if (p->numeric_values.size() < 2) {
+    return ParamError(name, "\"values\" needs at least two distinct numbers (as "
+                            "Bayesmark's JointSpace does); a parameter with one value is a "
+                            "constant");
+  }
+  return absl::OkStatus();
+}
+
+// A real or int: its space, then exactly one of "range" and "values".
+absl::Status ParseNumeric(const std::string& name, const std::string& type,
+                          const nlohmann::json& spec, ParamSpec* p) {
+  p->type = type == "real" ? ParamType::kReal : ParamType::kInt;
+  const bool has_range = spec.contains("range");
+  if (has_range == spec.contains("values")) {
+    return ParamError(name, "needs exactly one of \"range\" and \"values\"");
+  }
+  // Bayesmark's JointSpace has no default warp for real and int ("warp/space not
+  // specified"): an api_config that omits it would crash every Bayesmark optimizer.
+  if (!spec.contains("space")) {
+    return ParamError(name, absl::StrCat("a", type == "int" ? "n int" : " real",
+                                         " needs \"space\": \"linear\", \"log\", "
+                                         "\"logit\" or \"bilog\" (Bayesmark's JointSpace "
+                                         "has no default)"));
+  }
+  ASSIGN_OR_RETURN(p->space, ParseWarp(name, spec));
+  if (p->type == ParamType::kInt && p->space == WarpKind::kLogit) {
+    return ParamError(name, "an int cannot use the logit space");
+  }
+  return has_range ? ParseRange(name, spec, p) : ParseNumericValues(name, spec, p);
+}
+
+// One parameter of the api_config; `normalized` is its spec with "ordinal" spelled "cat".
+absl::StatusOr<ParamSpec> ParseParam(const std::string& name, const nlohmann::json& spec,
+                                     nlohmann::json* normalized) {
+  if (!spec.is_object()) return ParamError(name, "spec must be a JSON object");
+  RETURN_IF_ERROR(CheckSpecKeys(name, spec));
+  if (!spec.contains("type") || !spec["type"].is_string()) {
+    return ParamError(name, "missing \"type\"");
+  }
+  std::string type = spec["type"].get<std::string>();
+  *normalized = spec;
+  ParamSpec p;
+  p.name = name;
+  if (type == "ordinal") {
+    type = "cat";
+    (*normalized)["type"] = "cat";
+  }
+  if (type == "bool") {
+    p.type = ParamType::kBool;
+    if (spec.size() != 1) return ParamError(name, "a bool takes no key other than \"type\"");
+  } else if (type == "cat") {
+    p.type = ParamType::kCat;
+    RETURN_IF_ERROR(ParseCatValues(name, spec, &p));
+  } else if (type == "real" || type == "int") {
+    RETURN_IF_ERROR(ParseNumeric(name, type, spec, &p));
+  } else {
+    return ParamError(name, absl::StrCat("unknown type \"", type,
+                                         "\" (expected real, int, bool, cat or ordinal)"));
+  }
+  return p;
+}
+
+}  // namespace
+
 absl::StatusOr<SearchSpace> SearchSpace::FromJson(const nlohmann::json& api_config) {
   if (!api_config.is_object()) {
     return absl::InvalidArgumentError("api_config must be a JSON object");
@@ -155,118 +297,9 @@ absl::StatusOr<SearchSpace> SearchSpace::FromJson(const nlohmann::json& api_conf
   SearchSpace space;
   space.api_config_ = nlohmann::json::object();
   for (auto it = api_config.begin(); it != api_config.end(); ++it) {
-    const std::string& name = it.key();
-    const nlohmann::json& spec = it.value();
-    if (!spec.is_object()) return ParamError(name, "spec must be a JSON object");
-    for (auto k = spec.begin(); k != spec.end(); ++k) {
-      if (k.key() != "type" && k.key() != "space" && k.key() != "range" &&
-          k.key() != "values") {
-        return ParamError(name, absl::StrCat("unknown key \"", k.key(), "\""));
-      }
-    }
-    if (!spec.contains("type") || !spec["type"].is_string()) {
-      return ParamError(name, "missing \"type\"");
-    }
-    std::string type = spec["type"].get<std::string>();
-    nlohmann::json normalized = spec;
-    ParamSpec p;
-    p.name = name;
-    if (type == "ordinal") {
-      type = "cat";
-      normalized["type"] = "cat";
-    }
-    const bool has_range = spec.contains("range");
-    const bool has_values = spec.contains("values");
-    if (type == "bool") {
-      p.type = ParamType::kBool;
-      if (spec.size() != 1) return ParamError(name, "a bool takes no key other than \"type\"");
-    } else if (type == "cat") {
-      p.type = ParamType::kCat;
-      if (has_range || spec.contains("space")) {
-        return ParamError(name, "a cat takes only \"values\"");
-      }
-      if (!has_values || !spec["values"].is_array() || spec["values"].empty()) {
-        return ParamError(name, "a cat needs a non-empty list of string \"values\"");
-      }
-      // Repeated values count once, as in Bayesmark's JointSpace (np.unique); it needs two.
-      std::set<std::string> seen;
-      for (const auto& v : spec["values"]) {
-        if (!v.is_string()) return ParamError(name, "cat \"values\" must be strings");
-        if (seen.insert(v.get<std::string>()).second) p.cat_values.push_back(v.get<std::string>());
-      }
-      if (p.cat_values.size() < 2) {
-        return ParamError(name, "a cat needs at least two distinct \"values\" (as Bayesmark's "
-                                "JointSpace does); a parameter with one value is a constant");
-      }
-    } else if (type == "real" || type == "int") {
-      p.type = type == "real" ? ParamType::kReal : ParamType::kInt;
-      if (has_range == has_values) {
-        return ParamError(name, "needs exactly one of \"range\" and \"values\"");
-      }
-      // Bayesmark's JointSpace has no default warp for real and int ("warp/space not
-      // specified"): an api_config that omits it would crash every Bayesmark optimizer.
-      if (!spec.contains("space")) {
-        return ParamError(name, absl::StrCat("a", type == "int" ? "n int" : " real",
-                                             " needs \"space\": \"linear\", \"log\", "
-                                             "\"logit\" or \"bilog\" (Bayesmark's JointSpace "
-                                             "has no default)"));
-      }
-      ASSIGN_OR_RETURN(p.space, ParseWarp(name, spec));
-      if (p.type == ParamType::kInt && p.space == WarpKind::kLogit) {
-        return ParamError(name, "an int cannot use the logit space");
-      }
-      if (has_range) {
-        const auto& r = spec["range"];
-        if (!r.is_array() || r.size() != 2 || !r[0].is_number() || !r[1].is_number()) {
-          return ParamError(name, "\"range\" must be [lo, hi] with two numbers");
-        }
-        double lo = r[0].get<double>(), hi = r[1].get<double>();
-        if (!std::isfinite(lo) || !std::isfinite(hi)) {
-          return ParamError(name, "\"range\" bounds must be finite");
-        }
-        if (lo > hi) {
-          return ParamError(name, absl::StrCat("range lower bound ", FormatNumber(lo),
-                                               " is above the upper bound ", FormatNumber(hi)));
-        }
-        if (p.type == ParamType::kInt) {
-          lo = std::ceil(lo);
-          hi = std::floor(hi);
-          if (lo > hi) return ParamError(name, "\"range\" holds no integer");
-        }
-        p.lo = lo;
-        p.hi = hi;
-        RETURN_IF_ERROR(CheckDomain(p, lo));
-        RETURN_IF_ERROR(CheckDomain(p, hi));
-      } else {
-        const auto& vals = spec["values"];
-        if (!vals.is_array() || vals.empty()) {
-          return ParamError(name, "\"values\" must be a non-empty list of numbers");
-        }
-        for (const auto& v : vals) {
-          if (!v.is_number()) return ParamError(name, "\"values\" must be numbers");
-          double x = v.get<double>();
-          if (!std::isfinite(x)) return ParamError(name, "\"values\" must be finite");
-          if (p.type == ParamType::kInt && x != std::floor(x)) {
-            return ParamError(name, absl::StrCat("int value ", FormatNumber(x),
-                                                 " is not an integer"));
-          }
-          RETURN_IF_ERROR(CheckDomain(p, x));
-          p.numeric_values.push_back(x);
-        }
-        std::sort(p.numeric_values.begin(), p.numeric_values.end());
-        p.numeric_values.erase(std::unique(p.numeric_values.begin(), p.numeric_values.end()),
-                               p.numeric_values.end());
-        if (p.numeric_values.size() < 2) {
-          return ParamError(name, "\"values\" needs at least two distinct numbers (as "
-                                  "Bayesmark's JointSpace does); a parameter with one value is a "
-                                  "constant");
-        }
-      }
-    } else {
-      return ParamError(name, absl::StrCat("unknown type \"", type,
-                                           "\" (expected real, int, bool, cat or ordinal)"));
-    }
-    space.api_config_[name] = normalized;
+    nlohmann::json normalized;
+    ASSIGN_OR_RETURN(ParamSpec p, ParseParam(it.key(), it.value(), &normalized));
+    space.api_config_[it.key()] = normalized;
     space.params_.push_back(std::move(p));
   }
   std::sort(space.params_.begin(), space.params_.end(),
@@ -275,6 +308,86 @@ absl::StatusOr<SearchSpace> SearchSpace::FromJson(const nlohmann::json& api_conf
 }
 
 absl::Status SearchSpace::Validate(const Point& p) const { return Canonicalize(p).status(); }
+
+namespace {
+
+// A bool, or a number 0 or 1.
+absl::StatusOr<ParamValue> CanonicalBool(const ParamSpec& p, const ParamValue& v) {
+  if (const bool* b = std::get_if<bool>(&v)) return ParamValue(*b);
+  if (std::optional<double> x = AsNumber(v); x && (*x == 0 || *x == 1)) {
+    return ParamValue(*x == 1);
+  }
+  return ParamError(p.name, absl::StrCat("expected a bool, got ", TypeName(v), " ",
+                                         ParamValueToString(v)));
+}
+
+// One of the cat's string values.
+absl::StatusOr<ParamValue> CanonicalCat(const ParamSpec& p, const ParamValue& v) {
+  const std::string* s = std::get_if<std::string>(&v);
+  if (s == nullptr) {
+    return ParamError(p.name, absl::StrCat("expected one of the string values, got ",
+                                           TypeName(v), " ", ParamValueToString(v)));
+  }
+  if (std::find(p.cat_values.begin(), p.cat_values.end(), *s) == p.cat_values.end()) {
+    std::vector<std::string> quoted;
+    for (const auto& c : p.cat_values) quoted.push_back(absl::StrCat("\"", c, "\""));
+    return ParamError(p.name, absl::StrCat("value \"", *s, "\" is not one of [",
+                                           absl::StrJoin(quoted, ", "), "]"));
+  }
+  return ParamValue(*s);
+}
+
+// A finite `val` within the parameter's range (up to a relative tolerance), snapped to the
+// nearest listed value or clamped to the range.
+absl::StatusOr<double> SnapToDomain(const ParamSpec& p, double val) {
+  if (!p.numeric_values.empty()) {
+    double lo = p.numeric_values.front(), hi = p.numeric_values.back();
+    double tol = 1e-9 * std::max(1.0, hi - lo);
+    if (val < lo - tol || val > hi + tol) {
+      return ParamError(p.name, absl::StrCat("value ", FormatNumber(val),
+                                             " is outside the listed values' range [",
+                                             FormatNumber(lo), ", ", FormatNumber(hi), "]"));
+    }
+    return Snap(p.numeric_values, val);
+  }
+  double tol = 1e-9 * std::max(std::abs(*p.hi - *p.lo), 1e-300);
+  if (val < *p.lo - tol || val > *p.hi + tol) {
+    return ParamError(p.name, absl::StrCat("value ", FormatNumber(val),
+                                           " is outside range [", FormatNumber(*p.lo),
+                                           ", ", FormatNumber(*p.hi), "]"));
+  }
+  return std::clamp(val, *p.lo, *p.hi);
+}
+
+// A finite number in the domain of a real or int parameter.
+absl::StatusOr<ParamValue> CanonicalNumber(const ParamSpec& p, const ParamValue& v) {
+  std::optional<double> x = AsNumber(v);
+  if (!x) {
+    return ParamError(p.name, absl::StrCat("expected a number, got ", TypeName(v), " ",
+                                           ParamValueToString(v)));
+  }
+  if (!std::isfinite(*x)) {
+    return ParamError(p.name, absl::StrCat("value ", FormatNumber(*x), " is not finite"));
+  }
+  if (p.type == ParamType::kInt && *x != std::floor(*x)) {
+    return ParamError(p.name, absl::StrCat("value ", FormatNumber(*x), " is not an integer"));
+  }
+  ASSIGN_OR_RETURN(double val, SnapToDomain(p, *x));
+  if (p.type == ParamType::kInt) return ParamValue(static_cast<int64_t>(std::llround(val)));
+  return ParamValue(val);
+}
+
+absl::StatusOr<ParamValue> CanonicalValue(const ParamSpec& p, const ParamValue& v) {
+  switch (p.type) {
+    case ParamType::kBool: return CanonicalBool(p, v);
+    case ParamType::kCat: return CanonicalCat(p, v);
+    case ParamType::kReal:
+    case ParamType::kInt: return CanonicalNumber(p, v);
+  }
+  return CanonicalNumber(p, v);
+}
+
+}  // namespace
 
 absl::StatusOr<Point> SearchSpace::Canonicalize(const Point& point) const {
   for (const auto& [name, v] : point) {
@@ -288,74 +401,7 @@ absl::StatusOr<Point> SearchSpace::Canonicalize(const Point& point) const {
     if (it == point.end()) {
       return absl::InvalidArgumentError(absl::StrCat("missing parameter \"", p.name, "\""));
     }
-    const ParamValue& v = it->second;
-    switch (p.type) {
-      case ParamType::kBool: {
-        if (const bool* b = std::get_if<bool>(&v)) {
-          out[p.name] = *b;
-        } else if (std::optional<double> x = AsNumber(v); x && (*x == 0 || *x == 1)) {
-          out[p.name] = *x == 1;
-        } else {
-          return ParamError(p.name, absl::StrCat("expected a bool, got ", TypeName(v), " ",
-                                                 ParamValueToString(v)));
-        }
-        break;
-      }
-      case ParamType::kCat: {
-        const std::string* s = std::get_if<std::string>(&v);
-        if (s == nullptr) {
-          return ParamError(p.name, absl::StrCat("expected one of the string values, got ",
-                                                 TypeName(v), " ", ParamValueToString(v)));
-        }
-        if (std::find(p.cat_values.begin(), p.cat_values.end(), *s) == p.cat_values.end()) {
-          std::vector<std::string> quoted;
-          for (const auto& c : p.cat_values) quoted.push_back(absl::StrCat("\"", c, "\""));
-          return ParamError(p.name, absl::StrCat("value \"", *s, "\" is not one of [",
-                                                 absl::StrJoin(quoted, ", "), "]"));
-        }
-        out[p.name] = *s;
-        break;
-      }
-      case ParamType::kReal:
-      case ParamType::kInt: {
-        std::optional<double> x = AsNumber(v);
-        if (!x) {
-          return ParamError(p.name, absl::StrCat("expected a number, got ", TypeName(v), " ",
-                                                 ParamValueToString(v)));
-        }
-        if (!std::isfinite(*x)) {
-          return ParamError(p.name, absl::StrCat("value ", FormatNumber(*x), " is not finite"));
-        }
-        if (p.type == ParamType::kInt && *x != std::floor(*x)) {
-          return ParamError(p.name, absl::StrCat("value ", FormatNumber(*x), " is not an integer"));
-        }
-        double val = *x;
-        if (!p.numeric_values.empty()) {
-          double lo = p.numeric_values.front(), hi = p.numeric_values.back();
-          double tol = 1e-9 * std::max(1.0, hi - lo);
-          if (val < lo - tol || val > hi + tol) {
-            return ParamError(p.name, absl::StrCat("value ", FormatNumber(val),
-                                                   " is outside the listed values' range [",
-                                                   FormatNumber(lo), ", ", FormatNumber(hi), "]"));
-          }
-          val = Snap(p.numeric_values, val);
-        } else {
-          double tol = 1e-9 * std::max(std::abs(*p.hi - *p.lo), 1e-300);
-          if (val < *p.lo - tol || val > *p.hi + tol) {
-            return ParamError(p.name, absl::StrCat("value ", FormatNumber(val),
-                                                   " is outside range [", FormatNumber(*p.lo),
-                                                   ", ", FormatNumber(*p.hi), "]"));
-          }
-          val = std::clamp(val, *p.lo, *p.hi);
-        }
-        if (p.type == ParamType::kInt) {
-          out[p.name] = static_cast<int64_t>(std::llround(val));
-        } else {
-          out[p.name] = val;
-        }
-        break;
-      }
-    }
+    ASSIGN_OR_RETURN(out[p.name], CanonicalValue(p, it->second));
   }
   return out;
 }

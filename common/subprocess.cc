@@ -83,6 +83,151 @@ void SetLimit(int resource, uint64_t value) {
   setrlimit(resource, &rl);
 }
 
+// What a child that did not get to exec reports on the status pipe as {stage, errno}.
+constexpr int kChdirFailed = 1;
+constexpr int kExecFailed = 2;
+constexpr int kCredentialsFailed = 3;
+constexpr int kCgroupFailed = 4;
+
+// The child's standard streams and the pipe on which it reports a failure to exec.
+struct Channels {
+  Channel in, out, err, exec_status;
+
+  // 0, or the errno of the failed call.
+  int Open(bool stdin_is_socket) {
+    int e = in.Open(stdin_is_socket, /*child_writes=*/false);
+    if (e == 0) e = out.Open(false, true);
+    if (e == 0) e = err.Open(false, true);
+    if (e == 0) e = exec_status.Open(false, true);
+    // Non-blocking, so that Write can give up at its deadline. Only the parent's end (its own
+    // open file description) is affected.
+    if (e == 0 && fcntl(in.parent, F_SETFL, fcntl(in.parent, F_GETFL) | O_NONBLOCK) != 0) {
+      e = errno;
+    }
+    return e;
+  }
+  void CloseChildEnds() {
+    in.CloseChild();
+    out.CloseChild();
+    err.CloseChild();
+    exec_status.CloseChild();
+  }
+};
+
+// Everything the child needs, built before fork: after it, only async-signal-safe calls.
+// Points into the SubprocessOptions it was made from.
+struct ChildPlan {
+  std::vector<char*> argv, envp;
+  const char* cwd = nullptr;
+  const std::vector<SubprocessOptions::Limit>* limits = nullptr;
+  int status_fd = -1;
+  std::optional<SubprocessOptions::Identity> run_as;
+  // The descriptors that survive in the child, ascending and unique; the gaps are closed.
+  std::vector<int> keep;
+  const std::vector<int>* inherited = nullptr;
+  std::vector<const char*> cgroup_files;
+};
+
+ChildPlan MakeChildPlan(const SubprocessOptions& options, int status_fd) {
+  ChildPlan plan;
+  for (const std::string& a : options.argv) plan.argv.push_back(const_cast<char*>(a.c_str()));
+  plan.argv.push_back(nullptr);
+  for (const std::string& v : options.env) plan.envp.push_back(const_cast<char*>(v.c_str()));
+  plan.envp.push_back(nullptr);
+  plan.cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
+  plan.limits = &options.limits;
+  plan.status_fd = status_fd;
+  plan.run_as = options.run_as;
+  plan.keep = options.inherited_fds;
+  plan.keep.push_back(status_fd);
+  std::sort(plan.keep.begin(), plan.keep.end());
+  plan.keep.erase(std::unique(plan.keep.begin(), plan.keep.end()), plan.keep.end());
+  plan.inherited = &options.inherited_fds;
+  for (const std::string& f : options.cgroup_procs_files) plan.cgroup_files.push_back(f.c_str());
+  return plan;
+}
+
+// The child side, async-signal-safe from here on: reports {stage, errno} and exits.
+[[noreturn]] void ExitWithFailure(int status_fd, int stage, int error_number, int exit_code) {
+  int failure[2] = {stage, error_number};
+  ssize_t ignored = write(status_fd, failure, sizeof(failure));
+  (void)ignored;
+  _exit(exit_code);
+}
+
+// Closes every descriptor >= 3 but `keep`, and lets the inherited ones survive exec.
+void CloseUnkeptDescriptors(const ChildPlan& plan) {
+  // Descriptors the parent opened without O_CLOEXEC must not leak into the child.
+  unsigned first = 3;
+  for (int fd : plan.keep) {
+    if (static_cast<unsigned>(fd) > first) syscall(SYS_close_range, first, fd - 1, 0);
+    first = static_cast<unsigned>(fd) + 1;
+  }
+  syscall(SYS_close_range, first, ~0U, 0);
+  for (int fd : *plan.inherited) fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) & ~FD_CLOEXEC);
+}
+
+void ResetSignals() {
+  // Ignored signals survive exec; the child gets default dispositions and an empty mask.
+  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD}) signal(sig, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
+// Joins the control groups first: everything after, the exec included, happens inside them.
+void JoinCgroups(const ChildPlan& plan) {
+  for (const char* file : plan.cgroup_files) {
+    const int fd = open(file, O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || write(fd, "0", 1) != 1) {
+      ExitWithFailure(plan.status_fd, kCgroupFailed, errno, 126);
+    }
+    close(fd);
+  }
+}
+
+[[noreturn]] void RunChild(const ChildPlan& plan, const Channels& ch) {
+  setsid();
+  dup2(ch.in.child, 0);
+  dup2(ch.out.child, 1);
+  dup2(ch.err.child, 2);
+  CloseUnkeptDescriptors(plan);
+  ResetSignals();
+  JoinCgroups(plan);
+  for (const SubprocessOptions::Limit& limit : *plan.limits) SetLimit(limit.resource, limit.value);
+  const std::optional<SubprocessOptions::Identity>& run_as = plan.run_as;
+  int stage;
+  if (run_as.has_value() &&
+      (setgroups(1, &run_as->gid) != 0 || setgid(run_as->gid) != 0 ||
+       setuid(run_as->uid) != 0 || getuid() != run_as->uid || geteuid() != run_as->uid)) {
+    stage = kCredentialsFailed;
+  } else if (plan.cwd != nullptr && chdir(plan.cwd) != 0) {
+    stage = kChdirFailed;
+  } else {
+    execve(plan.argv[0], plan.argv.data(), plan.envp.data());
+    stage = kExecFailed;
+  }
+  // The shell's codes for "not found" and "cannot run".
+  ExitWithFailure(plan.status_fd, stage, errno, stage == kExecFailed ? 127 : 126);
+}
+
+// The parent side: the status pipe closes on a successful exec (O_CLOEXEC) and carries
+// {stage, errno} if not.
+std::optional<Subprocess::ExecError> ReadExecStatus(int status_fd) {
+  int failure[2] = {0, 0};
+  ssize_t n;
+  do {
+    n = read(status_fd, failure, sizeof(failure));
+  } while (n < 0 && errno == EINTR);
+  if (n != static_cast<ssize_t>(sizeof(failure))) return std::nullopt;
+  using Stage = Subprocess::ExecError::Stage;
+  const Stage stage = failure[0] == kChdirFailed         ? Stage::kChdir
+                      : failure[0] == kCredentialsFailed ? Stage::kCredentials
+                      : failure[0] == kCgroupFailed      ? Stage::kCgroup
+                                                         : Stage::kExec;
+  return Subprocess::ExecError{stage, failure[1]};
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Subprocess>> Subprocess::Spawn(SubprocessOptions options) {
@@ -93,108 +238,23 @@ absl::StatusOr<std::unique_ptr<Subprocess>> Subprocess::Spawn(SubprocessOptions 
           absl::StrCat("inherited descriptor ", fd, " is below 3 or not open"));
     }
   }
-  Channel in, out, err, exec_status;
-  int e = in.Open(options.stdin_is_socket, /*child_writes=*/false);
-  if (e == 0) e = out.Open(false, true);
-  if (e == 0) e = err.Open(false, true);
-  if (e == 0) e = exec_status.Open(false, true);
-  // Non-blocking, so that Write can give up at its deadline. Only the parent's end (its own
-  // open file description) is affected.
-  if (e == 0 && fcntl(in.parent, F_SETFL, fcntl(in.parent, F_GETFL) | O_NONBLOCK) != 0) e = errno;
-  if (e != 0) {
+  Channels ch;
+  if (int e = ch.Open(options.stdin_is_socket); e != 0) {
     return absl::ResourceExhaustedError(absl::StrCat("cannot create pipes: ", strerror(e)));
   }
-
-  // Everything the child needs is built before fork: after it, only async-signal-safe calls.
-  std::vector<char*> argv, envp;
-  for (const std::string& a : options.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  for (const std::string& v : options.env) envp.push_back(const_cast<char*>(v.c_str()));
-  envp.push_back(nullptr);
-  const char* cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
-  const std::vector<SubprocessOptions::Limit>& limits = options.limits;
-  const int status_fd = exec_status.child;
-  const std::optional<SubprocessOptions::Identity> run_as = options.run_as;
-  // The descriptors that survive in the child, ascending and unique; the gaps are closed.
-  std::vector<int> keep = options.inherited_fds;
-  keep.push_back(status_fd);
-  std::sort(keep.begin(), keep.end());
-  keep.erase(std::unique(keep.begin(), keep.end()), keep.end());
-  const std::vector<int>& inherited = options.inherited_fds;
-  std::vector<const char*> cgroup_files;
-  for (const std::string& f : options.cgroup_procs_files) cgroup_files.push_back(f.c_str());
-
+  const ChildPlan plan = MakeChildPlan(options, ch.exec_status.child);
   const pid_t pid = fork();
   if (pid < 0) {
-    e = errno;
+    const int e = errno;
     return absl::ResourceExhaustedError(absl::StrCat("fork: ", strerror(e)));
   }
-  if (pid == 0) {
-    setsid();
-    dup2(in.child, 0);
-    dup2(out.child, 1);
-    dup2(err.child, 2);
-    // Descriptors the parent opened without O_CLOEXEC must not leak into the child.
-    unsigned first = 3;
-    for (int fd : keep) {
-      if (static_cast<unsigned>(fd) > first) syscall(SYS_close_range, first, fd - 1, 0);
-      first = static_cast<unsigned>(fd) + 1;
-    }
-    syscall(SYS_close_range, first, ~0U, 0);
-    for (int fd : inherited) fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) & ~FD_CLOEXEC);
-    // Ignored signals survive exec; the child gets default dispositions and an empty mask.
-    for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD}) signal(sig, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    int failure[2] = {0, 0};
-    // Join the control groups first: everything below, the exec included, happens inside them.
-    for (const char* file : cgroup_files) {
-      const int fd = open(file, O_WRONLY | O_CLOEXEC);
-      if (fd < 0 || write(fd, "0", 1) != 1) {
-        failure[0] = 4;
-        failure[1] = errno;
-        ssize_t ignored = write(status_fd, failure, sizeof(failure));
-        (void)ignored;
-        _exit(126);
-      }
-      close(fd);
-    }
-    for (const SubprocessOptions::Limit& limit : limits) SetLimit(limit.resource, limit.value);
-    if (run_as.has_value() &&
-        (setgroups(1, &run_as->gid) != 0 || setgid(run_as->gid) != 0 ||
-         setuid(run_as->uid) != 0 || getuid() != run_as->uid || geteuid() != run_as->uid)) {
-      failure[0] = 3;
-    } else if (cwd != nullptr && chdir(cwd) != 0) {
-      failure[0] = 1;
-    } else {
-      execve(argv[0], argv.data(), envp.data());
-      failure[0] = 2;
-    }
-    failure[1] = errno;
-    ssize_t ignored = write(status_fd, failure, sizeof(failure));
-    (void)ignored;
-    _exit(failure[0] == 2 ? 127 : 126);  // the shell's codes for "not found" and "cannot run"
-  }
-  in.CloseChild();
-  out.CloseChild();
-  err.CloseChild();
-  exec_status.CloseChild();
-  // The status pipe closes on a successful exec (O_CLOEXEC) and carries {stage, errno} if not.
-  int failure[2] = {0, 0};
-  ssize_t n;
-  do {
-    n = read(exec_status.parent, failure, sizeof(failure));
-  } while (n < 0 && errno == EINTR);
-  std::unique_ptr<Subprocess> process(new Subprocess(std::move(options), pid, in.ReleaseParent(),
-                                                     out.ReleaseParent(), err.ReleaseParent()));
-  if (n == static_cast<ssize_t>(sizeof(failure))) {
-    const ExecError::Stage stage = failure[0] == 1   ? ExecError::Stage::kChdir
-                                   : failure[0] == 3 ? ExecError::Stage::kCredentials
-                                   : failure[0] == 4 ? ExecError::Stage::kCgroup
-                                                     : ExecError::Stage::kExec;
-    process->exec_error_ = ExecError{stage, failure[1]};
-  }
+  if (pid == 0) RunChild(plan, ch);
+  ch.CloseChildEnds();
+  std::optional<ExecError> exec_error = ReadExecStatus(ch.exec_status.parent);
+  std::unique_ptr<Subprocess> process(
+      new Subprocess(std::move(options), pid, ch.in.ReleaseParent(), ch.out.ReleaseParent(),
+                     ch.err.ReleaseParent()));
+  process->exec_error_ = exec_error;
   return process;
 }
 

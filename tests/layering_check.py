@@ -29,10 +29,6 @@ MAX_LINES = 700
 MAX_FUNCTION_LINES = 80
 # Functions over the limit that are being split (each entry "path:function head"); must be empty.
 KNOWN_LONG = {
-    'common/archive.cc:rchive(std::string_view bytes, const std::string& dest_dir, const ExtractOptions& options)',
-    'common/search_space.cc:absl::StatusOr<Point> SearchSpace::Canonicalize(const Point& point) const',
-    'common/search_space.cc:absl::StatusOr<SearchSpace> SearchSpace::FromJson(const nlohmann::json& api_config)',
-    'common/subprocess.cc:absl::StatusOr<std::unique_ptr<Subprocess>> Subprocess::Spawn(SubprocessOptions options)',
     'problems/internal/bbob.cc:double BbobFunction::Evaluate(absl::Span<const double> x) const',
     'problems/internal/bbob.cc:void BbobFunction::Initialize(int function_id, int dim, int instance, uint64_t rng_seed)',
     'problems/internal/synthetic_landscape_groups.cc:void AddBoundaryOptimum(SuiteBuilder& b)',
