@@ -29,11 +29,6 @@ MAX_LINES = 700
 MAX_FUNCTION_LINES = 80
 # Functions over the limit that are being split (each entry "path:function head"); must be empty.
 KNOWN_LONG = {
-    'problems/internal/bbob.cc:double BbobFunction::Evaluate(absl::Span<const double> x) const',
-    'problems/internal/bbob.cc:void BbobFunction::Initialize(int function_id, int dim, int instance, uint64_t rng_seed)',
-    'problems/internal/synthetic_landscape_groups.cc:void AddBoundaryOptimum(SuiteBuilder& b)',
-    'problems/internal/synthetic_mixed_groups.cc:void AddMixedInteger(SuiteBuilder& b)',
-    'problems/ml/generated_datasets.cc:absl::StatusOr<Dataset> MakeClassificationDataset(const ClassificationSpec& spec)',
     'report/internal/heatmap_section.cc:std::string RenderHeatmap(const std::vector<MethodRow>& rows, const json& report)',
     'report/internal/line_chart.cc:std::string RenderLineChartSvg(const LineChart& chart)',
     'report/report.cc:nlohmann::json ReportJson(const Report& report, const ScoringInput& input)',

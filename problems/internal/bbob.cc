@@ -215,7 +215,16 @@ void BbobFunction::Initialize(int function_id, int dim, int instance, uint64_t r
   signs_.resize(d);
   for (double& s : signs_) s = UniformDouble(rng) < 0.5 ? -1.0 : 1.0;
 
-  switch (function_id) {
+  if (function_id == 21 || function_id == 22) {
+    InitializeGallagherPeaks(rng);
+  } else {
+    PlaceOptimum();
+  }
+}
+
+void BbobFunction::PlaceOptimum() {
+  const int d = dim_;
+  switch (function_id_) {
     case 4:
       // The skewed coordinates (odd in 1-based terms) have a positive optimum, as in COCO.
       for (int i = 0; i < d; i += 2) xopt_[i] = std::fabs(xopt_[i]);
@@ -244,34 +253,6 @@ void BbobFunction::Initialize(int function_id, int dim, int instance, uint64_t r
     case 20:
       for (int i = 0; i < d; ++i) xopt_[i] = 4.2096874633 / 2.0 * signs_[i];
       break;
-    case 21:
-    case 22: {
-      const bool many = function_id == 21;
-      const int n = many ? 101 : 21;
-      const double y1_half_width = many ? 4.0 : 3.92;
-      const double yi_half_width = many ? 5.0 : 4.9;
-      // alpha_i for i >= 2: a random permutation of {1000^(2j/(n-2)), j = 0..n-2}.
-      std::vector<double> alphas(n - 1);
-      for (int j = 0; j < n - 1; ++j) alphas[j] = std::pow(1000.0, 2.0 * j / (n - 2));
-      for (int j = n - 2; j > 0; --j) std::swap(alphas[j], alphas[UniformIndex(rng, j + 1)]);
-      alphas.insert(alphas.begin(), many ? 1000.0 : 1000.0 * 1000.0);
-      for (int p = 0; p < n; ++p) {
-        const double half_width = p == 0 ? y1_half_width : yi_half_width;
-        std::vector<double> y(d);
-        for (double& yj : y) yj = half_width * (2.0 * UniformDouble(rng) - 1.0);
-        if (p == 0) xopt_ = y;
-        // Stored rotated (R y_i) so that Evaluate computes R x once.
-        peaks_.push_back(MatVec(r_, y));
-        peak_weights_.push_back(p == 0 ? 10.0 : 1.1 + 8.0 * (p - 1) / (n - 2));
-        std::vector<double> scales(d);
-        for (int j = 0; j < d; ++j) {
-          scales[j] = Lambda(alphas[p], j, d) / std::pow(alphas[p], 0.25);
-        }
-        for (int j = d - 1; j > 0; --j) std::swap(scales[j], scales[UniformIndex(rng, j + 1)]);
-        peak_scales_.push_back(std::move(scales));
-      }
-      break;
-    }
     case 24:
       for (int i = 0; i < d; ++i) xopt_[i] = 2.5 / 2.0 * signs_[i];
       break;
@@ -280,9 +261,48 @@ void BbobFunction::Initialize(int function_id, int dim, int instance, uint64_t r
   }
 }
 
-double BbobFunction::Evaluate(absl::Span<const double> x) const {
+void BbobFunction::InitializeGallagherPeaks(std::mt19937_64& rng) {
   const int d = dim_;
+  const bool many = function_id_ == 21;
+  const int n = many ? 101 : 21;
+  const double y1_half_width = many ? 4.0 : 3.92;
+  const double yi_half_width = many ? 5.0 : 4.9;
+  // alpha_i for i >= 2: a random permutation of {1000^(2j/(n-2)), j = 0..n-2}.
+  std::vector<double> alphas(n - 1);
+  for (int j = 0; j < n - 1; ++j) alphas[j] = std::pow(1000.0, 2.0 * j / (n - 2));
+  for (int j = n - 2; j > 0; --j) std::swap(alphas[j], alphas[UniformIndex(rng, j + 1)]);
+  alphas.insert(alphas.begin(), many ? 1000.0 : 1000.0 * 1000.0);
+  for (int p = 0; p < n; ++p) {
+    const double half_width = p == 0 ? y1_half_width : yi_half_width;
+    std::vector<double> y(d);
+    for (double& yj : y) yj = half_width * (2.0 * UniformDouble(rng) - 1.0);
+    if (p == 0) xopt_ = y;
+    // Stored rotated (R y_i) so that Evaluate computes R x once.
+    peaks_.push_back(MatVec(r_, y));
+    peak_weights_.push_back(p == 0 ? 10.0 : 1.1 + 8.0 * (p - 1) / (n - 2));
+    std::vector<double> scales(d);
+    for (int j = 0; j < d; ++j) {
+      scales[j] = Lambda(alphas[p], j, d) / std::pow(alphas[p], 0.25);
+    }
+    for (int j = d - 1; j > 0; --j) std::swap(scales[j], scales[UniformIndex(rng, j + 1)]);
+    peak_scales_.push_back(std::move(scales));
+  }
+}
+
+double BbobFunction::Evaluate(absl::Span<const double> x) const {
   const std::vector<double> z0 = Minus(x, xopt_);
+  if (function_id_ >= 1 && function_id_ <= 5) return EvaluateSeparable(x, z0);
+  if (function_id_ >= 6 && function_id_ <= 9) return EvaluateModerateConditioning(x, z0);
+  if (function_id_ >= 10 && function_id_ <= 14) return EvaluateHighConditioning(z0);
+  if (function_id_ >= 15 && function_id_ <= 19) return EvaluateAdequateStructure(x, z0);
+  if (function_id_ >= 20 && function_id_ <= 24) return EvaluateWeakStructure(x, z0);
+  return std::nan("");
+}
+
+// f1-f5.
+double BbobFunction::EvaluateSeparable(absl::Span<const double> x,
+                                       const std::vector<double>& z0) const {
+  const int d = dim_;
   switch (function_id_) {
     case 1: {
       double sum = 0.0;
@@ -310,6 +330,16 @@ double BbobFunction::Evaluate(absl::Span<const double> x) const {
       }
       return sum + fopt_;
     }
+    default:
+      return std::nan("");
+  }
+}
+
+// f6-f9.
+double BbobFunction::EvaluateModerateConditioning(absl::Span<const double> x,
+                                                  const std::vector<double>& z0) const {
+  const int d = dim_;
+  switch (function_id_) {
     case 6: {
       const std::vector<double> z = MatVec(q_, ScaleLambda(MatVec(r_, z0), 10.0));
       double sum = 0.0;
@@ -336,6 +366,15 @@ double BbobFunction::Evaluate(absl::Span<const double> x) const {
       for (double& zi : z) zi = RosenbrockScale(d) * zi + 0.5;
       return RosenbrockCore(z) + fopt_;
     }
+    default:
+      return std::nan("");
+  }
+}
+
+// f10-f14.
+double BbobFunction::EvaluateHighConditioning(const std::vector<double>& z0) const {
+  const int d = dim_;
+  switch (function_id_) {
     case 10:
       return EllipsoidCore(Tosz(MatVec(r_, z0)), 6.0) + fopt_;
     case 11: {
@@ -362,6 +401,16 @@ double BbobFunction::Evaluate(absl::Span<const double> x) const {
       for (int i = 0; i < d; ++i) sum += std::pow(std::fabs(z[i]), 2.0 + 4.0 * i / (d - 1));
       return std::sqrt(sum) + fopt_;
     }
+    default:
+      return std::nan("");
+  }
+}
+
+// f15-f19 (multimodal with adequate global structure).
+double BbobFunction::EvaluateAdequateStructure(absl::Span<const double> x,
+                                               const std::vector<double>& z0) const {
+  const int d = dim_;
+  switch (function_id_) {
     case 15: {
       const std::vector<double> z =
           MatVec(r_, ScaleLambda(MatVec(q_, Tasy(Tosz(MatVec(r_, z0)), 0.2)), 10.0));
@@ -390,6 +439,16 @@ double BbobFunction::Evaluate(absl::Span<const double> x) const {
       }
       return 10.0 / (d - 1) * sum + 10.0 + fopt_;
     }
+    default:
+      return std::nan("");
+  }
+}
+
+// f20-f24 (multimodal with weak global structure).
+double BbobFunction::EvaluateWeakStructure(absl::Span<const double> x,
+                                           const std::vector<double>& z0) const {
+  const int d = dim_;
+  switch (function_id_) {
     case 20: {
       std::vector<double> xhat(d);
       for (int i = 0; i < d; ++i) xhat[i] = 2.0 * signs_[i] * x[i];

@@ -95,6 +95,18 @@ class BbobFunction {
  private:
   BbobFunction() = default;
   void Initialize(int function_id, int dim, int instance, uint64_t rng_seed);
+  // Moves x_opt where the definition of the function puts it (f4, f5, f8, f9, f19, f20, f24).
+  void PlaceOptimum();
+  // Gallagher (f21, f22): draws the peaks, their heights and scales; x_opt is the first peak.
+  void InitializeGallagherPeaks(std::mt19937_64& rng);
+  // Evaluate for each group of the suite; `z0` = x - x_opt.
+  double EvaluateSeparable(absl::Span<const double> x, const std::vector<double>& z0) const;
+  double EvaluateModerateConditioning(absl::Span<const double> x,
+                                      const std::vector<double>& z0) const;
+  double EvaluateHighConditioning(const std::vector<double>& z0) const;
+  double EvaluateAdequateStructure(absl::Span<const double> x,
+                                   const std::vector<double>& z0) const;
+  double EvaluateWeakStructure(absl::Span<const double> x, const std::vector<double>& z0) const;
 
   int function_id_ = 0;
   int dim_ = 0;

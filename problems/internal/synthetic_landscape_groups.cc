@@ -135,94 +135,103 @@ Bounds OffGridBox(std::mt19937_64& rng, int dim) {
   return box;
 }
 
+// A linear function whose optimum is a random corner of the box.
+void AddLinearSlope(SuiteBuilder& b) {
+  const std::string name = "syn_linear_slope_d6";
+  std::mt19937_64 rng = b.Rng(name);
+  const int d = 6;
+  const Bounds box = OffGridBox(rng, d);
+  std::vector<double> corner(d), slope(d);
+  for (int i = 0; i < d; ++i) {
+    corner[i] = UniformDouble(rng) < 0.5 ? box[i].first : box[i].second;
+    // Signed so that the function decreases towards the chosen bound.
+    slope[i] = std::pow(10.0, static_cast<double>(i) / (d - 1)) *
+               (corner[i] == box[i].first ? 1.0 : -1.0);
+  }
+  b.Add(
+      name, "6-d linear slope on an off-grid box, gradients spanning 1e1: optimum at a corner",
+      BoxConfig(box), 0.0, {"boundary optimum", "unimodal", "separable"},
+      [d, corner, slope](const Point& p) {
+        const std::vector<double> x = RealVector(p, d);
+        double sum = 0.0;
+        for (int i = 0; i < d; ++i) sum += slope[i] * (x[i] - corner[i]);
+        return sum;
+      },
+      RealPoint(corner));
+}
+
+// A weighted sphere centred outside the box: its optimum lies on a face.
+void AddBoundarySphere(SuiteBuilder& b) {
+  const std::string name = "syn_boundary_sphere_d4";
+  std::mt19937_64 rng = b.Rng(name);
+  const int d = 4;
+  const Bounds box = OffGridBox(rng, d);
+  std::vector<double> c(d), w(d), argmin(d);
+  double fstar = 0.0;
+  for (int i = 0; i < d; ++i) {
+    w[i] = Uniform(rng, 1.0, 5.0);
+    // Half of the coordinates (at least two) put the unconstrained centre outside the box.
+    if (i % 2 == 0) {
+      const double overshoot = Uniform(rng, 0.3, 2.0);
+      c[i] = UniformDouble(rng) < 0.5 ? box[i].first - overshoot : box[i].second + overshoot;
+    } else {
+      c[i] = OffGrid(rng, box[i].first + 1.0, box[i].second - 1.0);
+    }
+    argmin[i] = std::clamp(c[i], box[i].first, box[i].second);
+  }
+  // Same summation as the objective, so Evaluate(argmin) reproduces fstar exactly.
+  for (int i = 0; i < d; ++i) fstar += w[i] * Square(argmin[i] - c[i]);
+  b.Add(
+      name,
+      "4-d weighted sphere whose centre lies outside the off-grid box in two coordinates: "
+      "optimum on a face",
+      BoxConfig(box), fstar, {"boundary optimum", "unimodal", "separable"},
+      [d, c, w](const Point& p) {
+        const std::vector<double> x = RealVector(p, d);
+        double sum = 0.0;
+        for (int i = 0; i < d; ++i) sum += w[i] * Square(x[i] - c[i]);
+        return sum;
+      },
+      RealPoint(argmin));
+}
+
+// Styblinski-Tang on a box that cuts off its global minimizer.
+void AddBoundaryStyblinskiTang(SuiteBuilder& b) {
+  // Per coordinate u = x - t ranges over [a, a + width] with a in [-2.75, -2.3], to the right
+  // of Styblinski-Tang's global minimizer -2.9035: the lower bound (g(a) <= -34.1) beats the
+  // interior local minimum at u = 2.7468 (g = -25.03), which the box still contains.
+  const std::string name = "syn_boundary_styblinski_tang_d3";
+  std::mt19937_64 rng = b.Rng(name);
+  const int d = 3;
+  Bounds box(d);
+  std::vector<double> t(d), argmin(d), u_opt(d);
+  for (int i = 0; i < d; ++i) {
+    const double lo = OffGrid(rng, -4.5, 1.5);
+    const double a = Uniform(rng, -2.75, -2.3);
+    t[i] = lo - a;
+    box[i] = {lo, lo + Uniform(rng, 6.0, 7.5)};
+    argmin[i] = lo;
+    u_opt[i] = lo - t[i];
+  }
+  b.Add(
+      name,
+      "Styblinski-Tang 3-d on a box cutting off its global minimizer: optimum at the lower "
+      "corner, a local minimum inside",
+      BoxConfig(box), StyblinskiTang(u_opt), {"boundary optimum", "multimodal", "separable"},
+      [d, t](const Point& p) {
+        std::vector<double> u = RealVector(p, d);
+        for (int i = 0; i < d; ++i) u[i] -= t[i];
+        return StyblinskiTang(u);
+      },
+      RealPoint(argmin));
+}
+
 }  // namespace
 
 void AddBoundaryOptimum(SuiteBuilder& b) {
-  {
-    const std::string name = "syn_linear_slope_d6";
-    std::mt19937_64 rng = b.Rng(name);
-    const int d = 6;
-    const Bounds box = OffGridBox(rng, d);
-    std::vector<double> corner(d), slope(d);
-    for (int i = 0; i < d; ++i) {
-      corner[i] = UniformDouble(rng) < 0.5 ? box[i].first : box[i].second;
-      // Signed so that the function decreases towards the chosen bound.
-      slope[i] = std::pow(10.0, static_cast<double>(i) / (d - 1)) *
-                 (corner[i] == box[i].first ? 1.0 : -1.0);
-    }
-    b.Add(
-        name, "6-d linear slope on an off-grid box, gradients spanning 1e1: optimum at a corner",
-        BoxConfig(box), 0.0, {"boundary optimum", "unimodal", "separable"},
-        [d, corner, slope](const Point& p) {
-          const std::vector<double> x = RealVector(p, d);
-          double sum = 0.0;
-          for (int i = 0; i < d; ++i) sum += slope[i] * (x[i] - corner[i]);
-          return sum;
-        },
-        RealPoint(corner));
-  }
-  {
-    const std::string name = "syn_boundary_sphere_d4";
-    std::mt19937_64 rng = b.Rng(name);
-    const int d = 4;
-    const Bounds box = OffGridBox(rng, d);
-    std::vector<double> c(d), w(d), argmin(d);
-    double fstar = 0.0;
-    for (int i = 0; i < d; ++i) {
-      w[i] = Uniform(rng, 1.0, 5.0);
-      // Half of the coordinates (at least two) put the unconstrained centre outside the box.
-      if (i % 2 == 0) {
-        const double overshoot = Uniform(rng, 0.3, 2.0);
-        c[i] = UniformDouble(rng) < 0.5 ? box[i].first - overshoot : box[i].second + overshoot;
-      } else {
-        c[i] = OffGrid(rng, box[i].first + 1.0, box[i].second - 1.0);
-      }
-      argmin[i] = std::clamp(c[i], box[i].first, box[i].second);
-    }
-    // Same summation as the objective, so Evaluate(argmin) reproduces fstar exactly.
-    for (int i = 0; i < d; ++i) fstar += w[i] * Square(argmin[i] - c[i]);
-    b.Add(
-        name,
-        "4-d weighted sphere whose centre lies outside the off-grid box in two coordinates: "
-        "optimum on a face",
-        BoxConfig(box), fstar, {"boundary optimum", "unimodal", "separable"},
-        [d, c, w](const Point& p) {
-          const std::vector<double> x = RealVector(p, d);
-          double sum = 0.0;
-          for (int i = 0; i < d; ++i) sum += w[i] * Square(x[i] - c[i]);
-          return sum;
-        },
-        RealPoint(argmin));
-  }
-  {
-    // Per coordinate u = x - t ranges over [a, a + width] with a in [-2.75, -2.3], to the right
-    // of Styblinski-Tang's global minimizer -2.9035: the lower bound (g(a) <= -34.1) beats the
-    // interior local minimum at u = 2.7468 (g = -25.03), which the box still contains.
-    const std::string name = "syn_boundary_styblinski_tang_d3";
-    std::mt19937_64 rng = b.Rng(name);
-    const int d = 3;
-    Bounds box(d);
-    std::vector<double> t(d), argmin(d), u_opt(d);
-    for (int i = 0; i < d; ++i) {
-      const double lo = OffGrid(rng, -4.5, 1.5);
-      const double a = Uniform(rng, -2.75, -2.3);
-      t[i] = lo - a;
-      box[i] = {lo, lo + Uniform(rng, 6.0, 7.5)};
-      argmin[i] = lo;
-      u_opt[i] = lo - t[i];
-    }
-    b.Add(
-        name,
-        "Styblinski-Tang 3-d on a box cutting off its global minimizer: optimum at the lower "
-        "corner, a local minimum inside",
-        BoxConfig(box), StyblinskiTang(u_opt), {"boundary optimum", "multimodal", "separable"},
-        [d, t](const Point& p) {
-          std::vector<double> u = RealVector(p, d);
-          for (int i = 0; i < d; ++i) u[i] -= t[i];
-          return StyblinskiTang(u);
-        },
-        RealPoint(argmin));
-  }
+  AddLinearSlope(b);
+  AddBoundarySphere(b);
+  AddBoundaryStyblinskiTang(b);
 }
 
 }  // namespace bbo::problems_internal::synthetic

@@ -57,17 +57,10 @@ std::vector<int> Iota(int n) {
   return v;
 }
 
-}  // namespace
-
-absl::StatusOr<Dataset> MakeClassificationDataset(const ClassificationSpec& spec) {
-  if (absl::Status s = ValidateSpec(spec); !s.ok()) return s;
-  Rng rng(spec.seed);
-  const int n = spec.num_samples;
+// Distinct vertices of {-1, +1}^num_informative scaled by class_sep, one per cluster.
+std::vector<std::vector<double>> ClusterCentres(const ClassificationSpec& spec, Rng& rng) {
   const int n_inf = spec.num_informative;
   const int n_clusters = spec.num_classes * spec.clusters_per_class;
-  const int d = n_inf + spec.num_redundant + spec.num_noise;
-
-  // Distinct vertices of {-1, +1}^n_inf, one per cluster.
   std::set<uint64_t> used;
   std::vector<std::vector<double>> centres;
   while (static_cast<int>(centres.size()) < n_clusters) {
@@ -79,16 +72,17 @@ absl::StatusOr<Dataset> MakeClassificationDataset(const ClassificationSpec& spec
     }
     centres.push_back(std::move(centre));
   }
+  return centres;
+}
 
-  Dataset out;
-  out.name = absl::StrCat("gen-clf-s", spec.seed);
-  out.task = MlTask::kClassification;
-  out.num_samples = n;
-  out.num_features = d;
-  out.num_classes = spec.num_classes;
-  out.features.assign(static_cast<size_t>(n) * d, 0.0f);
-  out.targets.resize(n);
-
+// The informative columns and the labels: each cluster's rows are its centre plus a standard
+// normal vector through a random linear map; cluster c has class c % num_classes.
+void DrawInformative(const ClassificationSpec& spec,
+                     const std::vector<std::vector<double>>& centres, Rng& rng, Dataset* out) {
+  const int n = spec.num_samples;
+  const int n_inf = spec.num_informative;
+  const int n_clusters = static_cast<int>(centres.size());
+  const int d = out->num_features;
   std::vector<double> z(n_inf), a(static_cast<size_t>(n_inf) * n_inf);
   int row = 0;
   for (int c = 0; c < n_clusters; ++c) {
@@ -96,20 +90,25 @@ absl::StatusOr<Dataset> MakeClassificationDataset(const ClassificationSpec& spec
     for (double& v : a) v = rng.Uniform(-1.0, 1.0);
     for (int r = 0; r < rows_in_cluster; ++r, ++row) {
       for (double& v : z) v = rng.Normal();
-      float* x = &out.features[static_cast<size_t>(row) * d];
+      float* x = &out->features[static_cast<size_t>(row) * d];
       for (int j = 0; j < n_inf; ++j) {
         double v = centres[c][j];
         for (int k = 0; k < n_inf; ++k) v += z[k] * a[static_cast<size_t>(k) * n_inf + j];
         x[j] = static_cast<float>(v);
       }
-      out.targets[row] = c % spec.num_classes;
+      out->targets[row] = c % spec.num_classes;
     }
   }
+}
 
+// Redundant columns (random linear combinations of the informative ones) and noise columns.
+void DrawRedundantAndNoise(const ClassificationSpec& spec, Rng& rng, Dataset* out) {
+  const int n_inf = spec.num_informative;
+  const int d = out->num_features;
   std::vector<double> b(static_cast<size_t>(n_inf) * spec.num_redundant);
   for (double& v : b) v = rng.Uniform(-1.0, 1.0);
-  for (int i = 0; i < n; ++i) {
-    float* x = &out.features[static_cast<size_t>(i) * d];
+  for (int i = 0; i < spec.num_samples; ++i) {
+    float* x = &out->features[static_cast<size_t>(i) * d];
     for (int j = 0; j < spec.num_redundant; ++j) {
       double v = 0.0;
       for (int k = 0; k < n_inf; ++k)
@@ -120,28 +119,59 @@ absl::StatusOr<Dataset> MakeClassificationDataset(const ClassificationSpec& spec
       x[n_inf + spec.num_redundant + j] = static_cast<float>(rng.Normal());
     }
   }
+}
 
-  for (int i = 0; i < n; ++i) {
+// Each label is replaced by a random class with probability flip_y.
+void FlipLabels(const ClassificationSpec& spec, Rng& rng, Dataset* out) {
+  for (int i = 0; i < spec.num_samples; ++i) {
     if (rng.Uniform() < spec.flip_y) {
-      out.targets[i] = static_cast<double>(rng.Index(spec.num_classes));
+      out->targets[i] = static_cast<double>(rng.Index(spec.num_classes));
     }
   }
+}
 
-  // Shuffle rows (so clusters are interleaved) and columns (so informative ones are not first).
+// Shuffles rows (so clusters are interleaved) and columns (so informative ones are not first).
+void ShuffleRowsAndColumns(Rng& rng, Dataset* out) {
+  const int n = out->num_samples;
+  const int d = out->num_features;
   std::vector<int> row_perm = Iota(n);
   rng.Shuffle(row_perm);
-  std::vector<float> shuffled(out.features.size());
+  std::vector<float> shuffled(out->features.size());
   std::vector<double> shuffled_targets(n);
   for (int i = 0; i < n; ++i) {
-    std::copy_n(&out.features[static_cast<size_t>(row_perm[i]) * d], d,
+    std::copy_n(&out->features[static_cast<size_t>(row_perm[i]) * d], d,
                 &shuffled[static_cast<size_t>(i) * d]);
-    shuffled_targets[i] = out.targets[row_perm[i]];
+    shuffled_targets[i] = out->targets[row_perm[i]];
   }
-  out.features = std::move(shuffled);
-  out.targets = std::move(shuffled_targets);
+  out->features = std::move(shuffled);
+  out->targets = std::move(shuffled_targets);
   std::vector<int> col_perm = Iota(d);
   rng.Shuffle(col_perm);
-  PermuteColumns(out.features, n, d, col_perm);
+  PermuteColumns(out->features, n, d, col_perm);
+}
+
+}  // namespace
+
+absl::StatusOr<Dataset> MakeClassificationDataset(const ClassificationSpec& spec) {
+  if (absl::Status s = ValidateSpec(spec); !s.ok()) return s;
+  Rng rng(spec.seed);
+  const int n = spec.num_samples;
+  const int d = spec.num_informative + spec.num_redundant + spec.num_noise;
+  const std::vector<std::vector<double>> centres = ClusterCentres(spec, rng);
+
+  Dataset out;
+  out.name = absl::StrCat("gen-clf-s", spec.seed);
+  out.task = MlTask::kClassification;
+  out.num_samples = n;
+  out.num_features = d;
+  out.num_classes = spec.num_classes;
+  out.features.assign(static_cast<size_t>(n) * d, 0.0f);
+  out.targets.resize(n);
+
+  DrawInformative(spec, centres, rng, &out);
+  DrawRedundantAndNoise(spec, rng, &out);
+  FlipLabels(spec, rng, &out);
+  ShuffleRowsAndColumns(rng, &out);
   return out;
 }
 
