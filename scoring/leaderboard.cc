@@ -331,6 +331,133 @@ absl::StatusOr<MethodResult> ScoreMethod(const std::string& method,
   return r;
 }
 
+// Runs `work` on min(cores, tasks) threads, the calling one included; `work` takes tasks until
+// none is left.
+template <typename Work>
+void RunOnAllCores(size_t tasks, Work work) {
+  const unsigned threads = std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()),
+                                              std::max<size_t>(1, tasks));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& th : pool) th.join();
+}
+
+// The best value observed on `problem`: by random search, or by any method.
+double BestObserved(const ScoringInput& input, const std::string& problem,
+                    const ProblemBaselineInput& base_in) {
+  double best_observed = base_in.all_evals_min;
+  for (const auto& [method, per_problem] : input.methods) {
+    auto it = per_problem.find(problem);
+    if (it == per_problem.end()) continue;
+    for (const TrialCurve& c : it->second.trials) {
+      for (double f : c.batch_min) {
+        if (!std::isnan(f)) best_observed = std::min(best_observed, f);
+      }
+    }
+  }
+  return best_observed;
+}
+
+// board->baselines, and board->rand_mean_perf: random search's normalized mean performance
+// averaged over the problems.
+absl::Status ComputeBaselines(const ScoringInput& input, ScoringCache::Impl* cache,
+                              Leaderboard* board) {
+  const int T = input.n_batches;
+  // opt_p needs the best value of every method on the problem. Problems are independent:
+  // computed on all cores.
+  std::vector<const std::pair<const std::string, ProblemBaselineInput>*> base_todo;
+  for (const auto& entry : input.problems) base_todo.push_back(&entry);
+  std::vector<absl::StatusOr<ProblemBaseline>> bases(base_todo.size(),
+                                                     absl::InternalError("not computed"));
+  std::atomic<size_t> next_base{0};
+  RunOnAllCores(base_todo.size(), [&] {
+    for (size_t i = next_base++; i < base_todo.size(); i = next_base++) {
+      const auto& [problem, base_in] = *base_todo[i];
+      bases[i] = CachedBaseline(cache, problem, base_in, BestObserved(input, problem, base_in),
+                                input.batch_size, T);
+    }
+  });
+  for (size_t i = 0; i < base_todo.size(); ++i) {
+    if (!bases[i].ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("problem \"", base_todo[i]->first, "\": ",
+                                                     bases[i].status().message()));
+    }
+    board->baselines[base_todo[i]->first] = *std::move(bases[i]);
+  }
+  board->rand_mean_perf.assign(T, 0);
+  for (const auto& [problem, b] : board->baselines) {
+    for (int t = 0; t < T; ++t) {
+      board->rand_mean_perf[t] += (b.rand_mean_perf[t] - b.opt) / (b.clip - b.opt) /
+                                  static_cast<double>(board->baselines.size());
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Appends a row per method, in the input's order. Methods are independent: scored on all cores.
+absl::Status ScoreMethods(const ScoringInput& input, ScoringCache::Impl* cache,
+                          Leaderboard* board) {
+  std::vector<const std::pair<const std::string, std::map<std::string, MethodProblemData>>*> todo;
+  for (const auto& entry : input.methods) todo.push_back(&entry);
+  std::vector<absl::StatusOr<MethodResult>> scored(todo.size(),
+                                                   absl::InternalError("not scored"));
+  std::atomic<size_t> next{0};
+  RunOnAllCores(todo.size(), [&] {
+    for (size_t i = next++; i < todo.size(); i = next++) {
+      scored[i] = ScoreMethod(todo[i]->first, todo[i]->second, *board, input, cache);
+    }
+  });
+  for (auto& r : scored) {
+    if (!r.ok()) return r.status();
+    board->rows.push_back(*std::move(r));
+  }
+  return absl::OkStatus();
+}
+
+// The row of random search itself, named `name`.
+absl::StatusOr<MethodResult> BaselineRow(const std::string& name, const ScoringInput& input,
+                                         const Leaderboard& board) {
+  const int T = input.n_batches;
+  MethodResult r;
+  r.method = name;
+  r.is_baseline = true;
+  for (const auto& [problem, base] : board.baselines) {
+    ProblemResult pr;
+    pr.problem = problem;
+    pr.trials = static_cast<int>(input.problems.at(problem).random_evals.size() /
+                                 (static_cast<size_t>(input.batch_size) * T));
+    for (int t = 0; t < T; ++t) {
+      pr.norm_mean_perf.push_back((base.rand_mean_perf[t] - base.opt) / (base.clip - base.opt));
+      pr.norm_med_perf.push_back(1.0);
+      pr.norm_med_ci.push_back(Interval{1.0, 1.0});
+    }
+    pr.score = 100 * (1 - pr.norm_mean_perf.back());
+    // Random search's median after T batches, clipped: min_quantile of the pooled sample.
+    ASSIGN_OR_RETURN(double med, MinQuantile(input.problems.at(problem).random_evals, 0.5,
+                                             input.batch_size * T));
+    pr.norm_median_clip_last =
+        std::clamp((std::min(med, base.clip) - base.opt) / (base.clip - base.opt), -1.0, 1.0);
+    r.problems.push_back(std::move(pr));
+  }
+  RETURN_IF_ERROR(Aggregate(r, T, input.alpha, board.rand_mean_perf));
+  return r;
+}
+
+// RS-equivalents, each against the pooled random search on the method's own problems (one
+// shared, memoized curve per distinct problem set).
+void AddRsEquivalents(const ScoringInput& input, Leaderboard* board) {
+  std::map<std::vector<std::string>, std::unique_ptr<RandomSearchCurve>> curves;
+  for (MethodResult& r : board->rows) {
+    if (r.problems.empty()) continue;
+    std::vector<std::string> names;
+    for (const ProblemResult& p : r.problems) names.push_back(p.problem);
+    auto& f = curves[names];
+    if (f == nullptr) f = std::make_unique<RandomSearchCurve>(input, board->baselines, names);
+    RsEquivalent(r, *f, input.batch_size * input.n_batches);
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
@@ -343,114 +470,14 @@ absl::StatusOr<Leaderboard> ComputeLeaderboard(const ScoringInput& input,
   }
   if (input.n_batches < 1) return absl::InvalidArgumentError("n_batches: must be >= 1");
   if (input.batch_size < 1) return absl::InvalidArgumentError("batch_size: must be >= 1");
-  const int T = input.n_batches;
   Leaderboard board;
-
-  // opt_p needs the best value of every method on the problem. Problems are independent:
-  // computed on all cores.
-  std::vector<const std::pair<const std::string, ProblemBaselineInput>*> base_todo;
-  for (const auto& entry : input.problems) base_todo.push_back(&entry);
-  std::vector<absl::StatusOr<ProblemBaseline>> bases(base_todo.size(),
-                                                     absl::InternalError("not computed"));
-  std::atomic<size_t> next_base{0};
-  auto base_work = [&] {
-    for (size_t i = next_base++; i < base_todo.size(); i = next_base++) {
-      const auto& [problem, base_in] = *base_todo[i];
-      double best_observed = base_in.all_evals_min;
-      for (const auto& [method, per_problem] : input.methods) {
-        auto it = per_problem.find(problem);
-        if (it == per_problem.end()) continue;
-        for (const TrialCurve& c : it->second.trials) {
-          for (double f : c.batch_min) {
-            if (!std::isnan(f)) best_observed = std::min(best_observed, f);
-          }
-        }
-      }
-      bases[i] = CachedBaseline(cache, problem, base_in, best_observed, input.batch_size, T);
-    }
-  };
-  {
-    const unsigned threads = std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()),
-                                                std::max<size_t>(1, base_todo.size()));
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(base_work);
-    base_work();
-    for (auto& th : pool) th.join();
-  }
-  for (size_t i = 0; i < base_todo.size(); ++i) {
-    if (!bases[i].ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("problem \"", base_todo[i]->first, "\": ",
-                                                     bases[i].status().message()));
-    }
-    board.baselines[base_todo[i]->first] = *std::move(bases[i]);
-  }
-  board.rand_mean_perf.assign(T, 0);
-  for (const auto& [problem, b] : board.baselines) {
-    for (int t = 0; t < T; ++t) {
-      board.rand_mean_perf[t] += (b.rand_mean_perf[t] - b.opt) / (b.clip - b.opt) /
-                                 static_cast<double>(board.baselines.size());
-    }
-  }
-
-  // Methods are independent: score them on all cores.
-  std::vector<const std::pair<const std::string, std::map<std::string, MethodProblemData>>*> todo;
-  for (const auto& entry : input.methods) todo.push_back(&entry);
-  std::vector<absl::StatusOr<MethodResult>> scored(todo.size(),
-                                                   absl::InternalError("not scored"));
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next++; i < todo.size(); i = next++) {
-      scored[i] = ScoreMethod(todo[i]->first, todo[i]->second, board, input, cache);
-    }
-  };
-  const unsigned threads =
-      std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()), todo.size());
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& th : pool) th.join();
-  for (auto& r : scored) {
-    if (!r.ok()) return r.status();
-    board.rows.push_back(*std::move(r));
-  }
-
+  RETURN_IF_ERROR(ComputeBaselines(input, cache, &board));
+  RETURN_IF_ERROR(ScoreMethods(input, cache, &board));
   if (!baseline_row_name.empty()) {
-    MethodResult r;
-    r.method = baseline_row_name;
-    r.is_baseline = true;
-    for (const auto& [problem, base] : board.baselines) {
-      ProblemResult pr;
-      pr.problem = problem;
-      pr.trials = static_cast<int>(input.problems.at(problem).random_evals.size() /
-                                   (static_cast<size_t>(input.batch_size) * T));
-      for (int t = 0; t < T; ++t) {
-        pr.norm_mean_perf.push_back((base.rand_mean_perf[t] - base.opt) / (base.clip - base.opt));
-        pr.norm_med_perf.push_back(1.0);
-        pr.norm_med_ci.push_back(Interval{1.0, 1.0});
-      }
-      pr.score = 100 * (1 - pr.norm_mean_perf.back());
-      // Random search's median after T batches, clipped: min_quantile of the pooled sample.
-      ASSIGN_OR_RETURN(double med, MinQuantile(input.problems.at(problem).random_evals, 0.5,
-                                               input.batch_size * T));
-      pr.norm_median_clip_last =
-          std::clamp((std::min(med, base.clip) - base.opt) / (base.clip - base.opt), -1.0, 1.0);
-      r.problems.push_back(std::move(pr));
-    }
-    RETURN_IF_ERROR(Aggregate(r, T, input.alpha, board.rand_mean_perf));
+    ASSIGN_OR_RETURN(MethodResult r, BaselineRow(baseline_row_name, input, board));
     board.rows.push_back(std::move(r));
   }
-
-  // RS-equivalents, each against the pooled random search on the method's own problems (one
-  // shared, memoized curve per distinct problem set).
-  std::map<std::vector<std::string>, std::unique_ptr<RandomSearchCurve>> curves;
-  for (MethodResult& r : board.rows) {
-    if (r.problems.empty()) continue;
-    std::vector<std::string> names;
-    for (const ProblemResult& p : r.problems) names.push_back(p.problem);
-    auto& f = curves[names];
-    if (f == nullptr) f = std::make_unique<RandomSearchCurve>(input, board.baselines, names);
-    RsEquivalent(r, *f, input.batch_size * T);
-  }
+  AddRsEquivalents(input, &board);
 
   if (cache != nullptr) {
     // Forget methods and problems that are no longer part of the input.

@@ -98,10 +98,7 @@ double EliminationStrength(const PairDecision& d, int winner, const DecisionOpti
   return weakest;
 }
 
-}  // namespace
-
-absl::StatusOr<Decisions> Decide(const RatingPosterior& post, const DecisionOptions& o,
-                                 std::vector<int> candidates) {
+absl::Status ValidateInputs(const RatingPosterior& post, const DecisionOptions& o) {
   if (!(o.alpha > 0.5 && o.alpha <= 1)) {
     return absl::InvalidArgumentError("alpha: must be in (0.5, 1]");
   }
@@ -112,66 +109,76 @@ absl::StatusOr<Decisions> Decide(const RatingPosterior& post, const DecisionOpti
     return absl::InvalidArgumentError(
         "options.elimination: joint elimination needs draws that are joint over time");
   }
-  const int n = post.n(), T = post.T(), S = post.S();
-  if (S < 1) return absl::InvalidArgumentError("posterior: no draws");
-  if (candidates.empty()) {
-    for (int i = 0; i < n; ++i) candidates.push_back(i);
+  if (post.S() < 1) return absl::InvalidArgumentError("posterior: no draws");
+  return absl::OkStatus();
+}
+
+// Sorts the candidates (all n methods if empty) and checks that they are distinct indices.
+absl::Status NormalizeCandidates(int n, std::vector<int>* candidates) {
+  if (candidates->empty()) {
+    for (int i = 0; i < n; ++i) candidates->push_back(i);
   }
-  std::sort(candidates.begin(), candidates.end());
-  for (size_t k = 0; k < candidates.size(); ++k) {
-    if (candidates[k] < 0 || candidates[k] >= n) {
+  std::sort(candidates->begin(), candidates->end());
+  for (size_t k = 0; k < candidates->size(); ++k) {
+    if ((*candidates)[k] < 0 || (*candidates)[k] >= n) {
       return absl::InvalidArgumentError(
-          absl::StrCat("candidates: index ", candidates[k], " out of range"));
+          absl::StrCat("candidates: index ", (*candidates)[k], " out of range"));
     }
-    if (k > 0 && candidates[k] == candidates[k - 1]) {
+    if (k > 0 && (*candidates)[k] == (*candidates)[k - 1]) {
       return absl::InvalidArgumentError("candidates: repeated index");
     }
   }
-  Decisions out;
-  out.options = o;
-  out.methods = post.methods;
-  out.candidates = candidates;
-  const int m = static_cast<int>(candidates.size());
-  for (int x = 0; x < m; ++x) {
-    for (int y = x + 1; y < m; ++y) {
-      out.pairs.push_back(ComparePair(post, candidates[x], candidates[y], o));
-    }
-  }
-  // Simultaneous elimination against the whole candidate set.
-  out.dominated_by.assign(n, -1);
+  return absl::OkStatus();
+}
+
+// Simultaneous elimination against the whole candidate set: each method is dominated by the
+// method that eliminates it most strongly; a pair with an eliminated method is resolved.
+void Eliminate(const DecisionOptions& o, int n, Decisions* out) {
+  out->dominated_by.assign(n, -1);
   std::vector<double> strength(n, -1);
-  for (const PairDecision& d : out.pairs) {
+  for (const PairDecision& d : out->pairs) {
     const double sa = EliminationStrength(d, d.a, o), sb = EliminationStrength(d, d.b, o);
     if (sa > strength[d.b]) {
       strength[d.b] = sa;
-      out.dominated_by[d.b] = d.a;
+      out->dominated_by[d.b] = d.a;
     }
     if (sb > strength[d.a]) {
       strength[d.a] = sb;
-      out.dominated_by[d.a] = d.b;
+      out->dominated_by[d.a] = d.b;
     }
   }
-  for (int i : candidates) {
-    if (out.dominated_by[i] < 0) out.pareto_set.push_back(i);
+  for (int i : out->candidates) {
+    if (out->dominated_by[i] < 0) out->pareto_set.push_back(i);
   }
-  for (PairDecision& d : out.pairs) {
-    if (out.dominated_by[d.a] >= 0 || out.dominated_by[d.b] >= 0) {
+  for (PairDecision& d : out->pairs) {
+    if (out->dominated_by[d.a] >= 0 || out->dominated_by[d.b] >= 0) {
       std::fill(d.resolved_at.begin(), d.resolved_at.end(), true);
     }
   }
-  out.resolved.assign(n, false);
-  out.tau.assign(n, -1);
-  for (int i : candidates) out.resolved[i] = true;
-  for (const PairDecision& d : out.pairs) {
+}
+
+// A candidate is resolved when all its pairs are; tau is the last batch at which one is not.
+void MarkResolved(int n, int T, Decisions* out) {
+  out->resolved.assign(n, false);
+  out->tau.assign(n, -1);
+  for (int i : out->candidates) out->resolved[i] = true;
+  for (const PairDecision& d : out->pairs) {
     for (int t = 0; t < T; ++t) {
       if (d.resolved_at[t]) continue;
-      out.resolved[d.a] = out.resolved[d.b] = false;
-      out.tau[d.a] = std::max(out.tau[d.a], t);
-      out.tau[d.b] = std::max(out.tau[d.b], t);
+      out->resolved[d.a] = out->resolved[d.b] = false;
+      out->tau[d.a] = std::max(out->tau[d.a], t);
+      out->tau[d.b] = std::max(out->tau[d.b], t);
     }
   }
-  // Pareto membership per joint draw.
-  out.p_pareto.assign(n, 0);
+}
+
+// Pareto membership per joint draw: the fraction of draws in which no other candidate rates
+// higher at every batch.
+void ParetoProbabilities(const RatingPosterior& post, Decisions* out) {
+  const int n = post.n(), T = post.T(), S = post.S();
+  const std::vector<int>& candidates = out->candidates;
+  const int m = static_cast<int>(candidates.size());
+  out->p_pareto.assign(n, 0);
   std::vector<int> non_dominated(n, 0);
   for (int s = 0; s < S; ++s) {
     for (int x = 0; x < m; ++x) {
@@ -188,7 +195,29 @@ absl::StatusOr<Decisions> Decide(const RatingPosterior& post, const DecisionOpti
       if (!dominated) ++non_dominated[i];
     }
   }
-  for (int i : candidates) out.p_pareto[i] = static_cast<double>(non_dominated[i]) / S;
+  for (int i : candidates) out->p_pareto[i] = static_cast<double>(non_dominated[i]) / S;
+}
+
+}  // namespace
+
+absl::StatusOr<Decisions> Decide(const RatingPosterior& post, const DecisionOptions& o,
+                                 std::vector<int> candidates) {
+  if (absl::Status st = ValidateInputs(post, o); !st.ok()) return st;
+  const int n = post.n();
+  if (absl::Status st = NormalizeCandidates(n, &candidates); !st.ok()) return st;
+  Decisions out;
+  out.options = o;
+  out.methods = post.methods;
+  out.candidates = candidates;
+  const int m = static_cast<int>(candidates.size());
+  for (int x = 0; x < m; ++x) {
+    for (int y = x + 1; y < m; ++y) {
+      out.pairs.push_back(ComparePair(post, candidates[x], candidates[y], o));
+    }
+  }
+  Eliminate(o, n, &out);
+  MarkResolved(n, post.T(), &out);
+  ParetoProbabilities(post, &out);
   return out;
 }
 

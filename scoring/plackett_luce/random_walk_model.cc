@@ -236,6 +236,233 @@ void ParallelFor(int count, int threads, F&& f) {
   for (std::thread& th : pool) th.join();
 }
 
+// The log evidence of sigma = exp(u) plus its log-normal prior, remembering the best u scored
+// so far; each mode search starts from the previous one's mode.
+class LogSigmaScore {
+ public:
+  LogSigmaScore(RandomWalkPosterior& post, const RandomWalkOptions& o)
+      : post_(post),
+        o_(o),
+        c_(std::log(o.sigma_prior_median)),
+        sd_(o.sigma_prior_log_sd),
+        warm_(VectorXd::Zero(post.dim())),
+        best_u_(c_) {}
+
+  absl::StatusOr<double> operator()(double u) {
+    post_.SetSigma(std::exp(u));
+    ASSIGN_OR_RETURN(Mode m, FindMode(post_, warm_, o_.newton_tolerance));
+    warm_ = m.eta;
+    const double v = m.log_evidence - 0.5 * (u - c_) * (u - c_) / (sd_ * sd_);
+    if (v > best_) {
+      best_ = v;
+      best_u_ = u;
+    }
+    return v;
+  }
+
+  double best_u() const { return best_u_; }
+  const VectorXd& warm() const { return warm_; }
+
+ private:
+  RandomWalkPosterior& post_;
+  const RandomWalkOptions& o_;
+  const double c_, sd_;
+  VectorXd warm_;
+  double best_u_;
+  double best_ = -INFINITY;
+};
+
+// Maximizes `score` over log sigma: a grid of 13 points over the prior's +-3 sd, then golden
+// section on [best - step, best + step] (the objective is smooth in log sigma).
+absl::Status MaximizeLogSigma(const RandomWalkOptions& o, LogSigmaScore& score) {
+  const double c = std::log(o.sigma_prior_median), sd = o.sigma_prior_log_sd;
+  constexpr int kGrid = 13;
+  for (int k = 0; k < kGrid; ++k) {
+    RETURN_IF_ERROR(score(c - 3 * sd + 6 * sd * k / (kGrid - 1)).status());
+  }
+  const double step = 6 * sd / (kGrid - 1);
+  double a = score.best_u() - step, b = score.best_u() + step;
+  const double g = (std::sqrt(5.0) - 1) / 2;
+  double x1 = b - g * (b - a), x2 = a + g * (b - a);
+  ASSIGN_OR_RETURN(double f1, score(x1));
+  ASSIGN_OR_RETURN(double f2, score(x2));
+  for (int it = 0; it < 12; ++it) {
+    if (f1 > f2) {
+      b = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = b - g * (b - a);
+      ASSIGN_OR_RETURN(f1, score(x1));
+    } else {
+      a = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = a + g * (b - a);
+      ASSIGN_OR_RETURN(f2, score(x2));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Sets sigma (the given one, the prior median when T = 1, else the one maximizing the log
+// evidence plus prior) and returns the mode of eta | sigma.
+absl::StatusOr<Mode> FitSigma(RandomWalkPosterior& post, const RandomWalkOptions& o, int T) {
+  if (o.sigma > 0 || T == 1) {
+    post.SetSigma(o.sigma > 0 ? o.sigma : o.sigma_prior_median);
+    return FindMode(post, VectorXd::Zero(post.dim()), o.newton_tolerance);
+  }
+  LogSigmaScore score(post, o);
+  RETURN_IF_ERROR(MaximizeLogSigma(o, score));
+  post.SetSigma(std::exp(score.best_u()));
+  return FindMode(post, score.warm(), o.newton_tolerance);
+}
+
+// HMC step-size adaptation by dual averaging (Hoffman & Gelman 2014, Algorithm 5: gamma 0.05,
+// t0 10, kappa 0.75).
+struct DualAveraging {
+  explicit DualAveraging(double eps0) : eps(eps0), mu(std::log(10 * eps0)) {}
+
+  // After warmup iteration `it` with acceptance probability `accept`.
+  void Update(int it, double accept, double target_accept) {
+    const double m = it + 1;
+    h_bar = (1 - 1 / (m + 10)) * h_bar + (target_accept - accept) / (m + 10);
+    const double log_eps = mu - std::sqrt(m) / 0.05 * h_bar;
+    const double w = std::pow(m, -0.75);
+    log_eps_bar = w * log_eps + (1 - w) * log_eps_bar;
+    eps = std::exp(log_eps);
+  }
+
+  double eps;
+  const double mu;
+  double h_bar = 0, log_eps_bar = 0;
+};
+
+// Draws eta | sigma in whitened coordinates u around the mode, eta = eta^ + P^T L^-T u: u ~ N(0,
+// I) (Laplace), or u sampled by HMC on the exact posterior. Chains write disjoint draws of
+// p->theta, so Run may be called for different chains concurrently.
+class ChainSampler {
+ public:
+  ChainSampler(const RandomWalkPosterior& post, const Mode& mode, const RandomWalkOptions& o,
+               RatingPosterior* p)
+      : post_(post), mode_(mode), llt_(*mode.llt), o_(o), p_(p), d_(post.dim()) {}
+
+  // Runs chain c; returns its acceptance rate and counts its divergent transitions.
+  double Run(int c, int* divergent) const {
+    internal::Rng rng(o_.seed, 0x726e64776c6bULL, c);
+    if (o_.inference == TemporalInference::kLaplace) {
+      for (int k = 0; k < o_.draws_per_chain; ++k) {
+        Write(ToEta(NormalVector(rng, 1.0)), c * o_.draws_per_chain + k);
+      }
+      return 1;
+    }
+    return RunHmc(c, rng, divergent);
+  }
+
+ private:
+  struct State {
+    VectorXd u, grad;
+    double U;
+  };
+
+  VectorXd ToEta(const VectorXd& u) const {
+    VectorXd y = llt_.matrixU().solve(u);
+    return mode_.eta + llt_.permutationPinv() * y;
+  }
+
+  void Write(const VectorXd& eta, int s) const {
+    const int n = p_->n(), T = p_->T(), S = p_->S();
+    std::vector<double> th(n);
+    for (int t = 0; t < T; ++t) {
+      post_.Theta(eta, th.data(), t);
+      std::copy(th.begin(), th.end(), p_->theta.begin() + (static_cast<size_t>(t) * S + s) * n);
+    }
+  }
+
+  VectorXd NormalVector(internal::Rng& rng, double scale) const {
+    VectorXd z(d_);
+    for (int k = 0; k < d_; ++k) z[k] = scale * rng.Normal();
+    return z;
+  }
+
+  // U(u) = -f(eta(u)); grad_u U = -L^-1 P grad_eta f.
+  double Potential(const VectorXd& u, VectorXd& grad_u) const {
+    VectorXd g;
+    const double f = post_.Eval(ToEta(u), &g, nullptr);
+    grad_u = -llt_.matrixL().solve(llt_.permutationP() * g);
+    return -f;
+  }
+
+  // One HMC transition with leapfrog steps of size e and a jittered trajectory length; returns
+  // the acceptance probability. `diverged`: the energy error is not finite or over 1000.
+  double Transition(internal::Rng& rng, double e, State* s, bool* diverged) const {
+    const double jitter = 0.5 + rng.Uniform01();
+    const int steps = std::max(1, static_cast<int>(std::lround(o_.trajectory_length * jitter / e)));
+    VectorXd r = NormalVector(rng, 1.0);
+    const double H0 = s->U + 0.5 * r.squaredNorm();
+    VectorXd u1 = s->u, g1 = s->grad;
+    double U1 = s->U;
+    r -= 0.5 * e * g1;
+    for (int l = 0; l < steps; ++l) {
+      u1 += e * r;
+      U1 = Potential(u1, g1);
+      if (!std::isfinite(U1)) break;
+      if (l + 1 < steps) r -= e * g1;
+    }
+    r -= 0.5 * e * g1;
+    const double H1 = U1 + 0.5 * r.squaredNorm();
+    double a = std::isfinite(H1) ? std::min(1.0, std::exp(H0 - H1)) : 0.0;
+    *diverged = !std::isfinite(H1) || H1 - H0 > 1000;
+    if (rng.Uniform01() < a) {
+      s->u = u1;
+      s->U = U1;
+      s->grad = g1;
+    }
+    return a;
+  }
+
+  double RunHmc(int c, internal::Rng& rng, int* divergent) const {
+    State s;
+    s.u = NormalVector(rng, 1.5);
+    s.U = Potential(s.u, s.grad);
+    DualAveraging step(std::min(1.0, 1.5 * std::pow(static_cast<double>(d_), -0.25)));
+    double acc_sum = 0;
+    for (int it = 0; it < o_.warmup + o_.draws_per_chain; ++it) {
+      const bool warm_phase = it < o_.warmup;
+      const double e = warm_phase || o_.warmup == 0 ? step.eps : std::exp(step.log_eps_bar);
+      bool diverged = false;
+      const double a = Transition(rng, e, &s, &diverged);
+      if (!warm_phase && diverged) ++*divergent;
+      if (warm_phase) {
+        step.Update(it, a, o_.target_accept);
+      } else {
+        acc_sum += a;
+        Write(ToEta(s.u), c * o_.draws_per_chain + (it - o_.warmup));
+      }
+    }
+    return acc_sum / o_.draws_per_chain;
+  }
+
+  const RandomWalkPosterior& post_;
+  const Mode& mode_;
+  const Eigen::SimplicialLLT<SpMat>& llt_;
+  const RandomWalkOptions& o_;
+  RatingPosterior* p_;
+  const int d_;
+};
+
+// The posterior's description, before any draw.
+RatingPosterior EmptyPosterior(const RankingSet& rankings, const RandomWalkOptions& o) {
+  RatingPosterior p;
+  p.model = "random_walk";
+  p.inference = o.inference == TemporalInference::kHmc ? "hmc" : "laplace";
+  p.methods = rankings.methods;
+  p.grid = rankings.grid;
+  p.chains = o.chains;
+  p.draws_per_chain = o.draws_per_chain;
+  p.hyper_name = "sigma";
+  return p;
+}
+
 }  // namespace
 
 absl::StatusOr<RatingPosterior> FitRandomWalk(const RankingSet& rankings,
@@ -245,14 +472,7 @@ absl::StatusOr<RatingPosterior> FitRandomWalk(const RankingSet& rankings,
   if (rankings.methods.empty()) return absl::InvalidArgumentError("rankings.methods: empty");
   ASSIGN_OR_RETURN(std::vector<PlStats> stats, ComputePlStats(rankings, o.stats));
   const auto start = std::chrono::steady_clock::now();
-  RatingPosterior p;
-  p.model = "random_walk";
-  p.inference = o.inference == TemporalInference::kHmc ? "hmc" : "laplace";
-  p.methods = rankings.methods;
-  p.grid = rankings.grid;
-  p.chains = o.chains;
-  p.draws_per_chain = o.draws_per_chain;
-  p.hyper_name = "sigma";
+  RatingPosterior p = EmptyPosterior(rankings, o);
   const int n = p.n(), T = p.T(), S = p.S();
   p.theta.assign(static_cast<size_t>(T) * S * n, 1.0);
   if (n == 1) {  // theta = 1: nothing to infer
@@ -265,141 +485,14 @@ absl::StatusOr<RatingPosterior> FitRandomWalk(const RankingSet& rankings,
   RandomWalkPosterior post(std::move(flat), n, Deltas(rankings.grid), o.initial_scale);
 
   // 1. sigma.
-  Mode mode;
-  VectorXd warm = VectorXd::Zero(post.dim());
-  if (o.sigma > 0 || T == 1) {
-    post.SetSigma(o.sigma > 0 ? o.sigma : o.sigma_prior_median);
-    ASSIGN_OR_RETURN(mode, FindMode(post, warm, o.newton_tolerance));
-  } else {
-    const double c = std::log(o.sigma_prior_median), sd = o.sigma_prior_log_sd;
-    double best_u = c, best = -INFINITY;
-    auto score = [&](double u) -> absl::StatusOr<double> {
-      post.SetSigma(std::exp(u));
-      ASSIGN_OR_RETURN(Mode m, FindMode(post, warm, o.newton_tolerance));
-      warm = m.eta;
-      const double v = m.log_evidence - 0.5 * (u - c) * (u - c) / (sd * sd);
-      if (v > best) {
-        best = v;
-        best_u = u;
-      }
-      return v;
-    };
-    constexpr int kGrid = 13;
-    for (int k = 0; k < kGrid; ++k) {
-      RETURN_IF_ERROR(score(c - 3 * sd + 6 * sd * k / (kGrid - 1)).status());
-    }
-    // Golden section on [best - step, best + step] (the objective is smooth in log sigma).
-    const double step = 6 * sd / (kGrid - 1);
-    double a = best_u - step, b = best_u + step;
-    const double g = (std::sqrt(5.0) - 1) / 2;
-    double x1 = b - g * (b - a), x2 = a + g * (b - a);
-    ASSIGN_OR_RETURN(double f1, score(x1));
-    ASSIGN_OR_RETURN(double f2, score(x2));
-    for (int it = 0; it < 12; ++it) {
-      if (f1 > f2) {
-        b = x2;
-        x2 = x1;
-        f2 = f1;
-        x1 = b - g * (b - a);
-        ASSIGN_OR_RETURN(f1, score(x1));
-      } else {
-        a = x1;
-        x1 = x2;
-        f1 = f2;
-        x2 = a + g * (b - a);
-        ASSIGN_OR_RETURN(f2, score(x2));
-      }
-    }
-    post.SetSigma(std::exp(best_u));
-    ASSIGN_OR_RETURN(mode, FindMode(post, warm, o.newton_tolerance));
-  }
+  ASSIGN_OR_RETURN(Mode mode, FitSigma(post, o, T));
   p.hyper.assign(S, post.sigma());
 
   // 2. eta | sigma.
-  const int d = post.dim();
-  const auto& llt = *mode.llt;
-  // eta = eta^ + P^T L^-T u.
-  auto to_eta = [&](const VectorXd& u) -> VectorXd {
-    VectorXd y = llt.matrixU().solve(u);
-    return mode.eta + llt.permutationPinv() * y;
-  };
-  auto write = [&](const VectorXd& eta, int s) {
-    std::vector<double> th(n);
-    for (int t = 0; t < T; ++t) {
-      post.Theta(eta, th.data(), t);
-      std::copy(th.begin(), th.end(), p.theta.begin() + (static_cast<size_t>(t) * S + s) * n);
-    }
-  };
   std::vector<double> accept(o.chains, 0);
   std::vector<int> divergent(o.chains, 0);
-  ParallelFor(o.chains, o.threads, [&](int c) {
-    internal::Rng rng(o.seed, 0x726e64776c6bULL, c);
-    auto normal_vector = [&](double scale) {
-      VectorXd z(d);
-      for (int k = 0; k < d; ++k) z[k] = scale * rng.Normal();
-      return z;
-    };
-    if (o.inference == TemporalInference::kLaplace) {
-      for (int k = 0; k < o.draws_per_chain; ++k) {
-        write(to_eta(normal_vector(1.0)), c * o.draws_per_chain + k);
-      }
-      accept[c] = 1;
-      return;
-    }
-    // U(u) = -f(eta(u)); grad_u U = -L^-1 P grad_eta f.
-    auto potential = [&](const VectorXd& u, VectorXd& grad_u) {
-      VectorXd g;
-      const double f = post.Eval(to_eta(u), &g, nullptr);
-      grad_u = -llt.matrixL().solve(llt.permutationP() * g);
-      return -f;
-    };
-    VectorXd u = normal_vector(1.5), grad;
-    double U = potential(u, grad);
-    double eps = std::min(1.0, 1.5 * std::pow(static_cast<double>(d), -0.25));
-    // Dual averaging (Hoffman & Gelman 2014, Algorithm 5: gamma 0.05, t0 10, kappa 0.75).
-    const double mu_da = std::log(10 * eps);
-    double h_bar = 0, log_eps_bar = 0;
-    double acc_sum = 0;
-    for (int it = 0; it < o.warmup + o.draws_per_chain; ++it) {
-      const bool warm_phase = it < o.warmup;
-      const double e = warm_phase || o.warmup == 0 ? eps : std::exp(log_eps_bar);
-      const double jitter = 0.5 + rng.Uniform01();
-      const int steps =
-          std::max(1, static_cast<int>(std::lround(o.trajectory_length * jitter / e)));
-      VectorXd r = normal_vector(1.0);
-      const double H0 = U + 0.5 * r.squaredNorm();
-      VectorXd u1 = u, g1 = grad;
-      double U1 = U;
-      r -= 0.5 * e * g1;
-      for (int l = 0; l < steps; ++l) {
-        u1 += e * r;
-        U1 = potential(u1, g1);
-        if (!std::isfinite(U1)) break;
-        if (l + 1 < steps) r -= e * g1;
-      }
-      r -= 0.5 * e * g1;
-      const double H1 = U1 + 0.5 * r.squaredNorm();
-      double a = std::isfinite(H1) ? std::min(1.0, std::exp(H0 - H1)) : 0.0;
-      if (!warm_phase && (!std::isfinite(H1) || H1 - H0 > 1000)) ++divergent[c];
-      if (rng.Uniform01() < a) {
-        u = u1;
-        U = U1;
-        grad = g1;
-      }
-      if (warm_phase) {
-        const double m = it + 1;
-        h_bar = (1 - 1 / (m + 10)) * h_bar + (o.target_accept - a) / (m + 10);
-        const double log_eps = mu_da - std::sqrt(m) / 0.05 * h_bar;
-        const double w = std::pow(m, -0.75);
-        log_eps_bar = w * log_eps + (1 - w) * log_eps_bar;
-        eps = std::exp(log_eps);
-      } else {
-        acc_sum += a;
-        write(to_eta(u), c * o.draws_per_chain + (it - o.warmup));
-      }
-    }
-    accept[c] = acc_sum / o.draws_per_chain;
-  });
+  const ChainSampler sampler(post, mode, o, &p);
+  ParallelFor(o.chains, o.threads, [&](int c) { accept[c] = sampler.Run(c, &divergent[c]); });
   double acc = 0;
   for (double a : accept) acc += a;
   p.diagnostics.acceptance_rate = acc / o.chains;

@@ -95,11 +95,7 @@ class ChainAccumulator {
 // Sampling cost estimates in units of one addition; a gamma variate costs about this many.
 constexpr double kVariateCost = 8;
 
-}  // namespace
-
-absl::StatusOr<std::vector<PlStats>> ComputePlStats(const RankingSet& set,
-                                                    const StatsOptions& ties) {
-  const StageForm form = ties.stage_form;
+absl::Status CheckStatsOptions(const StatsOptions& ties) {
   if (ties.max_exact_tie < 1 || ties.max_exact_tie > 20) {
     return absl::InvalidArgumentError("ties.max_exact_tie: must be in [1, 20]");
   }
@@ -109,148 +105,189 @@ absl::StatusOr<std::vector<PlStats>> ComputePlStats(const RankingSet& set,
   if (ties.max_sampled_orderings < 1) {
     return absl::InvalidArgumentError("ties.max_sampled_orderings: must be >= 1");
   }
+  return absl::OkStatus();
+}
+
+// A tie group G with the methods R ranked after it. A group's expansion depends only on (G, R):
+// configurations are collected per timepoint with their total weight and count, and expanded
+// once each.
+struct TieConfig {
+  std::vector<int> group;  // G, in ranking order
+  Mask rest;               // R
+  int rest_size = 0;
+  double weight = 0;
+  int count = 0;
+};
+
+// What the rankings of one timepoint contribute, before the ties are expanded.
+struct Timepoint {
+  explicit Timepoint(int n) : sets(n), strict(n) {}
+
+  StageAccumulator sets;    // stages after the first tie
+  StageAccumulator strict;  // the strict-prefix stages, as sets
+  ChainAccumulator chains;  // the strict-prefix stages, as chains
+  std::vector<TieConfig> configs;
+  absl::flat_hash_map<Mask, int> config_index;
+
+  // Adds weight w to the configuration of tie group G = order[k, end) with `rest` after it.
+  void AddTie(const std::vector<int>& order, size_t k, size_t end, const Mask& rest,
+              int rest_size, const Mask& key, double w) {
+    auto [it, inserted] = config_index.try_emplace(key, static_cast<int>(configs.size()));
+    if (inserted) {
+      TieConfig c;
+      c.group.assign(order.begin() + k, order.begin() + end);
+      c.rest = rest;
+      c.rest_size = rest_size;
+      configs.push_back(std::move(c));
+    }
+    configs[it->second].weight += w;
+    configs[it->second].count += 1;
+  }
+};
+
+// Adds ranking r's stages to its timepoint (`remaining` and `key`: scratch masks of `words`).
+void AddRanking(const Ranking& r, int words, StageForm form, Timepoint* tp, PlStats* st,
+                Mask& remaining, Mask& key) {
+  const double w = r.weight;
+  st->total_weight += w;
+  std::fill(remaining.begin(), remaining.end(), 0);
+  for (int i : r.order) Set(remaining, i);
+  int left = static_cast<int>(r.order.size());
+  // Singleton stages before the first tie (the strict prefix) may become a chain; the others are
+  // stage sets.
+  bool in_prefix = true;
+  size_t prefix_stages = 0;
+  for (size_t k = 0; k < r.order.size();) {
+    size_t end = k;
+    while (end < r.order.size() && r.group[end] == r.group[k]) ++end;
+    const int gk = static_cast<int>(end - k);
+    if (gk == 1) {
+      if (left >= 2) {
+        if (in_prefix) {
+          tp->strict.Add(remaining, w);
+          ++prefix_stages;
+        } else {
+          tp->sets.Add(remaining, w);
+        }
+        st->wins[r.order[k]] += w;
+      }
+      Clear(remaining, r.order[k]);
+    } else {
+      in_prefix = false;
+      // Key: G's mask followed by R's mask.
+      key.assign(2 * words, 0);
+      for (size_t j = k; j < end; ++j) {
+        Set(key, r.order[j]);
+        Clear(remaining, r.order[j]);
+      }
+      std::copy(remaining.begin(), remaining.end(), key.begin() + words);
+      tp->AddTie(r.order, k, end, remaining, left - gk, key, w);
+    }
+    left -= gk;
+    k = end;
+  }
+  if (form != StageForm::kSets && prefix_stages > 0) tp->chains.Add(r.order, prefix_stages, w);
+}
+
+// Expands a small tie exactly: every subset S of G (with R) is a stage of weight w / C(|G|, |S|).
+void ExpandTieExactly(const TieConfig& c, StageAccumulator& a, PlStats& st, Mask& m) {
+  const std::vector<int>& g = c.group;
+  const int gk = static_cast<int>(g.size());
+  const double w = c.weight;
+  for (uint32_t sub = 1; sub < (uint32_t{1} << gk); ++sub) {
+    const int s = __builtin_popcount(sub);
+    if (s + c.rest_size < 2) continue;
+    m = c.rest;
+    for (int j = 0; j < gk; ++j) {
+      if (sub >> j & 1) Set(m, g[j]);
+    }
+    a.Add(m, w / Binomial(gk, s));
+  }
+  const double won = c.rest_size > 0 ? w : w * (gk - 1) / gk;
+  for (int i : g) st.wins[i] += won;
+}
+
+// Expands a large tie by sampling orderings of G from the stream (seed, t, ci).
+void ExpandTieBySampling(const TieConfig& c, const StatsOptions& ties, int t, size_t ci,
+                         StageAccumulator& a, PlStats& st, Mask& m) {
+  const int gk = static_cast<int>(c.group.size());
+  const int64_t draws = std::min<int64_t>(int64_t{ties.sampled_orderings} * c.count,
+                                          ties.max_sampled_orderings);
+  const double wm = c.weight / static_cast<double>(draws);
+  std::mt19937_64 rng = internal::Stream(ties.seed, t, ci);
+  std::vector<int> perm = c.group;
+  for (int64_t o = 0; o < draws; ++o) {
+    std::shuffle(perm.begin(), perm.end(), rng);
+    m = c.rest;
+    for (int i : perm) Set(m, i);
+    int size = gk + c.rest_size;
+    for (int i : perm) {
+      if (size < 2) break;
+      a.Add(m, wm);
+      st.wins[i] += wm;
+      Clear(m, i);
+      --size;
+    }
+  }
+}
+
+// Whether the strict-prefix stages are cheaper to sample as chains than as sets.
+bool UseChains(StageForm form, const Timepoint& tp) {
+  double set_cost = 0, chain_cost = 0;
+  for (size_t k = 0; k < tp.strict.size(); ++k) {
+    int members = 0;
+    for (uint64_t word : tp.strict.mask(k)) members += __builtin_popcountll(word);
+    set_cost += members + kVariateCost;
+  }
+  for (const StageChain& c : tp.chains.chains()) {
+    chain_cost += 2.0 * c.order.size();
+    for (double w : c.weights) chain_cost += w > 0 ? kVariateCost : 0;
+  }
+  return form == StageForm::kChains || (form == StageForm::kAuto && chain_cost < set_cost);
+}
+
+// Expands timepoint t's ties and fills st's stage sets and chains.
+void FinishTimepoint(const StatsOptions& ties, int t, Timepoint& tp, PlStats& st, Mask& m) {
+  StageAccumulator& a = tp.sets;
+  for (size_t ci = 0; ci < tp.configs.size(); ++ci) {
+    const TieConfig& c = tp.configs[ci];
+    if (static_cast<int>(c.group.size()) <= ties.max_exact_tie) {
+      ExpandTieExactly(c, a, st, m);
+    } else {
+      ExpandTieBySampling(c, ties, t, ci, a, st, m);
+    }
+  }
+  // The strict-prefix stages: as sets or as chains, whichever is cheaper to sample.
+  if (UseChains(ties.stage_form, tp)) {
+    st.chains = tp.chains.chains();
+  } else {
+    for (size_t k = 0; k < tp.strict.size(); ++k) a.Add(tp.strict.mask(k), tp.strict.weight(k));
+  }
+  st.stages = a.Take();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<PlStats>> ComputePlStats(const RankingSet& set,
+                                                    const StatsOptions& ties) {
+  if (absl::Status s = CheckStatsOptions(ties); !s.ok()) return s;
   const int n = set.n(), T = set.T();
   const int words = (n + 63) / 64;
-  std::vector<StageAccumulator> acc(T, StageAccumulator(n));
-  std::vector<StageAccumulator> strict_acc(T, StageAccumulator(n));
-  std::vector<ChainAccumulator> chain_acc(T);
+  std::vector<Timepoint> timepoints(T, Timepoint(n));
   std::vector<PlStats> out(T);
   for (PlStats& s : out) {
     s.n_methods = n;
     s.wins.assign(n, 0);
   }
-  // A tie group's expansion depends only on (G, R): configurations are collected per timepoint
-  // with their total weight and count, and expanded once each below.
-  struct TieConfig {
-    std::vector<int> group;  // G, in ranking order
-    Mask rest;               // R
-    int rest_size = 0;
-    double weight = 0;
-    int count = 0;
-  };
-  std::vector<std::vector<TieConfig>> configs(T);
-  std::vector<absl::flat_hash_map<Mask, int>> config_index(T);
   Mask remaining(words), key(words);
   for (size_t ri = 0; ri < set.rankings.size(); ++ri) {
     const Ranking& r = set.rankings[ri];
     if (absl::Status s = CheckRanking(r, n, T, ri); !s.ok()) return s;
-    PlStats& st = out[r.timepoint];
-    const double w = r.weight;
-    st.total_weight += w;
-    std::fill(remaining.begin(), remaining.end(), 0);
-    for (int i : r.order) Set(remaining, i);
-    int left = static_cast<int>(r.order.size());
-    // Singleton stages before the first tie (the strict prefix) may become a chain; the others are
-    // stage sets.
-    bool in_prefix = true;
-    size_t prefix_stages = 0;
-    for (size_t k = 0; k < r.order.size();) {
-      size_t end = k;
-      while (end < r.order.size() && r.group[end] == r.group[k]) ++end;
-      const int gk = static_cast<int>(end - k);
-      if (gk == 1) {
-        if (left >= 2) {
-          if (in_prefix) {
-            strict_acc[r.timepoint].Add(remaining, w);
-            ++prefix_stages;
-          } else {
-            acc[r.timepoint].Add(remaining, w);
-          }
-          st.wins[r.order[k]] += w;
-        }
-        Clear(remaining, r.order[k]);
-      } else {
-        in_prefix = false;
-        // Key: G's mask followed by R's mask.
-        key.assign(2 * words, 0);
-        for (size_t j = k; j < end; ++j) {
-          Set(key, r.order[j]);
-          Clear(remaining, r.order[j]);
-        }
-        std::copy(remaining.begin(), remaining.end(), key.begin() + words);
-        auto [it, inserted] = config_index[r.timepoint].try_emplace(
-            key, static_cast<int>(configs[r.timepoint].size()));
-        if (inserted) {
-          TieConfig c;
-          c.group.assign(r.order.begin() + k, r.order.begin() + end);
-          c.rest = remaining;
-          c.rest_size = left - gk;
-          configs[r.timepoint].push_back(std::move(c));
-        }
-        configs[r.timepoint][it->second].weight += w;
-        configs[r.timepoint][it->second].count += 1;
-      }
-      left -= gk;
-      k = end;
-    }
-    if (form != StageForm::kSets && prefix_stages > 0) {
-      chain_acc[r.timepoint].Add(r.order, prefix_stages, w);
-    }
+    AddRanking(r, words, ties.stage_form, &timepoints[r.timepoint], &out[r.timepoint], remaining,
+               key);
   }
   Mask m(words);
-  for (int t = 0; t < T; ++t) {
-    PlStats& st = out[t];
-    StageAccumulator& a = acc[t];
-    for (size_t ci = 0; ci < configs[t].size(); ++ci) {
-      const TieConfig& c = configs[t][ci];
-      const std::vector<int>& g = c.group;
-      const int gk = static_cast<int>(g.size());
-      const double w = c.weight;
-      if (gk <= ties.max_exact_tie) {
-        for (uint32_t sub = 1; sub < (uint32_t{1} << gk); ++sub) {
-          const int s = __builtin_popcount(sub);
-          if (s + c.rest_size < 2) continue;
-          m = c.rest;
-          for (int j = 0; j < gk; ++j) {
-            if (sub >> j & 1) Set(m, g[j]);
-          }
-          a.Add(m, w / Binomial(gk, s));
-        }
-        const double won = c.rest_size > 0 ? w : w * (gk - 1) / gk;
-        for (int i : g) st.wins[i] += won;
-      } else {
-        const int64_t draws = std::min<int64_t>(int64_t{ties.sampled_orderings} * c.count,
-                                                ties.max_sampled_orderings);
-        const double wm = w / static_cast<double>(draws);
-        std::mt19937_64 rng = internal::Stream(ties.seed, t, ci);
-        std::vector<int> perm = g;
-        for (int64_t o = 0; o < draws; ++o) {
-          std::shuffle(perm.begin(), perm.end(), rng);
-          m = c.rest;
-          for (int i : perm) Set(m, i);
-          int size = gk + c.rest_size;
-          for (int i : perm) {
-            if (size < 2) break;
-            a.Add(m, wm);
-            st.wins[i] += wm;
-            Clear(m, i);
-            --size;
-          }
-        }
-      }
-    }
-    // The strict-prefix stages: as sets or as chains, whichever is cheaper to sample.
-    double set_cost = 0, chain_cost = 0;
-    for (size_t k = 0; k < strict_acc[t].size(); ++k) {
-      int members = 0;
-      for (uint64_t word : strict_acc[t].mask(k)) members += __builtin_popcountll(word);
-      set_cost += members + kVariateCost;
-    }
-    for (const StageChain& c : chain_acc[t].chains()) {
-      chain_cost += 2.0 * c.order.size();
-      for (double w : c.weights) chain_cost += w > 0 ? kVariateCost : 0;
-    }
-    const bool use_chains =
-        form == StageForm::kChains || (form == StageForm::kAuto && chain_cost < set_cost);
-    if (use_chains) {
-      st.chains = chain_acc[t].chains();
-    } else {
-      for (size_t k = 0; k < strict_acc[t].size(); ++k) {
-        a.Add(strict_acc[t].mask(k), strict_acc[t].weight(k));
-      }
-    }
-    st.stages = a.Take();
-  }
+  for (int t = 0; t < T; ++t) FinishTimepoint(ties, t, timepoints[t], out[t], m);
   return out;
 }
 
