@@ -136,35 +136,28 @@ absl::StatusOr<ResultsTable> ParseResultsCsv(std::istream& in) {
   return table;
 }
 
-absl::StatusOr<BuiltInput> BuildScoringInput(const ResultsTable& table,
-                                             const std::string& random_search_method,
-                                             bool generalization) {
-  if (generalization && !table.has_generalization) {
-    return absl::InvalidArgumentError("the table has no generalization column");
-  }
-  BuiltInput out;
-  int max_batch = 0, max_sugg = 0;
-  for (const ResultsRow& r : table.rows) {
-    max_batch = std::max(max_batch, r.batch);
-    max_sugg = std::max(max_sugg, r.suggestion);
-  }
-  const int T = max_batch + 1;
-  ScoringInput& in = out.input;
-  in.n_batches = T;
-  in.batch_size = max_sugg + 1;
+namespace {
 
-  // (method, problem, trial) -> per batch: (visible min, scored value at the visible argmin).
-  struct Cell {
-    double visible = HUGE_VAL, scored = HUGE_VAL;
-    int first_suggestion = INT32_MAX;
-    int count = 0;
-  };
-  std::map<std::tuple<std::string, std::string, int>, std::vector<Cell>> curves;
+// One batch of one (method, problem, trial): its visible min and the scored value at the
+// visible argmin.
+struct Cell {
+  double visible = HUGE_VAL, scored = HUGE_VAL;
+  int first_suggestion = INT32_MAX;
+  int count = 0;
+};
+
+// (method, problem, trial) -> its T batches.
+using Cells = std::map<std::tuple<std::string, std::string, int>, std::vector<Cell>>;
+
+// Sorts the rows into cells, and the values of each problem into in->problems (the random-search
+// method's as its baseline sample). Returns whether the random-search method has rows.
+bool CollectCells(const ResultsTable& table, const std::string& random_search_method,
+                  bool generalization, ScoringInput* in, Cells* curves) {
   bool has_rs = false;
   for (const ResultsRow& r : table.rows) {
     const double scored = generalization ? r.generalization : r.value;
-    auto& cells = curves[{r.method, r.problem, r.trial}];
-    cells.resize(T);
+    auto& cells = (*curves)[{r.method, r.problem, r.trial}];
+    cells.resize(in->n_batches);
     Cell& c = cells[r.batch];
     // Bayesmark takes the first argmin of the visible loss within a batch.
     if (r.value < c.visible || (r.value == c.visible && r.suggestion < c.first_suggestion)) {
@@ -173,13 +166,18 @@ absl::StatusOr<BuiltInput> BuildScoringInput(const ResultsTable& table,
       c.first_suggestion = r.suggestion;
     }
     c.count++;
-    ProblemBaselineInput& b = in.problems[r.problem];
+    ProblemBaselineInput& b = in->problems[r.problem];
     b.all_evals_min = std::min(b.all_evals_min, scored);
     if (r.method == random_search_method) {
       has_rs = true;
       b.random_evals.push_back(scored);
     }
   }
+  return has_rs;
+}
+
+absl::Status CheckRandomSearch(const ScoringInput& in, bool has_rs,
+                               const std::string& random_search_method) {
   if (!has_rs) {
     return absl::InvalidArgumentError(absl::StrCat(
         "no rows of the random-search method \"", random_search_method,
@@ -192,46 +190,82 @@ absl::StatusOr<BuiltInput> BuildScoringInput(const ResultsTable& table,
           random_search_method, "\""));
     }
   }
-  std::map<std::string, std::set<size_t>> trial_counts;
-  int short_batches = 0, missing_batches = 0;
+  return absl::OkStatus();
+}
+
+// A trial curve per cell row into in->methods, counting the batches without suggestions and
+// those with fewer than batch_size.
+void AddTrialCurves(const Cells& curves, bool generalization, ScoringInput* in,
+                    int* short_batches, int* missing_batches) {
   for (const auto& [key, cells] : curves) {
     const auto& [method, problem, trial] = key;
     TrialCurve c;
     for (const Cell& cell : cells) {
       if (cell.count == 0) {
-        ++missing_batches;
-      } else if (cell.count < in.batch_size) {
-        ++short_batches;
+        ++*missing_batches;
+      } else if (cell.count < in->batch_size) {
+        ++*short_batches;
       }
       c.batch_min.push_back(cell.scored);
       c.visible_min.push_back(cell.visible);
     }
     if (!generalization) c.visible_min.clear();
-    in.methods[method][problem].trials.push_back(std::move(c));
+    in->methods[method][problem].trials.push_back(std::move(c));
   }
+}
+
+// Methods missing problems, ragged trial counts, missing and short batches.
+void AddWarnings(const ScoringInput& in, int short_batches, int missing_batches,
+                 std::vector<std::string>* warnings) {
+  std::map<std::string, std::set<size_t>> trial_counts;
   for (const auto& [method, per_problem] : in.methods) {
     for (const auto& [problem, data] : per_problem) trial_counts[method].insert(data.trials.size());
     if (per_problem.size() != in.problems.size()) {
-      out.warnings.push_back(absl::StrCat("method \"", method, "\" has results on ",
-                                          per_problem.size(), " of ", in.problems.size(),
-                                          " problems"));
+      warnings->push_back(absl::StrCat("method \"", method, "\" has results on ",
+                                       per_problem.size(), " of ", in.problems.size(),
+                                       " problems"));
     }
   }
   std::set<size_t> all_counts;
   for (const auto& [method, counts] : trial_counts) all_counts.insert(counts.begin(), counts.end());
   if (all_counts.size() > 1) {
-    out.warnings.push_back(absl::StrCat(
+    warnings->push_back(absl::StrCat(
         "ragged input: trial counts differ between methods or problems (",
         absl::StrJoin(all_counts, ", "), "); each is scored with the trials it has"));
   }
   if (missing_batches > 0) {
-    out.warnings.push_back(absl::StrCat(missing_batches, " trial batches are missing (scored as "
-                                        "cut off: the best value so far carries forward)"));
+    warnings->push_back(absl::StrCat(missing_batches, " trial batches are missing (scored as "
+                                     "cut off: the best value so far carries forward)"));
   }
   if (short_batches > 0) {
-    out.warnings.push_back(absl::StrCat(short_batches, " batches have fewer than ",
-                                        in.batch_size, " suggestions"));
+    warnings->push_back(absl::StrCat(short_batches, " batches have fewer than ", in.batch_size,
+                                     " suggestions"));
   }
+}
+
+}  // namespace
+
+absl::StatusOr<BuiltInput> BuildScoringInput(const ResultsTable& table,
+                                             const std::string& random_search_method,
+                                             bool generalization) {
+  if (generalization && !table.has_generalization) {
+    return absl::InvalidArgumentError("the table has no generalization column");
+  }
+  BuiltInput out;
+  int max_batch = 0, max_sugg = 0;
+  for (const ResultsRow& r : table.rows) {
+    max_batch = std::max(max_batch, r.batch);
+    max_sugg = std::max(max_sugg, r.suggestion);
+  }
+  ScoringInput& in = out.input;
+  in.n_batches = max_batch + 1;
+  in.batch_size = max_sugg + 1;
+  Cells curves;
+  const bool has_rs = CollectCells(table, random_search_method, generalization, &in, &curves);
+  if (absl::Status st = CheckRandomSearch(in, has_rs, random_search_method); !st.ok()) return st;
+  int short_batches = 0, missing_batches = 0;
+  AddTrialCurves(curves, generalization, &in, &short_batches, &missing_batches);
+  AddWarnings(in, short_batches, missing_batches, &out.warnings);
   return out;
 }
 
