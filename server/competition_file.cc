@@ -184,6 +184,129 @@ std::string Resolve(const std::string& path, const std::string& base_dir) {
   return (fs::path(base_dir) / path).lexically_normal().string();
 }
 
+// The phase's title, rules and opening hours.
+absl::Status ReadSchedule(const json& p, const std::string& where, PhaseSpec* s) {
+  RETURN_IF_ERROR(Read(p, "title", where, &s->title));
+  RETURN_IF_ERROR(Read(p, "rules", where, &s->rules));
+  RETURN_IF_ERROR(ReadTime(p, "start", where, &s->start));
+  RETURN_IF_ERROR(ReadTime(p, "end", where, &s->end));
+  if (s->start && s->end && *s->end <= *s->start) {
+    return absl::InvalidArgumentError(absl::StrCat(where, "\"end\" ", FormatUtc(*s->end),
+                                                   " is not after \"start\" ",
+                                                   FormatUtc(*s->start)));
+  }
+  return absl::OkStatus();
+}
+
+// Where the phase's problems come from: one of a suite, a suite file or a problem set (the
+// practice set when none is given); relative files are resolved against `base_dir`.
+absl::Status ReadProblems(const json& p, const std::string& where, const std::string& base_dir,
+                          PhaseProblems* pr) {
+  RETURN_IF_ERROR(Read(p, "suite", where, &pr->suite));
+  RETURN_IF_ERROR(Read(p, "suite_file", where, &pr->suite_file));
+  RETURN_IF_ERROR(Read(p, "problem_set", where, &pr->problem_set));
+  RETURN_IF_ERROR(Read(p, "problems", where, &pr->problems));
+  RETURN_IF_ERROR(Read(p, "suite_seed", where, &pr->suite_seed));
+  RETURN_IF_ERROR(Read(p, "generated_family", where, &pr->generated_family));
+  RETURN_IF_ERROR(Read(p, "design_file", where, &pr->design_file));
+  RETURN_IF_ERROR(Read(p, "generated_tasks", where, &pr->generated_tasks));
+  const int sources =
+      !pr->suite.empty() + !pr->suite_file.empty() + !pr->problem_set.empty();
+  if (sources > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "give one of \"suite\", \"suite_file\" and \"problem_set\""));
+  }
+  if (sources == 0) pr->problem_set = "practice";
+  if (!pr->problem_set.empty() && pr->problem_set != "practice" && pr->problem_set != "test") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "\"problem_set\" must be \"practice\" or \"test\""));
+  }
+  pr->suite_file = Resolve(pr->suite_file, base_dir);
+  pr->design_file = Resolve(pr->design_file, base_dir);
+  return absl::OkStatus();
+}
+
+// The study budget and the optimizer's resource limits.
+absl::Status ReadBudgetAndLimits(const json& p, const std::string& where, PhaseSpec* s) {
+  RETURN_IF_ERROR(Read(p, "batch_size", where, &s->budget.batch_size));
+  RETURN_IF_ERROR(Read(p, "n_batches", where, &s->budget.n_batches));
+  RETURN_IF_ERROR(Read(p, "suggest_budget_s", where, &s->budget.suggest_budget_s));
+  RETURN_IF_ERROR(Read(p, "study_budget_s", where, &s->budget.study_budget_s));
+  RETURN_IF_ERROR(Read(p, "startup_budget_s", where, &s->startup_budget_s));
+  RETURN_IF_ERROR(Read(p, "optimizer_memory_mb", where, &s->limits.memory_mb));
+  RETURN_IF_ERROR(Read(p, "optimizer_max_tasks", where, &s->limits.max_tasks));
+  RETURN_IF_ERROR(Read(p, "optimizer_cpus", where, &s->limits.cpus));
+  RETURN_IF_ERROR(Read(p, "optimizer_tmp_mb", where, &s->limits.tmp_mb));
+  if (absl::Status v = s->budget.Validate(); !v.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(where, v.message()));
+  }
+  if (absl::Status v = s->limits.Validate(); !v.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(where, v.message()));
+  }
+  if (!(s->startup_budget_s > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(where, "\"startup_budget_s\" must be > 0"));
+  }
+  return absl::OkStatus();
+}
+
+// How many trials a submission runs (by default, at most) and a baseline runs.
+absl::Status ReadTrials(const json& p, const std::string& where, PhaseSpec* s) {
+  RETURN_IF_ERROR(Read(p, "default_trials", where, &s->default_trials));
+  RETURN_IF_ERROR(Read(p, "max_trials", where, &s->max_trials));
+  RETURN_IF_ERROR(Read(p, "baseline_trials", where, &s->baseline_trials));
+  if (s->max_trials < 1 || s->max_trials > 1000 || s->default_trials < 1 ||
+      s->default_trials > s->max_trials || s->baseline_trials < 0 || s->baseline_trials > 1000) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, "trials: need 1 <= default_trials <= max_trials <= 1000 and 0 <= "
+               "baseline_trials <= 1000"));
+  }
+  return absl::OkStatus();
+}
+
+// How studies are evaluated and what participants see of the problems.
+absl::Status ReadEvaluation(const json& p, const std::string& where, PhaseSpec* s) {
+  RETURN_IF_ERROR(Read(p, "use_known_optimum", where, &s->use_known_optimum));
+  RETURN_IF_ERROR(Read(p, "hidden", where, &s->hidden));
+  RETURN_IF_ERROR(Read(p, "anonymize", where, &s->anonymize));
+  RETURN_IF_ERROR(Read(p, "warm_start_board", where, &s->warm_start_board));
+  RETURN_IF_ERROR(Read(p, "evaluate_once", where, &s->evaluate_once));
+  std::string evaluate_on = "workers";
+  RETURN_IF_ERROR(Read(p, "evaluate_on", where, &evaluate_on));
+  if (evaluate_on != "workers" && evaluate_on != "coordinator") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, "\"evaluate_on\" must be \"workers\" (the default: each study's worker "
+               "evaluates its objective) or \"coordinator\""));
+  }
+  s->evaluate_on_coordinator = evaluate_on == "coordinator";
+  if (s->warm_start_board && !s->anonymize) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, "\"warm_start_board\" needs \"anonymize\" (it would repeat the main board)"));
+  }
+  return absl::OkStatus();
+}
+
+// Who may submit (quotas, migration from an earlier phase) and when the board is shown.
+absl::Status ReadSubmissionsAndBoard(const json& p, const std::string& where, PhaseSpec* s) {
+  RETURN_IF_ERROR(Read(p, "max_submissions_per_team", where, &s->max_submissions_per_team));
+  RETURN_IF_ERROR(Read(p, "max_submissions_per_team_per_day", where,
+                       &s->max_submissions_per_team_per_day));
+  if (s->max_submissions_per_team < 0 || s->max_submissions_per_team_per_day < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(where, "submission quotas must be >= 0"));
+  }
+  RETURN_IF_ERROR(Read(p, "migrate_from", where, &s->migrate_from));
+  s->accepts_submissions = s->migrate_from.empty();
+  RETURN_IF_ERROR(Read(p, "accepts_submissions", where, &s->accepts_submissions));
+  std::string board = "public";
+  RETURN_IF_ERROR(Read(p, "board", where, &board));
+  if (board != "public" && board != "hidden_until_published") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, "\"board\" must be \"public\" or \"hidden_until_published\", not \"", board,
+        "\""));
+  }
+  s->board_hidden_until_published = board == "hidden_until_published";
+  return absl::OkStatus();
+}
+
 absl::StatusOr<PhaseSpec> ParsePhase(const json& p, size_t index, const std::string& base_dir) {
   std::string where = absl::StrCat("phases[", index, "]: ");
   if (!p.is_object()) return absl::InvalidArgumentError(absl::StrCat(where, "not an object"));
@@ -196,98 +319,12 @@ absl::StatusOr<PhaseSpec> ParsePhase(const json& p, size_t index, const std::str
   }
   where = absl::StrCat("phase \"", s.name, "\": ");
   RETURN_IF_ERROR(CheckKeys(p, PhaseKeys(), where));
-  RETURN_IF_ERROR(Read(p, "title", where, &s.title));
-  RETURN_IF_ERROR(Read(p, "rules", where, &s.rules));
-  RETURN_IF_ERROR(ReadTime(p, "start", where, &s.start));
-  RETURN_IF_ERROR(ReadTime(p, "end", where, &s.end));
-  if (s.start && s.end && *s.end <= *s.start) {
-    return absl::InvalidArgumentError(absl::StrCat(where, "\"end\" ", FormatUtc(*s.end),
-                                                   " is not after \"start\" ",
-                                                   FormatUtc(*s.start)));
-  }
-  PhaseProblems& pr = s.problems;
-  RETURN_IF_ERROR(Read(p, "suite", where, &pr.suite));
-  RETURN_IF_ERROR(Read(p, "suite_file", where, &pr.suite_file));
-  RETURN_IF_ERROR(Read(p, "problem_set", where, &pr.problem_set));
-  RETURN_IF_ERROR(Read(p, "problems", where, &pr.problems));
-  RETURN_IF_ERROR(Read(p, "suite_seed", where, &pr.suite_seed));
-  RETURN_IF_ERROR(Read(p, "generated_family", where, &pr.generated_family));
-  RETURN_IF_ERROR(Read(p, "design_file", where, &pr.design_file));
-  RETURN_IF_ERROR(Read(p, "generated_tasks", where, &pr.generated_tasks));
-  const int sources =
-      !pr.suite.empty() + !pr.suite_file.empty() + !pr.problem_set.empty();
-  if (sources > 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, "give one of \"suite\", \"suite_file\" and \"problem_set\""));
-  }
-  if (sources == 0) pr.problem_set = "practice";
-  if (!pr.problem_set.empty() && pr.problem_set != "practice" && pr.problem_set != "test") {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, "\"problem_set\" must be \"practice\" or \"test\""));
-  }
-  pr.suite_file = Resolve(pr.suite_file, base_dir);
-  pr.design_file = Resolve(pr.design_file, base_dir);
-  RETURN_IF_ERROR(Read(p, "batch_size", where, &s.budget.batch_size));
-  RETURN_IF_ERROR(Read(p, "n_batches", where, &s.budget.n_batches));
-  RETURN_IF_ERROR(Read(p, "suggest_budget_s", where, &s.budget.suggest_budget_s));
-  RETURN_IF_ERROR(Read(p, "study_budget_s", where, &s.budget.study_budget_s));
-  RETURN_IF_ERROR(Read(p, "startup_budget_s", where, &s.startup_budget_s));
-  RETURN_IF_ERROR(Read(p, "optimizer_memory_mb", where, &s.limits.memory_mb));
-  RETURN_IF_ERROR(Read(p, "optimizer_max_tasks", where, &s.limits.max_tasks));
-  RETURN_IF_ERROR(Read(p, "optimizer_cpus", where, &s.limits.cpus));
-  RETURN_IF_ERROR(Read(p, "optimizer_tmp_mb", where, &s.limits.tmp_mb));
-  if (absl::Status v = s.budget.Validate(); !v.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(where, v.message()));
-  }
-  if (absl::Status v = s.limits.Validate(); !v.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(where, v.message()));
-  }
-  if (!(s.startup_budget_s > 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(where, "\"startup_budget_s\" must be > 0"));
-  }
-  RETURN_IF_ERROR(Read(p, "default_trials", where, &s.default_trials));
-  RETURN_IF_ERROR(Read(p, "max_trials", where, &s.max_trials));
-  RETURN_IF_ERROR(Read(p, "baseline_trials", where, &s.baseline_trials));
-  if (s.max_trials < 1 || s.max_trials > 1000 || s.default_trials < 1 ||
-      s.default_trials > s.max_trials || s.baseline_trials < 0 || s.baseline_trials > 1000) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, "trials: need 1 <= default_trials <= max_trials <= 1000 and 0 <= "
-               "baseline_trials <= 1000"));
-  }
-  RETURN_IF_ERROR(Read(p, "use_known_optimum", where, &s.use_known_optimum));
-  RETURN_IF_ERROR(Read(p, "hidden", where, &s.hidden));
-  RETURN_IF_ERROR(Read(p, "anonymize", where, &s.anonymize));
-  RETURN_IF_ERROR(Read(p, "warm_start_board", where, &s.warm_start_board));
-  RETURN_IF_ERROR(Read(p, "evaluate_once", where, &s.evaluate_once));
-  std::string evaluate_on = "workers";
-  RETURN_IF_ERROR(Read(p, "evaluate_on", where, &evaluate_on));
-  if (evaluate_on != "workers" && evaluate_on != "coordinator") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, "\"evaluate_on\" must be \"workers\" (the default: each study's worker "
-               "evaluates its objective) or \"coordinator\""));
-  }
-  s.evaluate_on_coordinator = evaluate_on == "coordinator";
-  if (s.warm_start_board && !s.anonymize) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, "\"warm_start_board\" needs \"anonymize\" (it would repeat the main board)"));
-  }
-  RETURN_IF_ERROR(Read(p, "max_submissions_per_team", where, &s.max_submissions_per_team));
-  RETURN_IF_ERROR(Read(p, "max_submissions_per_team_per_day", where,
-                       &s.max_submissions_per_team_per_day));
-  if (s.max_submissions_per_team < 0 || s.max_submissions_per_team_per_day < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(where, "submission quotas must be >= 0"));
-  }
-  RETURN_IF_ERROR(Read(p, "migrate_from", where, &s.migrate_from));
-  s.accepts_submissions = s.migrate_from.empty();
-  RETURN_IF_ERROR(Read(p, "accepts_submissions", where, &s.accepts_submissions));
-  std::string board = "public";
-  RETURN_IF_ERROR(Read(p, "board", where, &board));
-  if (board != "public" && board != "hidden_until_published") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, "\"board\" must be \"public\" or \"hidden_until_published\", not \"", board,
-        "\""));
-  }
-  s.board_hidden_until_published = board == "hidden_until_published";
+  RETURN_IF_ERROR(ReadSchedule(p, where, &s));
+  RETURN_IF_ERROR(ReadProblems(p, where, base_dir, &s.problems));
+  RETURN_IF_ERROR(ReadBudgetAndLimits(p, where, &s));
+  RETURN_IF_ERROR(ReadTrials(p, where, &s));
+  RETURN_IF_ERROR(ReadEvaluation(p, where, &s));
+  RETURN_IF_ERROR(ReadSubmissionsAndBoard(p, where, &s));
   if (p.contains("racing")) RETURN_IF_ERROR(ReadRacing(p["racing"], where, &s.racing));
   return s;
 }

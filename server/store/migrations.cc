@@ -1,7 +1,7 @@
 // Numbered schema migrations. Never edit a migration that has shipped: append a new one.
 
+#include <iterator>
 #include <string>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -10,10 +10,10 @@
 namespace bbo {
 namespace {
 
-const std::vector<const char*>& Migrations() {
-  static const auto* kMigrations = new std::vector<const char*>{
-      // 1: the initial schema.
-      R"sql(
+// kMigrations[v - 1] takes the schema from version v - 1 to version v.
+constexpr const char* kMigrations[] = {
+    // 1: the initial schema.
+    R"sql(
 CREATE TABLE submissions (
   id INTEGER PRIMARY KEY,
   name TEXT NOT NULL UNIQUE,
@@ -97,27 +97,27 @@ CREATE TABLE study_errors (
 );
 CREATE INDEX study_errors_by_study ON study_errors (study_id);
 )sql",
-      // 2: keep the optimizer's original suggestion when random search replaced it.
-      R"sql(
+    // 2: keep the optimizer's original suggestion when random search replaced it.
+    R"sql(
 ALTER TABLE evaluations ADD COLUMN suggested_json TEXT;
 )sql",
-      // 3: the order in which studies reached a scored final state, so the scoring service
-      // can find what changed since its last computation (incremental rescoring).
-      R"sql(
+    // 3: the order in which studies reached a scored final state, so the scoring service
+    // can find what changed since its last computation (incremental rescoring).
+    R"sql(
 ALTER TABLE studies ADD COLUMN final_seq INTEGER;
 UPDATE studies SET final_seq = id WHERE state IN ('completed', 'cut_off', 'failed');
 CREATE INDEX studies_by_final_seq ON studies (final_seq);
 )sql",
-      // 4: the problem's signature (values at fixed probe points) at the time of each study,
-      // to detect a problem that changed between runs.
-      R"sql(
+    // 4: the problem's signature (values at fixed probe points) at the time of each study,
+    // to detect a problem that changed between runs.
+    R"sql(
 ALTER TABLE studies ADD COLUMN problem_signature TEXT;
 )sql",
-      // 5: boards (a final phase's warm-start board runs the same jobs with real parameter
-      // names): jobs get a board and are unique per board, which SQLite can only do by
-      // rebuilding the table; studies record their board; evaluations keep the problem's
-      // held-out ("generalization") loss; submissions record their team.
-      R"sql(
+    // 5: boards (a final phase's warm-start board runs the same jobs with real parameter
+    // names): jobs get a board and are unique per board, which SQLite can only do by
+    // rebuilding the table; studies record their board; evaluations keep the problem's
+    // held-out ("generalization") loss; submissions record their team.
+    R"sql(
 CREATE TABLE jobs_v5 (
   id INTEGER PRIMARY KEY,
   submission_id INTEGER NOT NULL REFERENCES submissions(id),
@@ -146,12 +146,12 @@ ALTER TABLE submissions ADD COLUMN team TEXT NOT NULL DEFAULT '';
 CREATE INDEX submissions_by_team ON submissions (team);
 CREATE INDEX submissions_by_digest ON submissions (digest);
 )sql",
-      // 6: the optimizer's CPU time per turn, from the worker's control group (NULL: unknown).
-      R"sql(
+    // 6: the optimizer's CPU time per turn, from the worker's control group (NULL: unknown).
+    R"sql(
 ALTER TABLE batches ADD COLUMN optimizer_cpu_s REAL;
 )sql",
-      // 7: identities (keyed token hashes only) and the audit log.
-      R"sql(
+    // 7: identities (keyed token hashes only) and the audit log.
+    R"sql(
 CREATE TABLE credentials (
   id INTEGER PRIMARY KEY,
   kind TEXT NOT NULL CHECK (kind IN ('organizer', 'team', 'worker')),
@@ -170,10 +170,10 @@ CREATE TABLE audit (
   detail TEXT NOT NULL
 );
 )sql",
-      // 8: coordinator epochs (one per start), and at most one final study per job. Earlier
-      // versions could run a job twice (a worker dying between its study's end and FinishJob)
-      // and scored the later study: the first stands now, the later ones are abandoned.
-      R"sql(
+    // 8: coordinator epochs (one per start), and at most one final study per job. Earlier
+    // versions could run a job twice (a worker dying between its study's end and FinishJob)
+    // and scored the later study: the first stands now, the later ones are abandoned.
+    R"sql(
 CREATE TABLE coordinator_epochs (
   epoch INTEGER PRIMARY KEY,
   started_at REAL NOT NULL
@@ -186,12 +186,12 @@ UPDATE studies SET state = 'abandoned', final_seq = NULL,
 CREATE UNIQUE INDEX one_final_study_per_job ON studies (job_id)
   WHERE job_id IS NOT NULL AND state IN ('completed', 'cut_off', 'failed');
 )sql",
-      // 9: one competition, several phases in one database. Submissions belong to a phase
-      // (their names are unique within it; "" is the one phase of a coordinator started from
-      // flags) and may be migrated from an earlier phase; the phases' problems and budgets as
-      // first served; phase events (migration, publishing the final board); teams' choices of
-      // the submission that goes on to the next phase.
-      R"sql(
+    // 9: one competition, several phases in one database. Submissions belong to a phase
+    // (their names are unique within it; "" is the one phase of a coordinator started from
+    // flags) and may be migrated from an earlier phase; the phases' problems and budgets as
+    // first served; phase events (migration, publishing the final board); teams' choices of
+    // the submission that goes on to the next phase.
+    R"sql(
 CREATE TABLE submissions_v9 (
   id INTEGER PRIMARY KEY,
   name TEXT NOT NULL,
@@ -237,10 +237,10 @@ CREATE TABLE final_choices (
   PRIMARY KEY (phase, team)
 );
 )sql",
-      // 10: racing phases (server/race.h). A job may run fewer batches than its phase (a method
-      // stopped at its tau_A); each round of a race is recorded with the planner's state, in the
-      // transaction that queues the round's jobs, so a round is queued exactly once.
-      R"sql(
+    // 10: racing phases (server/race.h). A job may run fewer batches than its phase (a method
+    // stopped at its tau_A); each round of a race is recorded with the planner's state, in the
+    // transaction that queues the round's jobs, so a round is queued exactly once.
+    R"sql(
 ALTER TABLE jobs ADD COLUMN max_batches INTEGER NOT NULL DEFAULT 0;
 CREATE TABLE race_rounds (
   phase TEXT NOT NULL,
@@ -253,13 +253,11 @@ CREATE TABLE race_rounds (
   PRIMARY KEY (phase, round)
 );
 )sql",
-  };
-  return *kMigrations;
-}
+};
 
 }  // namespace
 
-int LatestSchemaVersion() { return static_cast<int>(Migrations().size()); }
+int LatestSchemaVersion() { return static_cast<int>(std::size(kMigrations)); }
 
 namespace {
 
@@ -277,7 +275,7 @@ absl::Status ApplyMigrations(sqlite::Database* db, int target) {
   }
   if (version >= target) return tx.Commit();
   for (int v = version + 1; v <= target; ++v) {
-    RETURN_IF_ERROR(db->Exec(Migrations()[v - 1]));
+    RETURN_IF_ERROR(db->Exec(kMigrations[v - 1]));
     RETURN_IF_ERROR(db->Exec(absl::StrCat("INSERT INTO schema_version VALUES (", v, ")")));
   }
   ASSIGN_OR_RETURN(auto check, db->Prepare("PRAGMA foreign_key_check"));
