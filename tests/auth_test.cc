@@ -7,9 +7,11 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <map>
 #include <string>
 #include <thread>
@@ -22,7 +24,9 @@
 #include "bbo/v1/worker_service.grpc.pb.h"
 #include "common/archive.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/descriptor.h"
 #include "grpcpp/create_channel.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "gtest/gtest.h"
 #include "tests/spawned_process.h"
 
@@ -76,6 +80,28 @@ int CountAuditRefusals(const std::string& db) {
   sqlite3_finalize(st);
   sqlite3_close(h);
   return n;
+}
+
+// The refusals in the audit log, as "who|action|detail" lines.
+std::vector<std::string> AuditRefusals(const std::string& db) {
+  sqlite3* h = nullptr;
+  std::vector<std::string> out;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(h, "SELECT who, action, detail FROM audit WHERE allowed = 0 ORDER BY id",
+                         -1, &st, nullptr) == SQLITE_OK) {
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      std::string line;
+      for (int c = 0; c < 3; ++c) {
+        const unsigned char* t = sqlite3_column_text(st, c);
+        line += std::string(c ? "|" : "") + (t ? reinterpret_cast<const char*>(t) : "");
+      }
+      out.push_back(line);
+    }
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return out;
 }
 
 class AuthTest : public ::testing::Test {
@@ -574,6 +600,90 @@ TEST_F(AuthTest, OrganizersAreDatabaseTokensThatRevokeAtOnce) {
   EXPECT_EQ(list("organizer-secret-0123456789"), grpc::StatusCode::UNAUTHENTICATED);
   Admin("organizer revoke alice");
   EXPECT_EQ(list(organizer), grpc::StatusCode::UNAUTHENTICATED);
+}
+
+// Every refusal of every RPC is in the audit log, written in one place (the server's
+// authentication interceptor) with the method and the caller: a team refused a hidden phase's
+// board, report and problems, and a bad token (unknown, or not a bearer token) on any RPC.
+TEST_F(AuthTest, EveryRefusalOfEveryRpcIsAudited) {
+  std::ofstream(root_ / "competition.json") << R"json(
+{"name": "audit-2026", "seed": 3, "phases": [
+  {"name": "final", "title": "Final", "problem_set": "test", "batch_size": 2, "n_batches": 3,
+   "default_trials": 1, "baseline_trials": 1, "hidden": true,
+   "board": "hidden_until_published"}]})json";
+  StartServer({"--competition_file=" + (root_ / "competition.json").string()});
+  const size_t before = AuditRefusals(db_).size();
+  std::map<std::string, grpc::Status> refused;
+  {
+    grpc::ClientContext ctx;
+    As(ctx, tokens_["beta"]);
+    bbo::v1::GetLeaderboardResponse resp;
+    refused["GetLeaderboard"] =
+        competition_->GetLeaderboard(&ctx, bbo::v1::GetLeaderboardRequest(), &resp);
+  }
+  {
+    grpc::ClientContext ctx;
+    As(ctx, tokens_["beta"]);
+    bbo::v1::GetReportResponse resp;
+    refused["GetReport"] = scoring_->GetReport(&ctx, bbo::v1::GetReportRequest(), &resp);
+  }
+  {
+    grpc::ClientContext ctx;
+    As(ctx, tokens_["beta"]);
+    bbo::v1::ListProblemsResponse resp;
+    refused["ListProblems"] = study_->ListProblems(&ctx, bbo::v1::ListProblemsRequest(), &resp);
+  }
+  std::vector<std::string> audit = AuditRefusals(db_);
+  audit.erase(audit.begin(), audit.begin() + std::min(before, audit.size()));
+  for (const auto& [method, status] : refused) {
+    EXPECT_EQ(status.error_code(), Code::PERMISSION_DENIED) << method << ": "
+                                                             << status.error_message();
+    const std::string entry = "team:beta|" + method + "|" + status.error_message();
+    EXPECT_EQ(std::count(audit.begin(), audit.end(), entry), 1) << entry;
+  }
+
+  // A bad token on each RPC of each service (an empty request: the token is refused first).
+  std::ifstream port_file(root_ / "port");
+  std::string port;
+  port_file >> port;
+  grpc::GenericStub stub(
+      grpc::CreateChannel("127.0.0.1:" + port, grpc::InsecureChannelCredentials()));
+  const std::string unknown = "bbo_team_" + std::string(43, 'A');
+  std::vector<std::string> methods;
+  for (const char* service : {"bbo.v1.StudyService", "bbo.v1.WorkerService",
+                              "bbo.v1.CompetitionService", "bbo.v1.ScoringService"}) {
+    const google::protobuf::ServiceDescriptor* d =
+        google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(service);
+    ASSERT_NE(d, nullptr) << service;
+    for (int i = 0; i < d->method_count(); ++i) {
+      methods.push_back(d->method(i)->name());
+      for (const std::string& header : {"Bearer " + unknown, std::string("Basic abc")}) {
+        grpc::ClientContext ctx;
+        ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+        ctx.AddMetadata("authorization", header);
+        grpc::Slice empty("");  // an empty request: every field at its default
+        grpc::ByteBuffer request(&empty, 1), response;
+        std::promise<grpc::Status> done;
+        stub.UnaryCall(&ctx, std::string("/") + service + "/" + methods.back(),
+                       grpc::StubOptions(), &request, &response,
+                       [&](grpc::Status s) { done.set_value(std::move(s)); });
+        const grpc::Status s = done.get_future().get();
+        EXPECT_EQ(s.error_code(), Code::UNAUTHENTICATED) << methods.back() << " " << header;
+      }
+    }
+  }
+  ASSERT_EQ(methods.size(), 21u);
+  audit = AuditRefusals(db_);
+  for (const std::string& method : methods) {
+    int unknown_tokens = 0, not_bearer = 0;
+    for (const std::string& a : audit) {
+      if (a.rfind("anonymous|" + method + "|", 0) != 0) continue;
+      unknown_tokens += a.find("the token is not known here") != std::string::npos;
+      not_bearer += a.find("must be \"Bearer <token>\"") != std::string::npos;
+    }
+    EXPECT_EQ(unknown_tokens, 1) << method;
+    EXPECT_EQ(not_bearer, 1) << method;
+  }
 }
 
 TEST_F(AuthTest, EachCallerHasItsOwnRateLimit) {

@@ -1,14 +1,18 @@
 #include "server/rpc/authenticate.h"
 
+#include <cstring>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "google/protobuf/descriptor.h"
+#include "spdlog/spdlog.h"
 
 namespace bbo::rpc {
 
-absl::StatusOr<Identity> Authenticator::Authenticate(const grpc::ServerContext* context,
+absl::StatusOr<Identity> Authenticator::Authenticate(const grpc::ServerContextBase* context,
                                                      const char* method) const {
-  absl::StatusOr<Identity> who = Identify(context, method);
+  absl::StatusOr<Identity> who = Identify(context);
   if (!who.ok() || context == nullptr) return who;
   // Every call made with an organizer's token is an organizer action: it goes to the audit.
   if (who->is_organizer() && credentials_ != nullptr) {
@@ -28,8 +32,7 @@ absl::StatusOr<Identity> Authenticator::Authenticate(const grpc::ServerContext* 
   return who;
 }
 
-absl::StatusOr<Identity> Authenticator::Identify(const grpc::ServerContext* context,
-                                                 const char* method) const {
+absl::StatusOr<Identity> Authenticator::Identify(const grpc::ServerContextBase* context) const {
   if (context == nullptr) return Identity::Anonymous();
   const auto& md = context->client_metadata();
   auto it = md.find("authorization");
@@ -43,21 +46,130 @@ absl::StatusOr<Identity> Authenticator::Identify(const grpc::ServerContext* cont
   if (credentials_ == nullptr) {
     return absl::UnauthenticatedError("the token is not known here");
   }
-  absl::StatusOr<Identity> who = credentials_->Authenticate(token);
-  if (!who.ok() && absl::IsUnauthenticated(who.status())) {
-    credentials_->Audit(Identity::Anonymous(), method, false,
-                        absl::StrCat(context->peer(), ": ", who.status().message()));
-  }
-  return who;
+  return credentials_->Authenticate(token);
 }
 
-absl::Status Authenticator::Audited(const Identity& who, const char* method,
-                                    absl::Status status) const {
-  if (credentials_ != nullptr &&
-      (absl::IsUnauthenticated(status) || absl::IsPermissionDenied(status))) {
-    credentials_->Audit(who, method, false, status.message());
+void Authenticator::AuditRefusal(const absl::StatusOr<Identity>& who, const char* method,
+                                 const grpc::Status& answer, const std::string& peer) const {
+  if (credentials_ == nullptr || (answer.error_code() != grpc::StatusCode::UNAUTHENTICATED &&
+                                  answer.error_code() != grpc::StatusCode::PERMISSION_DENIED)) {
+    return;
   }
-  return status;
+  if (!who.ok()) {
+    credentials_->Audit(Identity::Anonymous(), method, false,
+                        absl::StrCat(peer, ": ", who.status().message()));
+  } else {
+    credentials_->Audit(*who, method, false, answer.error_message());
+  }
+}
+
+void CallIdentities::Set(const grpc::ServerContextBase* context, absl::StatusOr<Identity> who,
+                         const void* owner) {
+  absl::MutexLock l(&mu_);
+  calls_.insert_or_assign(context, Call{std::move(who), false, owner});
+}
+
+absl::StatusOr<Identity> CallIdentities::Of(const grpc::ServerContextBase* context) {
+  absl::MutexLock l(&mu_);
+  auto it = calls_.find(context);
+  if (it == calls_.end()) {
+    return absl::InternalError(
+        "the call was not authenticated: the server has no authentication interceptor");
+  }
+  it->second.asked = true;
+  return it->second.who;
+}
+
+std::optional<CallIdentities::Call> CallIdentities::Release(
+    const grpc::ServerContextBase* context, const void* owner) {
+  absl::MutexLock l(&mu_);
+  auto it = calls_.find(context);
+  if (it == calls_.end() || it->second.owner != owner) return std::nullopt;
+  Call call = std::move(it->second);
+  calls_.erase(it);
+  return call;
+}
+
+size_t CallIdentities::size() const {
+  absl::MutexLock l(&mu_);
+  return calls_.size();
+}
+
+namespace {
+
+// One call's middleware: see AuthInterceptorFactory.
+class AuthInterceptor final : public grpc::experimental::Interceptor {
+ public:
+  AuthInterceptor(grpc::ServerContextBase* context, const char* full_method,
+                  const Authenticator* auth, CallIdentities* calls, Metrics* metrics)
+      : context_(context),
+        method_(std::strrchr(full_method, '/') + 1),
+        auth_(auth),
+        calls_(calls),
+        metrics_(metrics),
+        start_(absl::Now()) {}
+  // A call that ends without sending its status leaves no record behind. The context may be
+  // gone by now: it is only a key here.
+  ~AuthInterceptor() override { calls_->Release(context_, this); }
+
+  void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
+    using grpc::experimental::InterceptionHookPoints;
+    if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::POST_RECV_INITIAL_METADATA)) {
+      calls_->Set(context_, auth_->Authenticate(context_, method_), this);
+    }
+    if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
+      End(methods);
+    }
+    methods->Proceed();
+  }
+
+ private:
+  void End(grpc::experimental::InterceptorBatchMethods* methods) {
+    std::optional<CallIdentities::Call> call = calls_->Release(context_, this);
+    grpc::Status answer = methods->GetSendStatus();
+    if (call && !call->asked) {
+      spdlog::error("BUG: the handler of {} answered without asking for its caller's identity",
+                    method_);
+      answer = grpc::Status(grpc::StatusCode::INTERNAL,
+                            absl::StrCat("the server's handler of ", method_,
+                                         " did not authenticate its caller"));
+      methods->ModifySendStatus(answer);
+    }
+    if (call) auth_->AuditRefusal(call->who, method_, answer, context_->peer());
+    if (metrics_ != nullptr) {
+      metrics_->ObserveRpc(method_, absl::ToDoubleSeconds(absl::Now() - start_));
+    }
+  }
+
+  grpc::ServerContextBase* const context_;
+  const char* const method_;  // "GetLeaderboard" of "/bbo.v1.CompetitionService/GetLeaderboard"
+  const Authenticator* const auth_;
+  CallIdentities* const calls_;
+  Metrics* const metrics_;
+  const absl::Time start_;
+};
+
+}  // namespace
+
+AuthInterceptorFactory::AuthInterceptorFactory(const Authenticator* auth, CallIdentities* calls,
+                                               Metrics* metrics,
+                                               const std::vector<std::string>& services)
+    : auth_(auth), calls_(calls), metrics_(metrics) {
+  for (const std::string& name : services) {
+    const google::protobuf::ServiceDescriptor* service =
+        google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(name);
+    if (service == nullptr) continue;
+    for (int i = 0; i < service->method_count(); ++i) {
+      methods_.insert(absl::StrCat("/", name, "/", service->method(i)->name()));
+    }
+  }
+}
+
+grpc::experimental::Interceptor* AuthInterceptorFactory::CreateServerInterceptor(
+    grpc::experimental::ServerRpcInfo* info) {
+  const char* method = info->method();
+  if (method == nullptr || !methods_.contains(method)) return nullptr;
+  return new AuthInterceptor(info->server_context(), method, auth_, calls_, metrics_);
 }
 
 }  // namespace bbo::rpc

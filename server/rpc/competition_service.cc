@@ -27,12 +27,12 @@ void StatusToProto(const SubmissionStatus& s, v1::SubmissionStatus* o) {
 grpc::Status CompetitionServiceImpl::RegisterSubmission(
     grpc::ServerContext* context, const v1::RegisterSubmissionRequest* req,
     v1::RegisterSubmissionResponse* resp) {
-  BBO_RPC_WHO(who, context, "RegisterSubmission");
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
   absl::StatusOr<Phase*> phase = competition_->ForSubmission(req->phase());
-  if (!phase.ok()) return ToGrpcStatus(auth_->Audited(who, "RegisterSubmission", phase.status()));
+  if (!phase.ok()) return ToGrpcStatus(phase.status());
   absl::StatusOr<RegisteredSubmission> r =
       (*phase)->Register(who, req->name(), req->archive(), req->trials(), req->team());
-  if (!r.ok()) return ToGrpcStatus(auth_->Audited(who, "RegisterSubmission", r.status()));
+  if (!r.ok()) return ToGrpcStatus(r.status());
   resp->set_submission_id(r->submission_id);
   resp->set_kind(ToProto(r->kind));
   resp->set_jobs(r->jobs);
@@ -43,9 +43,9 @@ grpc::Status CompetitionServiceImpl::RegisterSubmission(
 grpc::Status CompetitionServiceImpl::ListSubmissions(grpc::ServerContext* context,
                                                      const v1::ListSubmissionsRequest* req,
                                                      v1::ListSubmissionsResponse* resp) {
-  BBO_RPC_WHO(who, context, "ListSubmissions");
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
   absl::StatusOr<std::vector<PhaseSubmission>> list = competition_->List(who, req->phase());
-  if (!list.ok()) return ToGrpcStatus(auth_->Audited(who, "ListSubmissions", list.status()));
+  if (!list.ok()) return ToGrpcStatus(list.status());
   for (const PhaseSubmission& ps : *list) {
     StatusToProto(ps.status, resp->add_submissions());
     v1::SubmissionStatus* o = resp->mutable_submissions(resp->submissions_size() - 1);
@@ -58,9 +58,9 @@ grpc::Status CompetitionServiceImpl::ListSubmissions(grpc::ServerContext* contex
 grpc::Status CompetitionServiceImpl::WithdrawSubmission(grpc::ServerContext* context,
                                                         const v1::WithdrawSubmissionRequest* req,
                                                         v1::WithdrawSubmissionResponse* resp) {
-  BBO_RPC_WHO(who, context, "WithdrawSubmission");
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
   absl::StatusOr<int> n = competition_->Current()->Withdraw(who, req->submission_id());
-  if (!n.ok()) return ToGrpcStatus(auth_->Audited(who, "WithdrawSubmission", n.status()));
+  if (!n.ok()) return ToGrpcStatus(n.status());
   resp->set_jobs_cancelled(*n);
   return grpc::Status::OK;
 }
@@ -68,7 +68,7 @@ grpc::Status CompetitionServiceImpl::WithdrawSubmission(grpc::ServerContext* con
 grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext* context,
                                                     const v1::GetLeaderboardRequest* req,
                                                     v1::GetLeaderboardResponse* resp) {
-  BBO_RPC_WHO(who, context, "GetLeaderboard");
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
   absl::StatusOr<Phase*> phase = competition_->Get(req->phase());
   if (!phase.ok()) return ToGrpcStatus(phase.status());
   absl::StatusOr<LeaderboardReport> report = (*phase)->Leaderboard(who, req->board());
@@ -107,7 +107,7 @@ grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext* context
 grpc::Status CompetitionServiceImpl::GetCompetition(grpc::ServerContext* context,
                                                     const v1::GetCompetitionRequest*,
                                                     v1::GetCompetitionResponse* resp) {
-  BBO_RPC_WHO(who, context, "GetCompetition");
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
   auto seconds = [](const std::optional<absl::Time>& t) {
     return t ? absl::ToDoubleSeconds(*t - absl::UnixEpoch()) : 0.0;
   };
@@ -142,9 +142,9 @@ grpc::Status CompetitionServiceImpl::GetCompetition(grpc::ServerContext* context
 grpc::Status CompetitionServiceImpl::ChooseSubmission(grpc::ServerContext* context,
                                                       const v1::ChooseSubmissionRequest* req,
                                                       v1::ChooseSubmissionResponse* resp) {
-  BBO_RPC_WHO(who, context, "ChooseSubmission");
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
   absl::StatusOr<std::string> next = competition_->Choose(who, req->submission_id());
-  if (!next.ok()) return ToGrpcStatus(auth_->Audited(who, "ChooseSubmission", next.status()));
+  if (!next.ok()) return ToGrpcStatus(next.status());
   resp->set_next_phase(*next);
   return grpc::Status::OK;
 }
@@ -152,10 +152,10 @@ grpc::Status CompetitionServiceImpl::ChooseSubmission(grpc::ServerContext* conte
 grpc::Status CompetitionServiceImpl::GetSubmissionLog(grpc::ServerContext* context,
                                                       const v1::GetSubmissionLogRequest* req,
                                                       v1::GetSubmissionLogResponse* resp) {
-  BBO_RPC_WHO(who, context, "GetSubmissionLog");
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
   absl::StatusOr<SubmissionLog> log =
       competition_->Log(who, req->submission_id(), req->limit() > 0 ? req->limit() : 50);
-  if (!log.ok()) return ToGrpcStatus(auth_->Audited(who, "GetSubmissionLog", log.status()));
+  if (!log.ok()) return ToGrpcStatus(log.status());
   SubmissionStatus status;
   status.submission = log->submission;
   status.jobs = log->jobs;
@@ -189,7 +189,7 @@ grpc::Status CompetitionServiceImpl::GetSubmissionLog(grpc::ServerContext* conte
 grpc::Status ScoringServiceImpl::GetReport(grpc::ServerContext* context,
                                            const v1::GetReportRequest* req,
                                            v1::GetReportResponse* resp) {
-  BBO_RPC_WHO(who, context, "GetReport");
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
   ReportRequest r;
   r.phase = req->phase();
   r.board = req->board();

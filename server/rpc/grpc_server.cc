@@ -31,15 +31,24 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coord
   auto s = std::unique_ptr<GrpcServer>(new GrpcServer());
   s->queue_ = &coordinator->queue();
   s->limiter_ = std::make_unique<RateLimiter>(options.rate_limit_per_s, options.rate_limit_burst);
-  s->auth_ = std::make_unique<Authenticator>(&coordinator->credentials(), s->limiter_.get(),
-                                             &coordinator->metrics());
+  s->auth_ = std::make_unique<Authenticator>(&coordinator->credentials(), s->limiter_.get());
+  s->calls_ = std::make_unique<CallIdentities>();
   s->study_ = std::make_unique<StudyServiceImpl>(&coordinator->studies(), &coordinator->competition(),
-                                                 s->auth_.get());
-  s->worker_ = std::make_unique<WorkerServiceImpl>(&coordinator->queue(), s->auth_.get());
+                                                 s->calls_.get());
+  s->worker_ = std::make_unique<WorkerServiceImpl>(&coordinator->queue(), s->calls_.get());
   s->competition_ =
-      std::make_unique<CompetitionServiceImpl>(&coordinator->competition(), s->auth_.get());
-  s->scoring_ = std::make_unique<ScoringServiceImpl>(&coordinator->competition(), s->auth_.get());
+      std::make_unique<CompetitionServiceImpl>(&coordinator->competition(), s->calls_.get());
+  s->scoring_ = std::make_unique<ScoringServiceImpl>(&coordinator->competition(), s->calls_.get());
   grpc::ServerBuilder builder;
+  // Every call is authenticated, timed and (when refused) audited by one interceptor.
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> middleware;
+  middleware.push_back(std::make_unique<AuthInterceptorFactory>(
+      s->auth_.get(), s->calls_.get(), &coordinator->metrics(),
+      std::vector<std::string>{v1::StudyService::service_full_name(),
+                               v1::WorkerService::service_full_name(),
+                               v1::CompetitionService::service_full_name(),
+                               v1::ScoringService::service_full_name()}));
+  builder.experimental().SetInterceptorCreators(std::move(middleware));
   // One server per port: without this gRPC sets SO_REUSEPORT, and a second coordinator on the
   // same port would silently share (and steal) the first one's clients.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);

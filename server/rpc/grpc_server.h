@@ -2,7 +2,8 @@
 #define BBO_SERVER_RPC_GRPC_SERVER_H_
 
 // Serves a Coordinator's four services (plus server reflection) on an address such as
-// "127.0.0.1:0" (port 0 picks a free port), in plaintext or over TLS (server_credentials.h).
+// "127.0.0.1:0" (port 0 picks a free port), in plaintext or over TLS (server_credentials.h),
+// behind the authentication interceptor (authenticate.h).
 // Used by bbo-server, by `bbo local` (through server/embed.h) and by the benchmarks.
 
 #include <memory>
@@ -38,6 +39,7 @@ class GrpcServer {
   JobQueue* queue_ = nullptr;  // its long-poll leases are ended at Shutdown
   std::unique_ptr<RateLimiter> limiter_;
   std::unique_ptr<Authenticator> auth_;
+  std::unique_ptr<CallIdentities> calls_;  // from the authentication interceptor to the handlers
   std::unique_ptr<StudyServiceImpl> study_;
   std::unique_ptr<WorkerServiceImpl> worker_;
   std::unique_ptr<CompetitionServiceImpl> competition_;

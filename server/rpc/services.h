@@ -1,8 +1,11 @@
 #ifndef BBO_SERVER_RPC_SERVICES_H_
 #define BBO_SERVER_RPC_SERVICES_H_
 
-// The gRPC handlers of bbo-server. Each handler translates the request, makes one domain call on
-// the Coordinator's objects and translates the result; no SQL, no business rule here.
+// The gRPC handlers of bbo-server. Each handler first asks for its caller's Identity, which the
+// authentication interceptor recorded for the call (authenticate.h; a handler that forgets is
+// answered INTERNAL), then translates the request, makes one domain call on the Coordinator's
+// objects and translates the result; no token, no SQL, no business rule here. Tests call the
+// handlers directly, giving each call an Identity with CallIdentities::Set.
 
 #include "bbo/v1/competition_service.grpc.pb.h"
 #include "bbo/v1/scoring_service.grpc.pb.h"
@@ -10,20 +13,14 @@
 #include "bbo/v1/worker_service.grpc.pb.h"
 #include "server/coordinator.h"
 #include "server/rpc/authenticate.h"
+#include "server/rpc/status.h"
 
 namespace bbo::rpc {
 
-// Authenticates the call into `who`; on a bad token, the status to return.
-#define BBO_RPC_WHO(who, context, method)                                   \
-  Authenticator::Timer who##_timer(auth_->metrics(), method);               \
-  absl::StatusOr<Identity> who##_or = auth_->Authenticate(context, method); \
-  if (!who##_or.ok()) return ToGrpcStatus(who##_or.status());               \
-  const Identity& who = *who##_or
-
 class StudyServiceImpl final : public v1::StudyService::Service {
  public:
-  StudyServiceImpl(StudyManager* studies, Competition* competition, const Authenticator* auth)
-      : studies_(studies), competition_(competition), auth_(auth) {}
+  StudyServiceImpl(StudyManager* studies, Competition* competition, CallIdentities* calls)
+      : studies_(studies), competition_(competition), calls_(calls) {}
   grpc::Status OpenStudy(grpc::ServerContext*, const v1::OpenStudyRequest* req,
                          v1::OpenStudyResponse* resp) override;
   grpc::Status SubmitBatch(grpc::ServerContext*, const v1::SubmitBatchRequest* req,
@@ -43,12 +40,12 @@ class StudyServiceImpl final : public v1::StudyService::Service {
  private:
   StudyManager* studies_;
   Competition* competition_;
-  const Authenticator* auth_;
+  CallIdentities* calls_;
 };
 
 class WorkerServiceImpl final : public v1::WorkerService::Service {
  public:
-  WorkerServiceImpl(JobQueue* queue, const Authenticator* auth) : queue_(queue), auth_(auth) {}
+  WorkerServiceImpl(JobQueue* queue, CallIdentities* calls) : queue_(queue), calls_(calls) {}
   grpc::Status RegisterWorker(grpc::ServerContext*, const v1::RegisterWorkerRequest* req,
                               v1::RegisterWorkerResponse* resp) override;
   grpc::Status Heartbeat(grpc::ServerContext*, const v1::HeartbeatRequest* req,
@@ -64,13 +61,13 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
 
  private:
   JobQueue* queue_;
-  const Authenticator* auth_;
+  CallIdentities* calls_;
 };
 
 class CompetitionServiceImpl final : public v1::CompetitionService::Service {
  public:
-  CompetitionServiceImpl(Competition* competition, const Authenticator* auth)
-      : competition_(competition), auth_(auth) {}
+  CompetitionServiceImpl(Competition* competition, CallIdentities* calls)
+      : competition_(competition), calls_(calls) {}
   grpc::Status RegisterSubmission(grpc::ServerContext*, const v1::RegisterSubmissionRequest* req,
                                   v1::RegisterSubmissionResponse* resp) override;
   grpc::Status ListSubmissions(grpc::ServerContext*, const v1::ListSubmissionsRequest* req,
@@ -88,19 +85,19 @@ class CompetitionServiceImpl final : public v1::CompetitionService::Service {
 
  private:
   Competition* competition_;
-  const Authenticator* auth_;
+  CallIdentities* calls_;
 };
 
 class ScoringServiceImpl final : public v1::ScoringService::Service {
  public:
-  ScoringServiceImpl(Competition* competition, const Authenticator* auth)
-      : competition_(competition), auth_(auth) {}
+  ScoringServiceImpl(Competition* competition, CallIdentities* calls)
+      : competition_(competition), calls_(calls) {}
   grpc::Status GetReport(grpc::ServerContext*, const v1::GetReportRequest* req,
                          v1::GetReportResponse* resp) override;
 
  private:
   Competition* competition_;
-  const Authenticator* auth_;
+  CallIdentities* calls_;
 };
 
 }  // namespace bbo::rpc

@@ -19,7 +19,7 @@ void OutcomeToProto(const BatchOutcome& out, Resp* resp) {
 grpc::Status StudyServiceImpl::OpenStudy(grpc::ServerContext* context,
                                          const v1::OpenStudyRequest* req,
                                          v1::OpenStudyResponse* resp) {
-  BBO_RPC_WHO(who, context, "OpenStudy");
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
   absl::StatusOr<OpenedStudy> s;
   switch (req->target_case()) {
     case v1::OpenStudyRequest::kJobId:
@@ -34,7 +34,7 @@ grpc::Status StudyServiceImpl::OpenStudy(grpc::ServerContext* context,
     default:
       return ToGrpcStatus(absl::InvalidArgumentError("target: set job_id or problem"));
   }
-  if (!s.ok()) return ToGrpcStatus(auth_->Audited(who, "OpenStudy", s.status()));
+  if (!s.ok()) return ToGrpcStatus(s.status());
   resp->set_study_id(s->study_id);
   resp->set_api_config_json(s->api_config.dump());
   resp->set_batch_size(s->budget.batch_size);
@@ -52,7 +52,7 @@ grpc::Status StudyServiceImpl::OpenStudy(grpc::ServerContext* context,
 grpc::Status StudyServiceImpl::SubmitBatch(grpc::ServerContext* context,
                                            const v1::SubmitBatchRequest* req,
                                            v1::SubmitBatchResponse* resp) {
-  BBO_RPC_WHO(who, context, "SubmitBatch");
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
   std::vector<IncomingPoint> points;
   points.reserve(req->suggestions_size());
   for (const auto& s : req->suggestions()) points.push_back(FromProto(s));
@@ -69,7 +69,7 @@ grpc::Status StudyServiceImpl::SubmitBatch(grpc::ServerContext* context,
 grpc::Status StudyServiceImpl::ReportSuggestFailure(grpc::ServerContext* context,
                                                     const v1::ReportSuggestFailureRequest* req,
                                                     v1::ReportSuggestFailureResponse* resp) {
-  BBO_RPC_WHO(who, context, "ReportSuggestFailure");
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
   absl::StatusOr<BatchOutcome> out = studies_->ReportSuggestFailure(
       who, req->study_id(), req->batch(), req->message(), req->optimizer_dead(), req->request_id());
   if (!out.ok()) return ToGrpcStatus(out.status());
@@ -80,7 +80,7 @@ grpc::Status StudyServiceImpl::ReportSuggestFailure(grpc::ServerContext* context
 grpc::Status StudyServiceImpl::ReportValues(grpc::ServerContext* context,
                                             const v1::ReportValuesRequest* req,
                                             v1::ReportValuesResponse* resp) {
-  BBO_RPC_WHO(who, context, "ReportValues");
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
   if (req->evaluations_size() > kMaxBatchSize) {
     return ToGrpcStatus(absl::InvalidArgumentError(
         absl::StrCat("evaluations: ", req->evaluations_size(), " values is over the limit of ",
@@ -108,14 +108,14 @@ grpc::Status StudyServiceImpl::ReportValues(grpc::ServerContext* context,
 grpc::Status StudyServiceImpl::OptimizerReady(grpc::ServerContext* context,
                                               const v1::OptimizerReadyRequest* req,
                                               v1::OptimizerReadyResponse*) {
-  BBO_RPC_WHO(who, context, "OptimizerReady");
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
   return ToGrpcStatus(studies_->OptimizerReady(who, req->study_id()));
 }
 
 grpc::Status StudyServiceImpl::EndStudy(grpc::ServerContext* context,
                                         const v1::EndStudyRequest* req,
                                         v1::EndStudyResponse* resp) {
-  BBO_RPC_WHO(who, context, "EndStudy");
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
   absl::StatusOr<StudyState> st = studies_->EndStudy(who, req->study_id(), req->reason(), req->host_error());
   if (!st.ok()) return ToGrpcStatus(st.status());
   switch (*st) {
@@ -131,7 +131,7 @@ grpc::Status StudyServiceImpl::EndStudy(grpc::ServerContext* context,
 grpc::Status StudyServiceImpl::ListProblems(grpc::ServerContext* context,
                                             const v1::ListProblemsRequest* req,
                                             v1::ListProblemsResponse* resp) {
-  BBO_RPC_WHO(who, context, "ListProblems");
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
   absl::StatusOr<Phase*> phase = competition_->Get(req->phase());
   if (!phase.ok()) return ToGrpcStatus(phase.status());
   absl::StatusOr<std::vector<ProblemInfo>> problems =

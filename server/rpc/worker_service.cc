@@ -6,10 +6,10 @@ namespace bbo::rpc {
 grpc::Status WorkerServiceImpl::RegisterWorker(grpc::ServerContext* context,
                                                const v1::RegisterWorkerRequest* req,
                                                v1::RegisterWorkerResponse* resp) {
-  BBO_RPC_WHO(who, context, "RegisterWorker");
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
   absl::StatusOr<WorkerRegistration> reg =
       queue_->RegisterWorker(who, req->hostname(), req->slots());
-  if (!reg.ok()) return ToGrpcStatus(auth_->Audited(who, "RegisterWorker", reg.status()));
+  if (!reg.ok()) return ToGrpcStatus(reg.status());
   resp->set_worker_id(reg->worker_id);
   resp->set_lease_ttl_s(reg->lease_ttl_s);
   resp->set_heartbeat_interval_s(reg->heartbeat_interval_s);
@@ -20,20 +20,20 @@ grpc::Status WorkerServiceImpl::RegisterWorker(grpc::ServerContext* context,
 grpc::Status WorkerServiceImpl::Heartbeat(grpc::ServerContext* context,
                                           const v1::HeartbeatRequest* req,
                                           v1::HeartbeatResponse* resp) {
-  BBO_RPC_WHO(who, context, "Heartbeat");
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
   resp->set_coordinator_epoch(queue_->epoch());
-  return ToGrpcStatus(auth_->Audited(who, "Heartbeat", queue_->Heartbeat(who, req->worker_id())));
+  return ToGrpcStatus(queue_->Heartbeat(who, req->worker_id()));
 }
 
 grpc::Status WorkerServiceImpl::LeaseJob(grpc::ServerContext* context,
                                          const v1::LeaseJobRequest* req,
                                          v1::LeaseJobResponse* resp) {
-  BBO_RPC_WHO(who, context, "LeaseJob");
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
   // NaN and negative waits answer at once.
   const double wait_s = req->wait_s() > 0 ? req->wait_s() : 0;
   absl::StatusOr<std::optional<LeasedJob>> job =
       queue_->Lease(who, req->worker_id(), absl::Seconds(std::min(wait_s, 30.0)));
-  if (!job.ok()) return ToGrpcStatus(auth_->Audited(who, "LeaseJob", job.status()));
+  if (!job.ok()) return ToGrpcStatus(job.status());
   resp->set_has_job(job->has_value());
   resp->set_coordinator_epoch(queue_->epoch());
   if (*job) {
@@ -60,20 +60,18 @@ grpc::Status WorkerServiceImpl::LeaseJob(grpc::ServerContext* context,
 grpc::Status WorkerServiceImpl::FinishJob(grpc::ServerContext* context,
                                           const v1::FinishJobRequest* req,
                                           v1::FinishJobResponse*) {
-  BBO_RPC_WHO(who, context, "FinishJob");
-  return ToGrpcStatus(auth_->Audited(
-      who, "FinishJob",
-      queue_->Finish(who, req->worker_id(), req->job_id(), req->error(), req->request_id(),
-                     req->hand_back())));
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
+  return ToGrpcStatus(queue_->Finish(who, req->worker_id(), req->job_id(), req->error(),
+                                     req->request_id(), req->hand_back()));
 }
 
 grpc::Status WorkerServiceImpl::FetchSubmission(grpc::ServerContext* context,
                                                 const v1::FetchSubmissionRequest* req,
                                                 v1::FetchSubmissionResponse* resp) {
-  BBO_RPC_WHO(who, context, "FetchSubmission");
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
   absl::StatusOr<SubmissionFiles> files =
       queue_->Fetch(who, req->worker_id(), req->job_id(), req->submission_id());
-  if (!files.ok()) return ToGrpcStatus(auth_->Audited(who, "FetchSubmission", files.status()));
+  if (!files.ok()) return ToGrpcStatus(files.status());
   resp->set_kind(ToProto(files->kind));
   resp->set_archive(std::move(files->archive));
   resp->set_digest(files->digest);
@@ -83,12 +81,10 @@ grpc::Status WorkerServiceImpl::FetchSubmission(grpc::ServerContext* context,
 grpc::Status WorkerServiceImpl::FetchProblemFiles(grpc::ServerContext* context,
                                                   const v1::FetchProblemFilesRequest* req,
                                                   v1::FetchProblemFilesResponse* resp) {
-  BBO_RPC_WHO(who, context, "FetchProblemFiles");
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
   absl::StatusOr<ProblemFiles> files =
       queue_->FetchProblemFiles(who, req->worker_id(), req->job_id());
-  if (!files.ok()) {
-    return ToGrpcStatus(auth_->Audited(who, "FetchProblemFiles", files.status()));
-  }
+  if (!files.ok()) return ToGrpcStatus(files.status());
   resp->set_content(std::move(files->content));
   resp->set_digest(files->digest);
   return grpc::Status::OK;

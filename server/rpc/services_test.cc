@@ -1,0 +1,297 @@
+// The gRPC handlers over a real Coordinator on a temporary SQLite file, in a hidden phase:
+// called directly with the Identity a test gives each call (CallIdentities::Set, the seam the
+// authentication interceptor fills in a server), and then every RPC of every bbo.v1 service
+// through a real in-process server, which authenticates, times and audits each call in one
+// place (authenticate.h).
+
+#include "server/rpc/services.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "common/archive.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/descriptor.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/generic/generic_stub.h"
+#include "gtest/gtest.h"
+#include "server/rpc/grpc_server.h"
+
+namespace bbo::rpc {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+using Code = grpc::StatusCode;
+
+// y = (x - 0.25)^2 on [-1, 1].
+class Quadratic : public BuiltinProblem {
+ public:
+  Quadratic()
+      : BuiltinProblem("quad", "(x - 0.25)^2",
+                       {{"x", {{"type", "real"}, {"space", "linear"}, {"range", {-1.0, 1.0}}}}},
+                       0.0) {}
+  double Evaluate(const Point& p) const override {
+    const double d = std::get<double>(p.at("x")) - 0.25;
+    return d * d;
+  }
+};
+
+class ServicesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("bbo_services_test_" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "sub");
+    CoordinatorOptions o;
+    o.db_path = (root_ / "arena.sqlite").string();
+    o.run_baseline = false;
+    o.hidden_phase = true;
+    o.study.budget.batch_size = 2;
+    o.study.budget.n_batches = 2;
+    o.competition.baseline_trials = 1;
+    o.competition.default_trials = 1;
+    std::vector<std::unique_ptr<Problem>> problems;
+    problems.push_back(std::make_unique<Quadratic>());
+    auto c = Coordinator::Create(o, std::move(problems));
+    ASSERT_TRUE(c.ok()) << c.status();
+    co_ = *std::move(c);
+    study_ = std::make_unique<StudyServiceImpl>(&co_->studies(), &co_->competition(), &calls_);
+    worker_ = std::make_unique<WorkerServiceImpl>(&co_->queue(), &calls_);
+    competition_ = std::make_unique<CompetitionServiceImpl>(&co_->competition(), &calls_);
+    scoring_ = std::make_unique<ScoringServiceImpl>(&co_->competition(), &calls_);
+    std::ofstream(root_ / "sub" / "optimizer.py") << "print('hi')\n";
+    archive_ = *TarDirectory((root_ / "sub").string());
+  }
+  void TearDown() override {
+    co_.reset();
+    fs::remove_all(root_);
+  }
+
+  // Calls `handler` of `service` with `req` as `who` (an Identity or a refusal).
+  template <typename Service, typename Req, typename Resp>
+  grpc::Status Call(absl::StatusOr<Identity> who, Service* service,
+                    grpc::Status (Service::*handler)(grpc::ServerContext*, const Req*, Resp*),
+                    const Req& req, Resp* resp) {
+    grpc::ServerContext ctx;
+    calls_.Set(&ctx, std::move(who));
+    grpc::Status s = (service->*handler)(&ctx, &req, resp);
+    calls_.Release(&ctx, nullptr);
+    return s;
+  }
+
+  std::vector<AuditRecord> Refusals() {
+    std::vector<AuditRecord> out;
+    absl::StatusOr<std::vector<AuditRecord>> all = co_->store().ListAudit(10000);
+    EXPECT_TRUE(all.ok()) << all.status();
+    if (!all.ok()) return out;
+    for (AuditRecord& a : *all) {
+      if (!a.allowed) out.push_back(std::move(a));
+    }
+    return out;
+  }
+
+  fs::path root_;
+  std::unique_ptr<Coordinator> co_;
+  CallIdentities calls_;
+  std::unique_ptr<StudyServiceImpl> study_;
+  std::unique_ptr<WorkerServiceImpl> worker_;
+  std::unique_ptr<CompetitionServiceImpl> competition_;
+  std::unique_ptr<ScoringServiceImpl> scoring_;
+  std::string archive_;
+};
+
+TEST_F(ServicesTest, HandlersAnswerAsTheDomainRulesForTheCallersIdentity) {
+  const Identity alpha = Identity::Team("alpha");
+  // A team submits; another team does not see it; an anonymous caller or a worker may not submit.
+  v1::RegisterSubmissionRequest reg;
+  reg.set_name("alpha-1");
+  reg.set_archive(archive_);
+  v1::RegisterSubmissionResponse registered;
+  grpc::Status s = Call(alpha, competition_.get(), &CompetitionServiceImpl::RegisterSubmission,
+                        reg, &registered);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_GT(registered.submission_id(), 0);
+  EXPECT_EQ(registered.jobs(), 1);
+  v1::RegisterSubmissionResponse refused;
+  reg.set_name("anon-1");
+  EXPECT_EQ(Call(Identity::Anonymous(), competition_.get(),
+                 &CompetitionServiceImpl::RegisterSubmission, reg, &refused)
+                .error_code(),
+            Code::UNAUTHENTICATED);
+  EXPECT_EQ(Call(Identity::Worker("host-1"), competition_.get(),
+                 &CompetitionServiceImpl::RegisterSubmission, reg, &refused)
+                .error_code(),
+            Code::PERMISSION_DENIED);
+  v1::ListSubmissionsResponse mine, theirs;
+  ASSERT_TRUE(Call(alpha, competition_.get(), &CompetitionServiceImpl::ListSubmissions,
+                   v1::ListSubmissionsRequest(), &mine)
+                  .ok());
+  ASSERT_EQ(mine.submissions_size(), 1);
+  EXPECT_EQ(mine.submissions(0).name(), "alpha-1");
+  EXPECT_EQ(mine.submissions(0).team(), "alpha");
+  ASSERT_TRUE(Call(Identity::Team("beta"), competition_.get(),
+                   &CompetitionServiceImpl::ListSubmissions, v1::ListSubmissionsRequest(),
+                   &theirs)
+                  .ok());
+  EXPECT_EQ(theirs.submissions_size(), 0);
+
+  // The hidden phase's problems and scoring reports are the organizers' only.
+  v1::ListProblemsResponse problems;
+  grpc::Status listed = Call(alpha, study_.get(), &StudyServiceImpl::ListProblems,
+                             v1::ListProblemsRequest(), &problems);
+  EXPECT_EQ(listed.error_code(), Code::PERMISSION_DENIED);
+  EXPECT_THAT(listed.error_message(), HasSubstr("the problems"));
+  EXPECT_EQ(problems.problems_size(), 0);
+  ASSERT_TRUE(Call(Identity::Organizer(), study_.get(), &StudyServiceImpl::ListProblems,
+                   v1::ListProblemsRequest(), &problems)
+                  .ok());
+  ASSERT_EQ(problems.problems_size(), 1);
+  EXPECT_EQ(problems.problems(0).name(), "quad");
+  v1::GetReportRequest report_req;
+  report_req.set_bootstrap_replicates(10);
+  v1::GetReportResponse report;
+  grpc::Status reported =
+      Call(alpha, scoring_.get(), &ScoringServiceImpl::GetReport, report_req, &report);
+  EXPECT_EQ(reported.error_code(), Code::PERMISSION_DENIED);
+  EXPECT_THAT(reported.error_message(), HasSubstr("the scoring reports"));
+  EXPECT_EQ(report.files_size(), 0);
+
+  // The overall leaderboard is open, its per-problem results are not.
+  ASSERT_TRUE(co_->baseline().RunPending().ok());
+  v1::GetLeaderboardResponse team_board, organizer_board;
+  grpc::Status board = Call(alpha, competition_.get(), &CompetitionServiceImpl::GetLeaderboard,
+                            v1::GetLeaderboardRequest(), &team_board);
+  ASSERT_TRUE(board.ok()) << board.error_message();
+  ASSERT_GE(team_board.rows_size(), 1);
+  EXPECT_EQ(team_board.rows(0).problems_size(), 0);
+  EXPECT_THAT(team_board.report_json(), IsEmpty());
+  ASSERT_TRUE(Call(Identity::Organizer(), competition_.get(),
+                   &CompetitionServiceImpl::GetLeaderboard, v1::GetLeaderboardRequest(),
+                   &organizer_board)
+                  .ok());
+  ASSERT_GE(organizer_board.rows_size(), 1);
+  EXPECT_EQ(organizer_board.rows(0).problems_size(), 1);
+  EXPECT_THAT(organizer_board.report_json(), HasSubstr("quad"));
+}
+
+// What authentication answered (a bad token, a caller over its rate limit) is what the handler
+// answers, before any domain call; a call nobody authenticated is refused as a server bug.
+TEST_F(ServicesTest, HandlersReturnTheRefusalOfAuthenticationAndNeedAnAuthenticatedCall) {
+  v1::RegisterSubmissionRequest reg;
+  reg.set_name("x-1");
+  reg.set_archive(archive_);
+  v1::RegisterSubmissionResponse resp;
+  grpc::Status s =
+      Call(absl::StatusOr<Identity>(absl::UnauthenticatedError("the token was revoked")),
+           competition_.get(), &CompetitionServiceImpl::RegisterSubmission, reg, &resp);
+  EXPECT_EQ(s.error_code(), Code::UNAUTHENTICATED);
+  EXPECT_EQ(s.error_message(), "the token was revoked");
+  s = Call(absl::StatusOr<Identity>(absl::ResourceExhaustedError("slow down")), competition_.get(),
+           &CompetitionServiceImpl::RegisterSubmission, reg, &resp);
+  EXPECT_EQ(s.error_code(), Code::RESOURCE_EXHAUSTED);
+  v1::ListSubmissionsResponse list;
+  ASSERT_TRUE(Call(Identity::Organizer(), competition_.get(),
+                   &CompetitionServiceImpl::ListSubmissions, v1::ListSubmissionsRequest(), &list)
+                  .ok());
+  for (const v1::SubmissionStatus& sub : list.submissions()) {
+    EXPECT_NE(sub.name(), "x-1") << "a refused caller registered a submission";
+  }
+
+  grpc::ServerContext unauthenticated;
+  const v1::GetCompetitionRequest comp_req;
+  v1::GetCompetitionResponse comp;
+  s = competition_->GetCompetition(&unauthenticated, &comp_req, &comp);
+  EXPECT_EQ(s.error_code(), Code::INTERNAL);
+  EXPECT_THAT(s.error_message(), HasSubstr("not authenticated"));
+  EXPECT_EQ(calls_.size(), 0u);
+}
+
+// Every RPC of every bbo.v1 service, on a real server: a bad token is refused
+// (UNAUTHENTICATED) and audited with the method's name, whatever the handler; every handler
+// asks for its caller (a handler that does not is answered INTERNAL by the interceptor); a
+// domain refusal is audited with the caller; every call is timed under its method's name.
+TEST_F(ServicesTest, EveryRpcIsAuthenticatedTimedAndItsRefusalsAudited) {
+  GrpcServerOptions options;
+  auto server = GrpcServer::Start(co_.get(), options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  grpc::GenericStub stub(
+      grpc::CreateChannel((*server)->target(), grpc::InsecureChannelCredentials()));
+  auto call = [&](const std::string& method, const std::string& token) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+    if (!token.empty()) ctx.AddMetadata("authorization", token);
+    grpc::Slice empty("");  // an empty request: every field at its default
+    grpc::ByteBuffer request(&empty, 1), response;
+    std::promise<grpc::Status> done;
+    stub.UnaryCall(&ctx, method, grpc::StubOptions(), &request, &response,
+                   [&](grpc::Status s) { done.set_value(std::move(s)); });
+    return done.get_future().get();
+  };
+  const std::string unknown = "Bearer bbo_team_" + std::string(43, 'A');
+  std::vector<std::string> methods;
+  for (const char* service :
+       {v1::StudyService::service_full_name(), v1::WorkerService::service_full_name(),
+        v1::CompetitionService::service_full_name(), v1::ScoringService::service_full_name()}) {
+    const google::protobuf::ServiceDescriptor* d =
+        google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(service);
+    ASSERT_NE(d, nullptr) << service;
+    for (int i = 0; i < d->method_count(); ++i) {
+      const std::string method = d->method(i)->name();
+      methods.push_back(method);
+      const std::string path = std::string("/") + service + "/" + method;
+      for (const std::string& token : {unknown, std::string("Basic x")}) {
+        grpc::Status bad = call(path, token);
+        EXPECT_EQ(bad.error_code(), Code::UNAUTHENTICATED) << path << ": " << bad.error_message();
+      }
+      // Without a token the handler runs: whatever it answers, it asked who was calling.
+      grpc::Status anonymous = call(path, "");
+      EXPECT_THAT(anonymous.error_message(), Not(HasSubstr("did not authenticate"))) << path;
+    }
+  }
+  EXPECT_EQ(methods.size(), 21u);
+  // A method this server does not have (a newer client) is not intercepted.
+  EXPECT_EQ(call("/bbo.v1.StudyService/NoSuchMethod", unknown).error_code(), Code::UNIMPLEMENTED);
+  const std::string alpha = *co_->credentials().Issue(CredentialKind::kTeam, "alpha");
+  EXPECT_EQ(call("/bbo.v1.StudyService/ListProblems", "Bearer " + alpha).error_code(),
+            Code::PERMISSION_DENIED);
+  (*server)->Shutdown();
+
+  const std::vector<AuditRecord> refusals = Refusals();
+  for (const std::string& method : methods) {
+    int unknown_tokens = 0, malformed = 0;
+    for (const AuditRecord& a : refusals) {
+      if (a.action != method || a.who != "anonymous") continue;
+      unknown_tokens += absl::StrContains(a.detail, "127.0.0.1") &&
+                        absl::StrContains(a.detail, ": the token is not known here");
+      malformed += absl::StrContains(a.detail, "must be \"Bearer <token>\"");
+    }
+    EXPECT_EQ(unknown_tokens, 1) << method;
+    EXPECT_EQ(malformed, 1) << method;
+  }
+  int team_refusals = 0;
+  for (const AuditRecord& a : refusals) {
+    if (a.action == "ListProblems" && a.who == "team:alpha") {
+      ++team_refusals;
+      EXPECT_THAT(a.detail, HasSubstr("the problems"));
+    }
+  }
+  EXPECT_EQ(team_refusals, 1);
+  const std::string metrics = co_->metrics().Render(MetricsGauges());
+  for (const std::string& method : methods) {
+    EXPECT_THAT(metrics, HasSubstr("bbo_rpc_duration_seconds_count{method=\"" + method + "\"}"))
+        << method;
+  }
+}
+
+}  // namespace
+}  // namespace bbo::rpc
