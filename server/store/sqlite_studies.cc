@@ -155,7 +155,7 @@ void SqliteStore::CommitGroupLocked(const std::vector<QueuedWrite*>& group) {
     group[0]->status = CommitAloneLocked(group[0]->write);
     return;
   }
-  auto run = [this](const char* sql) -> absl::Status {
+  auto run = [this](const char* sql) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
     ASSIGN_OR_RETURN(sqlite::Statement * st, Stmt(sql));
     return st->Run();
   };
