@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "report/report_json.h"
+#include "scoring/plackett_luce/seconds.h"
 
 namespace bbo::scoring {
 namespace {
@@ -109,7 +110,8 @@ Attainment ComputeAttainment(const Leaderboard& board, const ScoringInput& input
 }
 
 absl::StatusOr<Report> ComputeReport(const ScoringInput& input, const ReportOptions& options,
-                                     ScoringCache* cache) {
+                                     ScoringCache* cache,
+                                     std::shared_ptr<const PlackettLuceFits> fits) {
   Report report;
   report.options = options;
   report.generated_at = NowIso8601();
@@ -158,24 +160,21 @@ absl::StatusOr<Report> ComputeReport(const ScoringInput& input, const ReportOpti
   report.anytime = *std::move(anytime);
   report.attainment = ComputeAttainment(report.board, input, {0, 0.25, 0.5, 0.75, 1});
   if (options.plackett_luce) {
-    report.plackett_luce = ReportPlackettLuce(input, options.plackett_luce_options);
+    report.plackett_luce = fits != nullptr ? std::move(fits)
+                                           : std::make_shared<const PlackettLuceFits>(
+                                                 FitPlackettLuce(input, options.plackett_luce_options));
   }
   return report;
 }
 
-nlohmann::json ReportJson(const Report& report, const ScoringInput& input) {
-  const ReportOptions& o = report.options;
-  nlohmann::json j = LeaderboardJson(report.board, input);
-  j["schema"] = "bbo-arena/report/1";
-  j["phase"] = o.phase;
-  j["source"] = o.source;
-  j["generated_at"] = report.generated_at;
-  j["warnings"] = o.warnings;
+namespace {
 
+nlohmann::json ProblemsJson(const Report& report) {
   nlohmann::json problems = nlohmann::json::array();
   for (const auto& [name, b] : report.board.baselines) {
-    auto it = o.problem_info.find(name);
-    const ProblemInfo info = it == o.problem_info.end() ? ProblemInfo{} : it->second;
+    auto it = report.options.problem_info.find(name);
+    const ProblemInfo info =
+        it == report.options.problem_info.end() ? ProblemInfo{} : it->second;
     problems.push_back({{"problem", name},
                         {"dimension", info.dimension},
                         {"attributes", info.attributes},
@@ -184,30 +183,32 @@ nlohmann::json ReportJson(const Report& report, const ScoringInput& input) {
                         {"rand_mean_perf", JsonNumbers(b.rand_mean_perf)},
                         {"rand_med_perf", JsonNumbers(b.rand_med_perf)}});
   }
-  j["problems"] = problems;
+  return problems;
+}
 
+nlohmann::json BootstrapJson(const Report& report, double alpha) {
   const BootstrapResult& boot = report.bootstrap;
-  if (boot.replicates > 0) {
-    nlohmann::json bm = nlohmann::json::array();
-    for (size_t m = 0; m < boot.methods.size(); ++m) {
-      auto [lo, hi] = RankInterval(boot.rank_counts[m], input.alpha);
-      bm.push_back({{"method", boot.methods[m]},
-                    {"rank_counts", boot.rank_counts[m]},
-                    {"p_top_k", boot.p_top_k[m]},
-                    {"rank_interval", {lo, hi}}});
-    }
-    nlohmann::json tops = nlohmann::json::array();
-    for (const auto& [names, freq] : boot.top_rankings) {
-      tops.push_back({{"ranking", names}, {"frequency", freq}});
-    }
-    j["bootstrap"] = {{"replicates", boot.replicates},
-                      {"seed", o.bootstrap.seed},
-                      {"top_k", std::min<int>(o.bootstrap.top_k,
-                                              static_cast<int>(boot.methods.size()))},
-                      {"methods", bm},
-                      {"top_rankings", tops}};
+  nlohmann::json bm = nlohmann::json::array();
+  for (size_t m = 0; m < boot.methods.size(); ++m) {
+    auto [lo, hi] = RankInterval(boot.rank_counts[m], alpha);
+    bm.push_back({{"method", boot.methods[m]},
+                  {"rank_counts", boot.rank_counts[m]},
+                  {"p_top_k", boot.p_top_k[m]},
+                  {"rank_interval", {lo, hi}}});
   }
+  nlohmann::json tops = nlohmann::json::array();
+  for (const auto& [names, freq] : boot.top_rankings) {
+    tops.push_back({{"ranking", names}, {"frequency", freq}});
+  }
+  return {{"replicates", boot.replicates},
+          {"seed", report.options.bootstrap.seed},
+          {"top_k", std::min<int>(report.options.bootstrap.top_k,
+                                  static_cast<int>(boot.methods.size()))},
+          {"methods", bm},
+          {"top_rankings", tops}};
+}
 
+nlohmann::json NonparametricJson(const Report& report) {
   nlohmann::json ballots = nlohmann::json::object();
   for (const ProblemBallot& pb : report.ranking.ballots) {
     nlohmann::json b = nlohmann::json::array();
@@ -222,12 +223,14 @@ nlohmann::json ReportJson(const Report& report, const ScoringInput& input) {
     groups.push_back({{"kind", g.kind}, {"group", g.group}, {"problems", g.problems},
                       {"rows", BordaRowsJson(g.rows)}});
   }
-  j["nonparametric"] = {{"familywise_alpha", report.ranking.familywise_alpha},
-                        {"pairwise_alpha", report.ranking.pairwise_alpha},
-                        {"rows", BordaRowsJson(report.ranking.rows)},
-                        {"ballots", ballots},
-                        {"groups", groups}};
+  return {{"familywise_alpha", report.ranking.familywise_alpha},
+          {"pairwise_alpha", report.ranking.pairwise_alpha},
+          {"rows", BordaRowsJson(report.ranking.rows)},
+          {"ballots", ballots},
+          {"groups", groups}};
+}
 
+nlohmann::json AnytimeJson(const Report& report) {
   nlohmann::json any = nlohmann::json::object();
   for (const auto& [method, ecdf] : report.anytime.ecdf) {
     auto it = report.anytime.avg_fractional_rank.find(method);
@@ -236,16 +239,49 @@ nlohmann::json ReportJson(const Report& report, const ScoringInput& input) {
                     it == report.anytime.avg_fractional_rank.end() ? nlohmann::json::array()
                                                                     : JsonNumbers(it->second)}};
   }
-  j["anytime"] = {{"rank_bootstrap_replicates", o.anytime_replicates}, {"methods", any}};
+  return {{"rank_bootstrap_replicates", report.options.anytime_replicates}, {"methods", any}};
+}
 
+nlohmann::json AttainmentJson(const Attainment& attainment) {
   nlohmann::json att = nlohmann::json::object();
-  for (const auto& [method, levels] : report.attainment.curves) {
+  for (const auto& [method, levels] : attainment.curves) {
     nlohmann::json l = nlohmann::json::array();
     for (const auto& curve : levels) l.push_back(JsonNumbers(curve));
     att[method] = l;
   }
-  j["attainment"] = {{"levels", report.attainment.levels}, {"methods", att}};
-  j["plackett_luce"] = PlackettLuceReportJson(report.plackett_luce);
+  return {{"levels", attainment.levels}, {"methods", att}};
+}
+
+void AddPlackettLuce(const Report& report, nlohmann::json& j) {
+  if (report.plackett_luce == nullptr) {
+    j["plackett_luce"] = PlackettLuceReportJson(
+        absl::FailedPreconditionError("the Plackett-Luce ranking was not computed"));
+    return;
+  }
+  j["plackett_luce"] = PlackettLuceReportJson(report.plackett_luce->batches);
+  if (report.plackett_luce->seconds) {
+    j["plackett_luce_seconds"] = pl::PlackettLuceSecondsJson(*report.plackett_luce->seconds);
+  }
+}
+
+}  // namespace
+
+nlohmann::json ReportJson(const Report& report, const ScoringInput& input,
+                          const nlohmann::json& racing) {
+  const ReportOptions& o = report.options;
+  nlohmann::json j = LeaderboardJson(report.board, input);
+  j["schema"] = "bbo-arena/report/1";
+  j["phase"] = o.phase;
+  j["source"] = o.source;
+  j["generated_at"] = report.generated_at;
+  j["warnings"] = o.warnings;
+  j["problems"] = ProblemsJson(report);
+  if (report.bootstrap.replicates > 0) j["bootstrap"] = BootstrapJson(report, input.alpha);
+  j["nonparametric"] = NonparametricJson(report);
+  j["anytime"] = AnytimeJson(report);
+  j["attainment"] = AttainmentJson(report.attainment);
+  AddPlackettLuce(report, j);
+  if (!racing.is_null()) j["racing"] = racing;
   return j;
 }
 

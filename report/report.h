@@ -35,9 +35,9 @@
 //        upper} per method, "anytime" per batch, "pareto_set", "p_pareto",
 //        "decisions.eliminated_by", ...); or, when it was not computed (fewer than two methods,
 //        an input the model refuses), {"layout", "error": why},
-//    "plackett_luce_seconds" (only in the coordinator's reports of a main board: results CSVs
-//        carry no timings, so ComputeReport never writes it): the same ranking on the
-//        optimizer's clock (server/plackett_luce_seconds.h): the same layout with
+//    "plackett_luce_seconds" (only when the input carries batch timings, as a coordinator's
+//        records do; a results CSV has none): the same ranking on the optimizer's clock
+//        (scoring/plackett_luce/seconds.h): the same layout with
 //        "anytime.unit": "seconds" and "anytime.time" a log-spaced grid of cumulative optimizer
 //        seconds (the batches' turn times, as the study budget counts them), plus
 //        "grid": {"spacing": "log", "clock"}; or {"layout", "error": why}}
@@ -47,6 +47,8 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -100,6 +102,21 @@ struct GroupRanking {
   std::vector<BordaRow> rows;
 };
 
+// The Plackett-Luce rankings of one input, fitted once (FitPlackettLuce) and shared by every
+// view of that input: the report's two sections, the web board's ranking.
+struct PlackettLuceFits {
+  // Over batches: ReportPlackettLuce, or why it is missing.
+  absl::StatusOr<pl::PlackettLuceSummary> batches =
+      absl::FailedPreconditionError("the Plackett-Luce ranking was not computed");
+  // Over optimizer seconds (pl::PlackettLuceSeconds with T = n_batches clamped to [10, 100]);
+  // nullopt when the input carries no timings.
+  std::optional<absl::StatusOr<pl::PlackettLuceSummary>> seconds;
+};
+
+// Both rankings of `input` with the model, decisions and band of `options`. Never fails: a
+// ranking that cannot be made holds the reason. Pure; thread-safe.
+PlackettLuceFits FitPlackettLuce(const ScoringInput& input, const pl::SummaryOptions& options = {});
+
 struct Report {
   ReportOptions options;
   std::string generated_at;
@@ -109,9 +126,9 @@ struct Report {
   std::vector<GroupRanking> groups;
   AnytimeResult anytime;
   Attainment attainment;
-  // ReportPlackettLuce of the input, or why it is missing (never fails the report).
-  absl::StatusOr<pl::PlackettLuceSummary> plackett_luce =
-      absl::FailedPreconditionError("the Plackett-Luce ranking was not computed");
+  // The Plackett-Luce rankings of the input (never fails the report); null when
+  // options.plackett_luce is false.
+  std::shared_ptr<const PlackettLuceFits> plackett_luce;
 };
 
 // Attainment of every method of `input` (see the layout comment).
@@ -131,11 +148,17 @@ absl::StatusOr<pl::PlackettLuceSummary> ReportPlackettLuce(const ScoringInput& i
 // {"layout": "bbo-arena/plackett-luce/1", "error": the status message}.
 nlohmann::json PlackettLuceReportJson(const absl::StatusOr<pl::PlackettLuceSummary>& summary);
 
-// `cache` (optional) memoizes the leaderboard's per-problem work across calls.
+// `cache` (optional) memoizes the leaderboard's per-problem work across calls. `fits`
+// (optional): the Plackett-Luce rankings of this same input, already fitted (FitPlackettLuce with
+// options.plackett_luce_options), so one fit serves every view of an input.
 absl::StatusOr<Report> ComputeReport(const ScoringInput& input, const ReportOptions& options,
-                                     ScoringCache* cache = nullptr);
+                                     ScoringCache* cache = nullptr,
+                                     std::shared_ptr<const PlackettLuceFits> fits = nullptr);
 
-nlohmann::json ReportJson(const Report& report, const ScoringInput& input);
+// The report as JSON (the layout above). `racing`: a racing phase's race view (written as
+// "racing" when not null).
+nlohmann::json ReportJson(const Report& report, const ScoringInput& input,
+                          const nlohmann::json& racing = nullptr);
 
 // ReportCsv (the CSV rendering of a report JSON) is declared in report/report_csv.h.
 

@@ -2,11 +2,13 @@
 // Wurth, Stegherr, Kemper, Heider and Hähner, "Pareto-Optimal Anytime Algorithms via Bayesian
 // Racing", computed by scoring/plackett_luce/summary.h, or the reason it was not.
 
+#include <algorithm>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "report/report.h"
+#include "scoring/plackett_luce/seconds.h"
 
 namespace bbo::scoring {
 
@@ -30,6 +32,18 @@ absl::StatusOr<pl::PlackettLuceSummary> ReportPlackettLuce(const ScoringInput& i
         with_results));
   }
   return pl::SummarizePlackettLuce(input, options);
+}
+
+PlackettLuceFits FitPlackettLuce(const ScoringInput& input, const pl::SummaryOptions& options) {
+  PlackettLuceFits fits;
+  fits.batches = ReportPlackettLuce(input, options);
+  if (pl::HasTimings(input)) {
+    pl::SecondsOptions seconds;
+    seconds.timepoints = std::clamp(input.n_batches, 10, 100);
+    seconds.summary = options;
+    fits.seconds = pl::PlackettLuceSeconds(input, seconds);
+  }
+  return fits;
 }
 
 nlohmann::json PlackettLuceReportJson(const absl::StatusOr<pl::PlackettLuceSummary>& summary) {

@@ -30,6 +30,14 @@ struct TrialCurve {
   // that same point. S_t is then the held-out loss at the running argmin of the visible loss
   // (ties go to the later batch, as in Bayesmark's cummin). Empty: plain cumulative minimum.
   std::vector<double> visible_min;
+  // The trial's number (its seed index), or -1 when only its position among the method's trials
+  // is known. Runs are matched across methods by it (the Plackett-Luce views).
+  int trial = -1;
+  // Optional: the optimizer's time at the end of each batch the study ran, seconds (the running
+  // sum of the batches' turn times, the time the study budget counts; evaluating the objective is
+  // not in it). nullopt: not recorded (a results CSV carries no timings). Its size is the number
+  // of batches the study ran, which may be fewer than batch_min's (padded with +inf).
+  std::optional<std::vector<double>> batch_end_seconds;
 };
 
 // All trials of one method (a submission) on one problem.

@@ -84,4 +84,16 @@ bool AccessPolicy::SeesSubmissionsOf(const Identity& who, absl::string_view team
   return allow_anonymous_ && who.role == Identity::Role::kAnonymous;
 }
 
+const char* RoleName(const Identity& who) {
+  switch (who.role) {
+    case Identity::Role::kOrganizer: return "organizer";
+    case Identity::Role::kTeam: return "team";
+    case Identity::Role::kWorker: return "worker";
+    case Identity::Role::kAnonymous: break;
+  }
+  return "anonymous";
+}
+
+bool SeesQueueDetails(const Identity& who) { return who.is_organizer(); }
+
 }  // namespace bbo

@@ -40,6 +40,14 @@ struct Identity {
   std::string Describe() const;
 };
 
+// The name of `who`'s role: "organizer", "team", "worker" or "anonymous".
+const char* RoleName(const Identity& who);
+
+// Whether `who` may see the job queue's operational details (jobs by state, running studies,
+// the workers): organizers. Its summary (queued and running jobs, connected slots, the estimated
+// wait) is public.
+bool SeesQueueDetails(const Identity& who);
+
 class AccessPolicy {
  public:
   // `allow_anonymous`: a coordinator without identities (loopback trials, tests of other

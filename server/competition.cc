@@ -67,8 +67,9 @@ absl::StatusOr<Phase*> Competition::ForSubmission(const std::string& name) {
   return open.front();
 }
 
-QueueView Competition::Queue() {
+QueueView Competition::Queue(const Identity& who) {
   QueueView v;
+  if (gauges_ && SeesQueueDetails(who)) v.details = gauges_();
   if (queue_ == nullptr) return v;
   const JobQueue::Connected c = queue_->ConnectedWorkers();
   v.workers_connected = c.workers;

@@ -22,6 +22,7 @@
 #include "server/phase.h"
 #include "server/competition_file.h"
 #include "server/job_queue.h"
+#include "server/metrics.h"
 #include "server/store/store.h"
 #include "server/submission_log.h"
 
@@ -37,6 +38,9 @@ struct QueueView {
   // How long a job queued now waits for a worker, roughly: the queued jobs times the mean job
   // time, over the connected slots. -1 when unknown (no job has finished yet, or no worker).
   double estimated_wait_s = -1;
+  // The operational details (jobs by state, running studies, registered workers): for those
+  // who may see them (SeesQueueDetails: organizers), else unset.
+  std::optional<MetricsGauges> details;
 };
 
 struct PhaseView {
@@ -93,9 +97,13 @@ class Competition {
   absl::StatusOr<SubmissionLog> Log(const Identity& who, int64_t submission_id, int limit);
   // The submissions `who` may see in phase `name` ("" = every phase), oldest first.
   absl::StatusOr<std::vector<PhaseSubmission>> List(const Identity& who, const std::string& name);
-  // The queue and the workers serving it (set_queue first; zeros without it).
+  // The queue and the workers serving it (set_queue first; zeros without it), and where its
+  // details come from (set_gauges; none without it).
   void set_queue(JobQueue* queue) { queue_ = queue; }
-  QueueView Queue();
+  void set_gauges(std::function<MetricsGauges()> gauges) { gauges_ = std::move(gauges); }
+  // The queue as `who` may see it: its summary is public (how long a submission waits), its
+  // details are for SeesQueueDetails(who). The one rule of every transport.
+  QueueView Queue(const Identity& who);
   // The name of the competition ("" = started from flags).
   void set_name(std::string name) { name_ = std::move(name); }
   const std::string& name() const { return name_; }
@@ -128,6 +136,7 @@ class Competition {
   std::function<void()> on_jobs_changed_;
   std::string name_;
   JobQueue* queue_ = nullptr;
+  std::function<MetricsGauges()> gauges_;
   // One migration at a time.
   absl::Mutex migrate_mu_;
 };

@@ -105,7 +105,7 @@ class PhasesTest : public ::testing::Test {
     }
     ASSERT_TRUE(coordinator_->baseline().RunPending().ok());
   }
-  Phase& Phase(const std::string& name) { return **coordinator_->competition().Get(name); }
+  Phase& PhaseNamed(const std::string& name) { return **coordinator_->competition().Get(name); }
 
   FakeClock* calendar_ = nullptr;
   absl::Status status_;
@@ -153,8 +153,8 @@ TEST_F(PhasesTest, QuotasAndNamesArePerPhase) {
   absl::StatusOr<RegisteredSubmission> third = Submit("red", "c");
   EXPECT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(third.status().message(), HasSubstr("phase \"feedback\""));
-  EXPECT_EQ(Phase("practice").List()->size(), 4u);  // 3 and the baseline
-  EXPECT_EQ(Phase("feedback").List()->size(), 3u);
+  EXPECT_EQ(PhaseNamed("practice").List()->size(), 4u);  // 3 and the baseline
+  EXPECT_EQ(PhaseNamed("feedback").List()->size(), 3u);
 }
 
 TEST_F(PhasesTest, MigrationQueuesEachTeamsChoiceOnceWhenTheFeedbackPhaseEnds) {
@@ -179,7 +179,7 @@ TEST_F(PhasesTest, MigrationQueuesEachTeamsChoiceOnceWhenTheFeedbackPhaseEnds) {
             absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(*coordinator_->competition().MigrateDue(), 3);
   EXPECT_EQ(*coordinator_->competition().MigrateDue(), 0);  // exactly once
-  std::vector<SubmissionStatus> finals = *Phase("final").List();
+  std::vector<SubmissionStatus> finals = *PhaseNamed("final").List();
   std::map<std::string, int64_t> from;
   for (const SubmissionStatus& s : finals) {
     if (!s.submission.is_baseline) from[s.submission.team] = s.submission.migrated_from;
@@ -207,7 +207,7 @@ TEST_F(PhasesTest, TheFinalBoardStaysHiddenFromEveryTeamUntilPublished) {
   MoveTo("2026-03-01T00:00:00Z");
   ASSERT_EQ(*coordinator_->competition().MigrateDue(), 2);
   PlayAll();
-  Phase& final = Phase("final");
+  Phase& final = PhaseNamed("final");
   for (const Identity& who : {Identity::Team("red"), Identity::Team("blue"),
                               Identity::Team("nobody"), Identity::Anonymous()}) {
     absl::StatusOr<LeaderboardReport> board = final.Leaderboard(who, "");
@@ -230,7 +230,7 @@ TEST_F(PhasesTest, TheFinalBoardStaysHiddenFromEveryTeamUntilPublished) {
   EXPECT_EQ(warm->board.rows.size(), 3u);
   EXPECT_EQ(final.Leaderboard(Identity::Team("red"), "warm-start").status().code(),
             absl::StatusCode::kPermissionDenied);
-  EXPECT_EQ(Phase("feedback").Leaderboard(Identity::Organizer(), "warm-start").status().code(),
+  EXPECT_EQ(PhaseNamed("feedback").Leaderboard(Identity::Organizer(), "warm-start").status().code(),
             absl::StatusCode::kNotFound);
   // Only organizers publish; then teams see it.
   EXPECT_EQ(final.Publish(Identity::Team("red"), false, "").code(),
@@ -248,7 +248,7 @@ TEST_F(PhasesTest, TheFinalBoardStaysHiddenFromEveryTeamUntilPublished) {
   ASSERT_EQ(events.size(), 3u);  // migrated, published, unpublished
   EXPECT_EQ(events[2].detail, "wrong baseline");
   // Other phases' boards are public.
-  EXPECT_TRUE(Phase("feedback").Leaderboard(Identity::Team("red"), "").ok());
+  EXPECT_TRUE(PhaseNamed("feedback").Leaderboard(Identity::Team("red"), "").ok());
 }
 
 TEST(PhasesFileTest, AStartedPhaseCannotChangeItsProblemsOrBudgets) {

@@ -190,6 +190,7 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Build(
   c->competition_->set_on_jobs_changed([queue] { queue->NotifyChanged(); });
   if (c->spec_) c->competition_->set_name(c->spec_->name);
   c->competition_->set_queue(queue);
+  c->competition_->set_gauges([coordinator = c.get()] { return coordinator->Gauges(); });
   for (size_t i = 0; i < c->problems_.size(); ++i) {
     const StudyBudget& budget = c->spec_ ? c->spec_->phases[i].budget : options.study.budget;
     auto comp = std::make_unique<Phase>(c->store_.get(), c->problems_[i].get(),
@@ -230,6 +231,7 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Build(
                                                   c->studies_.get(), c->clock_.get());
   RETURN_IF_ERROR(c->CheckProblemSignatures());
   RETURN_IF_ERROR(c->CheckPhaseFingerprints());
+  RETURN_IF_ERROR(c->RecordPhaseRules());
   for (auto& comp : c->phases_) RETURN_IF_ERROR(comp->EnsureBaseline());
   return c;
 }
@@ -261,6 +263,21 @@ absl::Status Coordinator::CheckPhaseFingerprints() {
     rec.fingerprint = fingerprint;
     rec.spec = fingerprint;
     rec.recorded_at = clock_->NowSeconds();
+    RETURN_IF_ERROR(store_->PutPhase(rec));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Coordinator::RecordPhaseRules() {
+  for (const auto& phase : phases_) {
+    const std::string spec = phase->Rules().ToJson().dump();
+    const std::string& key = phase->options().phase_key;
+    ASSIGN_OR_RETURN(std::optional<PhaseRecord> stored, store_->GetPhase(key));
+    if (stored && stored->spec == spec) continue;
+    PhaseRecord rec = stored.value_or(PhaseRecord{});
+    rec.name = key;
+    rec.spec = spec;
+    if (!stored) rec.recorded_at = clock_->NowSeconds();
     RETURN_IF_ERROR(store_->PutPhase(rec));
   }
   return absl::OkStatus();
@@ -349,7 +366,7 @@ void Coordinator::SweepLoop() {
     // (The queue is counted only when no worker is connected, which is cheap to know.)
     if (options_.warn_without_workers && absl::Now() - last_worker_warning_ > absl::Minutes(1) &&
         queue_->ConnectedWorkers().workers == 0) {
-      const QueueView q = competition_->Queue();
+      const QueueView q = competition_->Queue(Identity::Anonymous());
       if (q.jobs_queued > 0 && q.workers_connected == 0) {
         spdlog::warn("event=no_workers jobs_queued={}: no worker is connected, so no submission "
                      "runs; start bbo-worker (docs/organizers.md)",

@@ -128,6 +128,9 @@ class Coordinator {
       std::unique_ptr<Clock> calendar, std::unique_ptr<Store> store);
   // Records each phase's problems and budgets; refuses a change to a phase that has started.
   absl::Status CheckPhaseFingerprints();
+  // Records each phase's rules (PhaseRecord::spec: Phase::Rules), so its database opened
+  // offline scores and publishes its boards as this coordinator does.
+  absl::Status RecordPhaseRules();
   // FailedPrecondition when a problem's signature differs from its recorded studies'.
   absl::Status CheckProblemSignatures();
   void SweepLoop();

@@ -12,7 +12,7 @@
 #include "server/phase.h"
 #include "server/coordinator.h"
 #include "server/identity.h"
-#include "server/plackett_luce_seconds.h"
+#include "server/scoreboard.h"
 #include "server/race.h"
 #include "server/replay.h"
 #include "server/rpc/grpc_server.h"
@@ -215,32 +215,16 @@ absl::Status ArenaDatabase::PublishBoard(const std::string& phase, bool undo,
                                          const std::string& reason, const std::string& actor) {
   absl::Status st = [&]() -> absl::Status {
     ASSIGN_OR_RETURN(std::optional<PhaseRecord> known, store_->GetPhase(phase));
-    if (!known) {
+    if (!known || phase.empty()) {
       return absl::NotFoundError(absl::StrCat(
           "no phase \"", phase, "\" in this database (phases come from the coordinator's "
           "--competition_file, recorded when it starts)"));
     }
-    if (undo && reason.empty()) {
-      return absl::InvalidArgumentError(
-          "unpublish needs --reason: hiding a published board is recorded and shown with why");
-    }
-    ASSIGN_OR_RETURN(std::vector<PhaseEvent> events, store_->PhaseEvents(phase));
-    bool published = false;
-    for (const PhaseEvent& e : events) {
-      if (e.kind == "published") published = true;
-      if (e.kind == "unpublished") published = false;
-    }
-    if (published != undo) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the board of phase \"", phase, "\" is already ", published ? "published" : "hidden"));
-    }
-    PhaseEvent e;
-    e.phase = phase;
-    e.kind = undo ? "unpublished" : "published";
-    e.at = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
-    e.who = actor;
-    e.detail = reason;
-    return store_->RecordPhaseEvent(e).status();
+    ASSIGN_OR_RETURN(std::optional<RecordedPhaseRules> rules, RecordedRules(phase));
+    // A phase recorded before phases recorded their rules: its board may be hidden.
+    const bool hidden = !rules || rules->board_hidden_until_published;
+    return Publish(*store_, BoardPublication{phase, phase, hidden}, Identity::Organizer(), actor,
+                   undo, reason, absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch()));
   }();
   ASSIGN_OR_RETURN(Credentials * creds, Creds());
   AuditOffline(creds, actor, undo ? "unpublish" : "publish", st,
@@ -250,27 +234,8 @@ absl::Status ArenaDatabase::PublishBoard(const std::string& phase, bool undo,
 
 absl::Status ArenaDatabase::StopRace(const std::string& phase, const std::string& reason,
                                      const std::string& actor) {
-  absl::Status st = [&]() -> absl::Status {
-    if (reason.empty()) {
-      return absl::InvalidArgumentError("stop-race needs --reason: it is recorded and shown");
-    }
-    ASSIGN_OR_RETURN(std::vector<RaceRoundRecord> rounds, store_->ListRaceRounds(phase));
-    if (rounds.empty()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "phase \"", phase, "\" has no race running (not a racing phase, or no round yet)"));
-    }
-    if (RaceDriver::StoppedByOrganizer(rounds.back())) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("the race of phase \"", phase, "\" was already stopped: ",
-                       rounds.back().note));
-    }
-    RaceRoundRecord stop = rounds.back();
-    stop.round += 1;
-    stop.stop = true;
-    stop.note = absl::StrCat(RaceDriver::kStoppedByOrganizer, actor, ": ", reason);
-    stop.created_at = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
-    return store_->AddRaceRound(stop, {}, {});
-  }();
+  const absl::Status st = RaceDriver::Stop(*store_, phase, actor, reason,
+                                           absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch()));
   ASSIGN_OR_RETURN(Credentials * creds, Creds());
   AuditOffline(creds, actor, "stop-race", st, absl::StrCat("phase ", phase, ": ", reason));
   return st;
@@ -300,14 +265,46 @@ absl::StatusOr<std::unique_ptr<ArenaDatabase>> ArenaDatabase::Open(const std::st
   return std::unique_ptr<ArenaDatabase>(new ArenaDatabase(std::move(store), path));
 }
 
-nlohmann::json ArenaDatabase::PlackettLuceSeconds(const std::string& board,
-                                                  const std::string& phase, int n_batches) {
-  absl::StatusOr<std::string> key = BoardKey(phase, board);
-  if (!key.ok()) return {{"error", std::string(key.status().message())}};
-  if (IsWarmStartBoard(*key)) {
-    return {{"error", "the optimizer-seconds view ranks the main board only"}};
-  }
-  return ReportPlackettLuceSeconds(*store_, {}, *key, n_batches);
+absl::StatusOr<std::optional<RecordedPhaseRules>> ArenaDatabase::RecordedRules(
+    const std::string& phase_key) {
+  ASSIGN_OR_RETURN(std::optional<PhaseRecord> known, store_->GetPhase(phase_key));
+  if (!known || known->spec.empty()) return std::nullopt;
+  const nlohmann::json j =
+      nlohmann::json::parse(known->spec, nullptr, /*allow_exceptions=*/false);
+  absl::StatusOr<RecordedPhaseRules> rules = RecordedPhaseRules::FromJson(j);
+  if (!rules.ok()) return std::nullopt;  // recorded before phases recorded their rules
+  return *std::move(rules);
+}
+
+absl::StatusOr<ScoreboardSpec> ArenaDatabase::RecordedScoreboard(const std::string& board_key,
+                                                                 const std::string& phase) {
+  const std::string phase_key = PhaseKeyOfBoard(board_key);
+  ASSIGN_OR_RETURN(std::optional<RecordedPhaseRules> rules, RecordedRules(phase_key));
+  if (rules) return rules->scoreboard;
+  // A database from before phases recorded how they are scored: the problems, batch size and
+  // number of batches its results show, and no problem details.
+  ASSIGN_OR_RETURN(scoring::BuiltInput built,
+                   LoadReportInput(BoardDisplayName(board_key), false, phase));
+  ScoreboardSpec spec;
+  spec.phase = phase_key.empty() ? (phase.empty() ? "practice" : phase) : phase_key;
+  spec.batch_size = built.input.batch_size;
+  spec.n_batches = built.input.n_batches;
+  for (const auto& [name, unused] : built.input.problems) spec.problems.push_back({name});
+  return spec;
+}
+
+absl::StatusOr<nlohmann::json> ArenaDatabase::Report(const std::string& board,
+                                                     const std::string& phase,
+                                                     const scoring::BootstrapOptions& bootstrap) {
+  ASSIGN_OR_RETURN(std::string key, BoardKey(phase, board));
+  ASSIGN_OR_RETURN(ScoreboardSpec spec, RecordedScoreboard(key, phase));
+  Scoreboard scoreboard(store_.get(), key, std::move(spec));
+  ReportRequest request;
+  request.bootstrap_replicates = bootstrap.replicates;
+  request.seed = bootstrap.seed;
+  request.top_k = bootstrap.top_k;
+  ASSIGN_OR_RETURN(BoardReport report, scoreboard.Report(request, path_));
+  return scoring::ReportJson(*report.report, report.snapshot->input);
 }
 
 absl::StatusOr<std::string> ArenaDatabase::BoardKey(const std::string& phase,

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "nlohmann/json.hpp"
 #include "problems/problem.h"
 #include "report/results_csv.h"
+#include "scoring/bootstrap.h"
 #include "scoring/leaderboard.h"
 
 namespace bbo {
@@ -33,6 +35,8 @@ namespace bbo {
 class Clock;
 class Coordinator;
 class Credentials;
+struct RecordedPhaseRules;
+struct ScoreboardSpec;
 class Store;
 namespace rpc {
 class GrpcServer;
@@ -221,11 +225,13 @@ class ArenaDatabase {
   absl::Status StopRace(const std::string& phase, const std::string& reason,
                         const std::string& actor);
   void set_secret_path(std::string path) { secret_path_ = std::move(path); }
-  // The Plackett-Luce ranking over optimizer seconds of a phase's main board, as the coordinator's
-  // report has it (server/plackett_luce_seconds.h; {"error": ...} when it cannot be made, e.g.
-  // for the warm-start board, which the coordinator does not rank either).
-  nlohmann::json PlackettLuceSeconds(const std::string& board, const std::string& phase,
-                                     int n_batches);
+  // The full scoring report of board `board` of `phase` exactly as the coordinator computes it
+  // (server/scoreboard.h: the same Scoreboard over this file, on the phase's problems and
+  // settings as the coordinator recorded them), as JSON (report/report.h layout) labelled with
+  // this file's path as its source. `phase` as ExportResultsCsv's. Errors: NotFound for an
+  // unknown phase or board, FailedPrecondition while the baseline has not finished, the store's.
+  absl::StatusOr<nlohmann::json> Report(const std::string& board, const std::string& phase,
+                                        const scoring::BootstrapOptions& bootstrap);
   // The store key of board `board` ("main" or "warm-start") of `phase` (see ExportResultsCsv).
   absl::StatusOr<std::string> BoardKey(const std::string& phase, const std::string& board);
   ~ArenaDatabase();
@@ -260,6 +266,13 @@ class ArenaDatabase {
 
  private:
   ArenaDatabase(std::unique_ptr<Store> store, std::string path);
+  // The rules the coordinator recorded for phase `phase_key` (Phase::Rules); nullopt for a
+  // phase recorded before phases recorded them.
+  absl::StatusOr<std::optional<RecordedPhaseRules>> RecordedRules(const std::string& phase_key);
+  // How the phase of board `board_key` is scored: as its coordinator recorded it, or for a
+  // database from before that, what its results show.
+  absl::StatusOr<ScoreboardSpec> RecordedScoreboard(const std::string& board_key,
+                                                    const std::string& phase);
   // The Credentials over this file's store and secret (made on first use).
   absl::StatusOr<Credentials*> Creds();
   std::unique_ptr<Store> store_;

@@ -178,15 +178,20 @@ TEST(ArenaDatabaseTest, ReportInputIsTheExportedCsvsBitForBit) {
   EXPECT_EQ(main->input.problems.at("p").random_evals.size(), 12u);
 }
 
-TEST(ArenaDatabaseTest, RanksTheMainBoardOverOptimizerSecondsAsTheCoordinatorDoes) {
-  auto db = ArenaDatabase::Open(MakeArena());
+TEST(ArenaDatabaseTest, ReportsABoardAsTheCoordinatorDoesWithTheSecondsView) {
+  const std::string path = MakeArena();
+  auto db = ArenaDatabase::Open(path);
   ASSERT_TRUE(db.ok()) << db.status();
-  const nlohmann::json j = (*db)->PlackettLuceSeconds("main", "", 2);
-  ASSERT_FALSE(j.contains("error")) << j.dump();
-  EXPECT_EQ(j["anytime"]["unit"], "seconds");
-  EXPECT_THAT(j["methods"], ::testing::UnorderedElementsAre("opt", "partial"));
-  EXPECT_THAT((*db)->PlackettLuceSeconds("warm-start", "", 2)["error"].get<std::string>(),
-              HasSubstr("main board only"));
+  scoring::BootstrapOptions b;
+  b.replicates = 50;
+  auto report = (*db)->Report("main", "", b);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ((*report)["source"], path);
+  EXPECT_EQ((*report)["bootstrap"]["replicates"], 50);
+  const nlohmann::json& s = (*report)["plackett_luce_seconds"];
+  ASSERT_FALSE(s.contains("error")) << s.dump();
+  EXPECT_EQ(s["anytime"]["unit"], "seconds");
+  EXPECT_THAT(s["methods"], ::testing::UnorderedElementsAre("opt", "partial"));
 }
 
 TEST(ArenaDatabaseTest, EmptyFileHasNoReportInput) {

@@ -18,7 +18,6 @@
 #include "common/status_macros.h"
 #include "report/report.h"
 #include "server/competition_file.h"
-#include "server/plackett_luce_seconds.h"
 #include "spdlog/spdlog.h"
 
 namespace bbo {
@@ -89,8 +88,12 @@ Phase::Phase(Store* store, const ProblemSet* problems, Clock* clock, int batch_s
   calendar_ = clock;
   boards_.push_back(MainBoardKey(options_.phase_key));
   if (options_.warm_start_board) boards_.push_back(WarmStartBoardKey(options_.phase_key));
-  absl::MutexLock l(&cache_mu_);
-  for (const std::string& b : boards_) board_states_[b] = std::make_unique<BoardState>();
+  const ScoreboardSpec spec =
+      ScoreboardSpec::ForProblems(*problems_, options_.phase, batch_size_, n_batches_,
+                                  options_.use_known_optimum, options_.baseline_name);
+  for (const std::string& b : boards_) {
+    scoreboards_[b] = std::make_unique<Scoreboard>(store_, b, spec);
+  }
 }
 
 std::string BoardDisplayName(const std::string& board) {
@@ -130,21 +133,12 @@ absl::Status Phase::CheckOpen() {
   return absl::OkStatus();
 }
 
+BoardPublication Phase::PublicationRule() const {
+  return {options_.phase, options_.phase_key, options_.board_hidden_until_published};
+}
+
 absl::StatusOr<PublicationState> Phase::Publication() {
-  PublicationState out;
-  if (!options_.board_hidden_until_published) {
-    out.published = true;
-    return out;
-  }
-  ASSIGN_OR_RETURN(std::vector<PhaseEvent> events, store_->PhaseEvents(options_.phase_key));
-  for (const PhaseEvent& e : events) {
-    if (e.kind != "published" && e.kind != "unpublished") continue;
-    out.published = e.kind == "published";
-    out.at = e.at;
-    out.who = e.who;
-    out.detail = e.detail;
-  }
-  return out;
+  return ReadPublication(*store_, PublicationRule());
 }
 
 absl::StatusOr<bool> Phase::ShowsScores(const Identity& who) {
@@ -154,38 +148,13 @@ absl::StatusOr<bool> Phase::ShowsScores(const Identity& who) {
 }
 
 absl::Status Phase::Publish(const Identity& who, bool undo, const std::string& reason) {
-  if (!who.is_organizer()) {
-    return absl::PermissionDeniedError("publishing a board needs an organizer token");
-  }
-  if (!options_.board_hidden_until_published) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "phase \"", options_.phase, "\" has a public board; there is nothing to publish"));
-  }
-  if (undo && reason.empty()) {
-    return absl::InvalidArgumentError(
-        "reason: withdrawing a published board needs a reason (it is recorded and shown)");
-  }
-  ASSIGN_OR_RETURN(PublicationState now, Publication());
-  if (now.published != undo) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the board of phase \"", options_.phase, "\" is already ",
-        now.published ? "published" : "hidden"));
-  }
-  PhaseEvent e;
-  e.phase = options_.phase_key;
-  e.kind = undo ? "unpublished" : "published";
-  e.at = clock_->NowSeconds();
-  e.who = who.Describe();
-  e.detail = reason;
-  RETURN_IF_ERROR(store_->RecordPhaseEvent(e).status());
-  spdlog::info("event=board_{} phase={} by={} reason=\"{}\"", e.kind, options_.phase, e.who,
-               absl::CHexEscape(reason));
-  return absl::OkStatus();
+  return bbo::Publish(*store_, PublicationRule(), who, who.Describe(), undo, reason,
+                      clock_->NowSeconds());
 }
 
-absl::StatusOr<Phase::BoardState*> Phase::FindBoard(const std::string& board) {
-  auto it = board_states_.find(board);
-  if (it == board_states_.end()) {
+absl::StatusOr<Scoreboard*> Phase::FindBoard(const std::string& board) const {
+  auto it = scoreboards_.find(board);
+  if (it == scoreboards_.end()) {
     std::string known;
     for (const std::string& b : boards_) {
       absl::StrAppend(&known, known.empty() ? "" : ", ", BoardDisplayName(b));
@@ -197,17 +166,31 @@ absl::StatusOr<Phase::BoardState*> Phase::FindBoard(const std::string& board) {
   return it->second.get();
 }
 
-int64_t Phase::scoring_cache_hits() {
-  absl::MutexLock l(&cache_mu_);
+absl::StatusOr<Scoreboard*> Phase::Board(const std::string& name) const {
+  return FindBoard(BoardKey(name));
+}
+
+int64_t Phase::scoring_cache_hits() const {
   int64_t n = 0;
-  for (const auto& [name, s] : board_states_) n += s->scoring_cache.hits();
+  for (const auto& [name, b] : scoreboards_) n += b->scoring_cache_hits();
   return n;
 }
 
-int64_t Phase::scoring_cache_misses() {
-  absl::MutexLock l(&cache_mu_);
+int64_t Phase::scoring_cache_misses() const {
   int64_t n = 0;
-  for (const auto& [name, s] : board_states_) n += s->scoring_cache.misses();
+  for (const auto& [name, b] : scoreboards_) n += b->scoring_cache_misses();
+  return n;
+}
+
+int Phase::leaderboard_computations() const {
+  int n = 0;
+  for (const auto& [name, b] : scoreboards_) n += b->leaderboard_computations();
+  return n;
+}
+
+int Phase::report_computations() const {
+  int n = 0;
+  for (const auto& [name, b] : scoreboards_) n += b->report_computations();
   return n;
 }
 
@@ -398,26 +381,14 @@ absl::StatusOr<std::vector<SubmissionStatus>> Phase::List() {
 }
 
 absl::StatusOr<LeaderboardReport> Phase::Leaderboard(const std::string& board_name) {
-  // One computation at a time; readers of an unchanged board get the cached copy.
-  absl::MutexLock l(&cache_mu_);
-  const std::string board_key = BoardKey(board_name);
-  ASSIGN_OR_RETURN(BoardState * state, FindBoard(board_key));
-  RETURN_IF_ERROR(RefreshInput(board_key, *state).status());
-  if (state->cached != nullptr && state->cached_seq == state->seq) return *state->cached;
-  RETURN_IF_ERROR(BaselineReady(*state));
-  computations_++;
-  ASSIGN_OR_RETURN(scoring::Leaderboard board,
-                   scoring::ComputeLeaderboard(state->input, options_.baseline_name,
-                                               &state->scoring_cache));
+  ASSIGN_OR_RETURN(Scoreboard * board, Board(board_name));
+  ASSIGN_OR_RETURN(std::shared_ptr<const scoring::Leaderboard> scores, board->Leaderboard());
   LeaderboardReport out;
+  out.phase = options_.phase;
+  out.board_name = BoardDisplayName(board->board());
   out.batch_size = batch_size_;
   out.n_batches = n_batches_;
-  out.json = LeaderboardToJson(board, batch_size_, n_batches_);
-  out.json["phase"] = options_.phase;
-  out.json["board"] = BoardDisplayName(board_key);
-  out.board = std::move(board);
-  state->cached = std::make_shared<const LeaderboardReport>(out);
-  state->cached_seq = state->seq;
+  out.board = *scores;
   return out;
 }
 
@@ -432,7 +403,7 @@ absl::Status Phase::RequireBoardShown(const Identity& who) {
 }
 
 absl::StatusOr<LeaderboardReport> Phase::Leaderboard(const Identity& who,
-                                                           const std::string& board) {
+                                                     const std::string& board) {
   RETURN_IF_ERROR(RequireBoardShown(who));
   ASSIGN_OR_RETURN(LeaderboardReport out, Leaderboard(board));
   // Honest completeness, from the jobs as they are now (not cached with the scores): a row is
@@ -451,15 +422,6 @@ absl::StatusOr<LeaderboardReport> Phase::Leaderboard(const Identity& who,
     const JobCounts& j = it->second->jobs;
     row.complete = row.complete && j.done == j.total && j.total > 0;
   }
-  if (out.json.is_object() && out.json.contains("rows") && out.json["rows"].is_array()) {
-    for (auto& row : out.json["rows"]) {
-      if (!row.is_object() || !row.contains("name") || !row["name"].is_string()) continue;
-      auto it = by_name.find(row["name"].get<std::string>());
-      if (it == by_name.end()) continue;
-      const JobCounts& j = it->second->jobs;
-      if (j.done != j.total) row["complete"] = false;
-    }
-  }
   // Which submissions are pending is one's own business: a team sees its own.
   for (const auto& [name, status] : by_name) {
     if (!on_board.count(name) && access_.SeesSubmissionsOf(who, status->submission.team)) {
@@ -468,7 +430,6 @@ absl::StatusOr<LeaderboardReport> Phase::Leaderboard(const Identity& who,
   }
   if (!access_.ShowsPerProblemResults(who)) {
     for (auto& row : out.board.rows) row.problems.clear();
-    out.json = nullptr;
     out.per_problem = false;
   }
   return out;
@@ -476,95 +437,35 @@ absl::StatusOr<LeaderboardReport> Phase::Leaderboard(const Identity& who,
 
 absl::StatusOr<std::shared_ptr<const nlohmann::json>> Phase::Report(
     const ReportRequest& request) {
-  ASSIGN_OR_RETURN(std::shared_ptr<const nlohmann::json> scores, ReportScores(request));
-  if (!race_view_ || IsWarmStartBoard(BoardKey(request.board))) return scores;
-  // The race moves on after the scores last changed (its last round): read it now.
-  ASSIGN_OR_RETURN(nlohmann::json race, race_view_());
-  auto out = std::make_shared<nlohmann::json>(*scores);
-  (*out)["racing"] = std::move(race);
-  return std::shared_ptr<const nlohmann::json>(std::move(out));
-}
-
-absl::StatusOr<std::shared_ptr<const nlohmann::json>> Phase::ReportScores(
-    const ReportRequest& request) {
   if (!request.phase.empty() && request.phase != options_.phase) {
     return absl::NotFoundError(absl::StrCat("this coordinator hosts phase \"", options_.phase,
                                             "\", not \"", request.phase, "\""));
   }
-  if (request.bootstrap_replicates < 1 || request.bootstrap_replicates > 1000000) {
-    return absl::InvalidArgumentError("bootstrap_replicates: must be in [1, 10^6]");
+  ASSIGN_OR_RETURN(Scoreboard * board, Board(request.board));
+  ASSIGN_OR_RETURN(BoardReport report, board->Report(request, "bbo-server"));
+  // The race moves on after the scores last changed (its last round): read it now.
+  nlohmann::json racing = nullptr;
+  if (race_view_ && !IsWarmStartBoard(board->board())) {
+    ASSIGN_OR_RETURN(racing, race_view_());
   }
-  if (request.top_k < 1) return absl::InvalidArgumentError("top_k: must be >= 1");
-  const std::string board_key = BoardKey(request.board);
-  const auto key = std::make_tuple(request.bootstrap_replicates, request.seed, request.top_k);
-  absl::MutexLock report_lock(&report_mu_);
-  // Under cache_mu_ only long enough to bring the board up to date and take a snapshot of it.
-  BoardState* state = nullptr;
-  int64_t seq = 0;
-  scoring::ScoringInput input;
-  {
-    absl::MutexLock l(&cache_mu_);
-    ASSIGN_OR_RETURN(state, FindBoard(board_key));
-    RETURN_IF_ERROR(RefreshInput(board_key, *state).status());
-    seq = state->seq;
-    if (state->report != nullptr && state->report_seq == seq && state->report_key == key) {
-      return state->report;
-    }
-    RETURN_IF_ERROR(BaselineReady(*state));
-    input = state->input;
+  absl::MutexLock l(&render_mu_);
+  if (rendered_ != nullptr && rendered_report_ == report.report && rendered_racing_ == racing) {
+    return rendered_;
   }
-  scoring::ReportOptions o;
-  o.phase = !IsWarmStartBoard(board_key)
-                ? options_.phase
-                : absl::StrCat(options_.phase, " (", BoardDisplayName(board_key), " board)");
-  o.source = "bbo-server";
-  o.baseline_row_name = options_.baseline_name;
-  o.bootstrap.replicates = request.bootstrap_replicates;
-  o.bootstrap.seed = request.seed;
-  o.bootstrap.top_k = request.top_k;
-  for (const std::string& name : problems_->names()) {
-    ASSIGN_OR_RETURN(const Problem* problem, problems_->Get(name));
-    o.problem_info[name] = {problem->space().dims(), problem->attributes()};
-  }
-  for (const auto& [method, per_problem] : input.methods) {
-    if (per_problem.size() < input.problems.size()) {
-      o.warnings.push_back(absl::StrCat("\"", method, "\" has results on ", per_problem.size(),
-                                        " of ", input.problems.size(),
-                                        " problems; its score is partial"));
-    }
-  }
-  reports_++;
-  std::unique_ptr<scoring::ScoringCache>& cache = report_caches_[board_key];
-  if (cache == nullptr) cache = std::make_unique<scoring::ScoringCache>();
-  ASSIGN_OR_RETURN(scoring::Report report, scoring::ComputeReport(input, o, cache.get()));
-  nlohmann::json out = scoring::ReportJson(report, input);
-  // Batch timings are only in the store (read after the snapshot: a study ending meanwhile
-  // changes the sequence number, so the next request recomputes both views).
-  if (!IsWarmStartBoard(board_key)) {
-    out["plackett_luce_seconds"] =
-        ReportPlackettLuceSeconds(*store_, problems_->names(), board_key, n_batches_);
-  }
-  auto json = std::make_shared<const nlohmann::json>(std::move(out));
-  absl::MutexLock l(&cache_mu_);
-  state->report = json;
-  state->report_seq = seq;
-  state->report_key = key;
-  return json;
+  rendered_ = std::make_shared<const nlohmann::json>(
+      scoring::ReportJson(*report.report, report.snapshot->input, racing));
+  rendered_report_ = report.report;
+  rendered_racing_ = std::move(racing);
+  return rendered_;
 }
 
-absl::StatusOr<Phase::BoardSnapshot> Phase::Snapshot(const Identity& who,
-                                                                  const std::string& board,
-                                                                  int64_t known_seq) {
+absl::StatusOr<std::shared_ptr<const scoring::PlackettLuceFits>> Phase::PlackettLuce(
+    const Identity& who, const std::string& board_name) {
   RETURN_IF_ERROR(RequireBoardShown(who));
-  const std::string board_key = BoardKey(board);
-  absl::MutexLock l(&cache_mu_);
-  ASSIGN_OR_RETURN(BoardState * state, FindBoard(board_key));
-  RETURN_IF_ERROR(RefreshInput(board_key, *state).status());
-  RETURN_IF_ERROR(BaselineReady(*state));
-  BoardSnapshot out;
-  out.seq = state->seq;
-  if (state->seq != known_seq) out.input = state->input;
-  return out;
+  ASSIGN_OR_RETURN(Scoreboard * board, Board(board_name));
+  ASSIGN_OR_RETURN(std::shared_ptr<const ScoreboardSnapshot> snapshot, board->Snapshot());
+  RETURN_IF_ERROR(snapshot->baseline);
+  return board->PlackettLuce(snapshot);
 }
 
 absl::StatusOr<std::vector<scoring::ReportFile>> Phase::ReportFiles(
@@ -577,70 +478,6 @@ absl::StatusOr<std::vector<scoring::ReportFile>> Phase::ReportFiles(
   }
   ASSIGN_OR_RETURN(std::shared_ptr<const nlohmann::json> report, Report(request));
   return scoring::RenderReportFiles(*report, format);
-}
-
-absl::Status Phase::BaselineReady(const BoardState& state) const {
-  const size_t needed = static_cast<size_t>(batch_size_) * n_batches_;
-  for (const auto& [name, b] : state.input.problems) {
-    if (b.random_evals.size() < needed) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the random-search baseline on problem ", name, " is not finished yet (",
-          b.random_evals.size(), " of at least ", needed, " evaluations); try again shortly"));
-    }
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<bool> Phase::RefreshInput(const std::string& board, BoardState& state) {
-  scoring::ScoringInput& input = state.input;
-  ASSIGN_OR_RETURN(ScoringChanges changes, store_->ScoringChangesSince(state.seq));
-  if (state.loaded && changes.problems.empty()) return false;
-  std::vector<std::string> reload;
-  if (!state.loaded) {
-    // First load: every problem of the phase, even those without results yet.
-    input = scoring::ScoringInput{};
-    input.batch_size = batch_size_;
-    input.n_batches = n_batches_;
-    for (const std::string& name : problems_->names()) {
-      ASSIGN_OR_RETURN(const Problem* problem, problems_->Get(name));
-      scoring::ProblemBaselineInput b;
-      if (options_.use_known_optimum) b.known_optimum = problem->known_optimum();
-      input.problems[name] = std::move(b);
-      reload.push_back(name);
-    }
-  } else {
-    for (const std::string& p : changes.problems) {
-      if (input.problems.count(p)) reload.push_back(p);  // else: no longer in this phase
-    }
-  }
-  ASSIGN_OR_RETURN(ScoringData data, store_->LoadScoringData(reload, board));
-  for (const std::string& p : reload) {
-    for (auto it = input.methods.begin(); it != input.methods.end();) {
-      it->second.erase(p);
-      it = it->second.empty() ? input.methods.erase(it) : std::next(it);
-    }
-    auto bit = data.baseline_evals.find(p);
-    input.problems[p].random_evals =
-        bit == data.baseline_evals.end() ? std::vector<double>{} : std::move(bit->second);
-  }
-  for (auto& [method, per_problem] : data.methods) {
-    for (auto& [problem, curves] : per_problem) {
-      if (!input.problems.count(problem)) continue;
-      scoring::MethodProblemData mp;
-      for (auto& c : curves) {
-        scoring::TrialCurve t;
-        t.batch_min = std::move(c.batch_min);
-        // A study cut off or failed early keeps its best so far: missing batches are +inf and
-        // the cumulative minimum carries the best forward.
-        t.batch_min.resize(n_batches_, HUGE_VAL);
-        mp.trials.push_back(std::move(t));
-      }
-      input.methods[method][problem] = std::move(mp);
-    }
-  }
-  state.seq = changes.seq;
-  state.loaded = true;
-  return true;
 }
 
 nlohmann::json LeaderboardToJson(const scoring::Leaderboard& board, int batch_size,
@@ -683,6 +520,40 @@ nlohmann::json LeaderboardToJson(const scoring::Leaderboard& board, int batch_si
     baselines[name] = {{"opt", Number(b.opt)}, {"clip", Number(b.clip)}};
   }
   j["baselines"] = baselines;
+  return j;
+}
+
+nlohmann::json RecordedPhaseRules::ToJson() const {
+  return {{"layout", "bbo-arena/phase-rules/1"},
+          {"scoreboard", scoreboard.ToJson()},
+          {"board_hidden_until_published", board_hidden_until_published}};
+}
+
+absl::StatusOr<RecordedPhaseRules> RecordedPhaseRules::FromJson(const nlohmann::json& j) {
+  if (!j.is_object() || j.value("layout", "") != "bbo-arena/phase-rules/1") {
+    return absl::InvalidArgumentError("phase rules: not a bbo-arena/phase-rules/1 object");
+  }
+  RecordedPhaseRules r;
+  ASSIGN_OR_RETURN(r.scoreboard, ScoreboardSpec::FromJson(j.value("scoreboard", nlohmann::json())));
+  const nlohmann::json& hidden = j.value("board_hidden_until_published", nlohmann::json());
+  if (!hidden.is_boolean()) {
+    return absl::InvalidArgumentError("phase rules: board_hidden_until_published is not a bool");
+  }
+  r.board_hidden_until_published = hidden.get<bool>();
+  return r;
+}
+
+RecordedPhaseRules Phase::Rules() const {
+  RecordedPhaseRules r;
+  r.scoreboard = scoreboards_.begin()->second->spec();
+  r.board_hidden_until_published = options_.board_hidden_until_published;
+  return r;
+}
+
+nlohmann::json LeaderboardReportJson(const LeaderboardReport& report) {
+  nlohmann::json j = LeaderboardToJson(report.board, report.batch_size, report.n_batches);
+  j["phase"] = report.phase;
+  j["board"] = report.board_name;
   return j;
 }
 

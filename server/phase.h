@@ -28,6 +28,8 @@
 #include "server/access.h"
 #include "server/metrics.h"
 #include "server/problem_set.h"
+#include "server/publication.h"
+#include "server/scoreboard.h"
 #include "server/store/store.h"
 
 namespace bbo {
@@ -88,12 +90,15 @@ struct PhaseOptions {
   bool racing = false;
 };
 
-// Whether a phase's board is published, and since when (the latest publish or withdrawal).
-struct PublicationState {
-  bool published = false;
-  double at = 0;
-  std::string who;
-  std::string detail;
+// What a phase records about itself (PhaseRecord::spec) so that its database, opened offline,
+// applies the phase's rules as its coordinator does: how its boards are scored and whether its
+// board is hidden until published.
+struct RecordedPhaseRules {
+  ScoreboardSpec scoreboard;
+  bool board_hidden_until_published = false;
+  nlohmann::json ToJson() const;
+  // InvalidArgument naming the field when `j` is not ToJson's layout.
+  static absl::StatusOr<RecordedPhaseRules> FromJson(const nlohmann::json& j);
 };
 
 struct RegisteredSubmission {
@@ -118,13 +123,14 @@ struct SubmissionStatus {
 };
 
 struct LeaderboardReport {
+  std::string phase;
+  // The board's public name ("main", "warm-start").
+  std::string board_name;
   scoring::Leaderboard board;
   int batch_size = 0;
   int n_batches = 0;
-  // Everything above as JSON (rows, per-problem scores and curves, baselines).
-  nlohmann::json json;
   // False when the reader may not see problem names or per-problem results (a hidden phase):
-  // the rows then carry no per-problem scores and `json` is null.
+  // the rows then carry no per-problem scores.
   bool per_problem = true;
   // Submissions not on the board yet (no final study on this board), with their jobs: those
   // the reader may see (AccessPolicy::SeesSubmissionsOf: its own team's, or all for organizers).
@@ -133,16 +139,6 @@ struct LeaderboardReport {
     JobCounts jobs;
   };
   std::vector<Pending> pending;
-};
-
-struct ReportRequest {
-  // Empty = this coordinator's phase; another phase is NotFound.
-  std::string phase;
-  // kMainBoard ("" or "main") or kWarmStartBoard when the phase has one; else NotFound.
-  std::string board;
-  int bootstrap_replicates = 10000;
-  uint64_t seed = 1;
-  int top_k = 5;
 };
 
 class Phase {
@@ -193,6 +189,10 @@ class Phase {
   // only; recorded as a phase event with who and why. FailedPrecondition when the phase's board
   // is not hidden until published, or already is in the asked state.
   absl::Status Publish(const Identity& who, bool undo, const std::string& reason);
+  // Whether `who` may see problem names and per-problem results (AccessPolicy).
+  bool ShowsPerProblemResults(const Identity& who) const {
+    return access_.ShowsPerProblemResults(who);
+  }
   // Whether `who` may see scores and ranks now (organizers always; others once published).
   absl::StatusOr<bool> ShowsScores(const Identity& who);
   // The store key of a board name ("" or "main", "warm-start") in this phase.
@@ -201,53 +201,45 @@ class Phase {
   absl::StatusOr<std::vector<SubmissionStatus>> List();
   // The submissions `who` may see: a team its own, an organizer all.
   absl::StatusOr<std::vector<SubmissionStatus>> List(const Identity& who);
-  // FailedPrecondition while the baseline has not finished on some problem. Cached, and
-  // recomputed incrementally: only the problems on which a study reached a final state since
-  // the last computation are reloaded from the store and rescored (scoring::ScoringCache).
-  // NotFound: the phase has no such board.
+  // The leaderboard of a board (its Scoreboard's, cached per store change). FailedPrecondition
+  // while the baseline has not finished on some problem; NotFound: the phase has no such board.
   absl::StatusOr<LeaderboardReport> Leaderboard(const std::string& board = kMainBoard);
-  // The leaderboard as `who` may see it: in a hidden phase, non-organizers get the overall
-  // scores only (AccessPolicy::ShowsPerProblemResults).
+  // The leaderboard as `who` may see it: PermissionDenied while the board is hidden from `who`;
+  // in a hidden phase, non-organizers get the overall scores only
+  // (AccessPolicy::ShowsPerProblemResults).
   absl::StatusOr<LeaderboardReport> Leaderboard(const Identity& who, const std::string& board);
   // The boards of this phase: kMainBoard, then kWarmStartBoard when warm_start_board.
   const std::vector<std::string>& boards() const { return boards_; }
-  // The full scoring report of the phase (report/report.h layout): leaderboard, bootstrap rank
-  // sets, Mann-Whitney/Borda tables by dimension band and attribute, anytime views, attainment.
-  // Cached like Leaderboard() for the same request. NotFound: another phase; InvalidArgument:
-  // bad replicates / top_k; FailedPrecondition: baseline not finished. The computation (seconds
-  // for large B) runs outside the lock Leaderboard() takes, on a snapshot of the board's data:
-  // leaderboards keep answering while a report computes. Reports are computed one at a time.
+  // The Scoreboard of a board name ("" or "main", "warm-start"); NotFound for another.
+  absl::StatusOr<Scoreboard*> Board(const std::string& name) const;
+  // The full scoring report of the phase (report/report.h layout), rendered once per change of
+  // the board or of the race: the Scoreboard's typed report, with a racing phase's race view.
+  // NotFound: another phase or board; InvalidArgument: bad replicates / top_k;
+  // FailedPrecondition: baseline not finished. Computed outside the locks the leaderboard takes.
   absl::StatusOr<std::shared_ptr<const nlohmann::json>> Report(const ReportRequest& request);
   // Report() rendered as the files of `format` (html, json, csv; report/report_files.h), for
   // `who`: PermissionDenied in a hidden phase unless `who` is an organizer.
   absl::StatusOr<std::vector<scoring::ReportFile>> ReportFiles(const Identity& who,
                                                               const ReportRequest& request,
                                                               const std::string& format);
-  // The board's scoring input (all of it: problem names and per-problem results, whatever `who`
-  // is) and the store sequence number it reflects, for views that derive figures over all
-  // problems from it (the web leaderboard's Plackett-Luce ranking), under exactly
+  // The board's Plackett-Luce rankings (the fits the report uses), under exactly
   // Leaderboard(who, board)'s rule: PermissionDenied while the board is hidden from `who`,
-  // NotFound for no such board, FailedPrecondition until the baseline has finished. `input` is
-  // left empty when the board is still at `known_seq`.
-  struct BoardSnapshot {
-    int64_t seq = 0;
-    std::optional<scoring::ScoringInput> input;
-  };
-  absl::StatusOr<BoardSnapshot> Snapshot(const Identity& who, const std::string& board,
-                                         int64_t known_seq = -1);
+  // NotFound for no such board, FailedPrecondition until the baseline has finished.
+  absl::StatusOr<std::shared_ptr<const scoring::PlackettLuceFits>> PlackettLuce(
+      const Identity& who, const std::string& board);
   // How many times the leaderboard / report was actually computed (for tests and metrics).
-  int leaderboard_computations() const { return computations_.load(); }
-  int report_computations() const { return reports_.load(); }
+  int leaderboard_computations() const;
+  int report_computations() const;
   // Per-problem scoring work reused / redone (incremental recomputation).
-  int64_t scoring_cache_hits();
-  int64_t scoring_cache_misses();
+  int64_t scoring_cache_hits() const;
+  int64_t scoring_cache_misses() const;
 
+  // The rules this phase records with itself (Coordinator::RecordPhaseRules).
+  RecordedPhaseRules Rules() const;
   const PhaseOptions& options() const { return options_; }
   const ProblemSet& problems() const { return *problems_; }
 
  private:
-  // Report() without the race (cached with the scores).
-  absl::StatusOr<std::shared_ptr<const nlohmann::json>> ReportScores(const ReportRequest& request);
   Store* store_;
   Clock* calendar_ = nullptr;
   const ProblemSet* problems_;
@@ -257,31 +249,13 @@ class Phase {
   const PhaseOptions options_;
   const AccessPolicy access_;
 
-  // The scoring state of one board, kept up to date incrementally.
-  struct BoardState {
-    bool loaded = false;
-    int64_t seq = 0;
-    scoring::ScoringInput input;
-    scoring::ScoringCache scoring_cache;
-    // The leaderboard and the report, with the store sequence number they were computed at.
-    std::shared_ptr<const LeaderboardReport> cached;
-    int64_t cached_seq = -1;
-    std::shared_ptr<const nlohmann::json> report;
-    int64_t report_seq = -1;
-    std::tuple<int, uint64_t, int> report_key;
-  };
+  // What Publish and Publication are about (server/publication.h holds the rule).
+  BoardPublication PublicationRule() const;
   // PermissionDenied unless `who` may see the board's scores and ranks now (ShowsScores): the
-  // one rule of Leaderboard(who, board) and Snapshot().
+  // one rule of Leaderboard(who, board) and PlackettLuce().
   absl::Status RequireBoardShown(const Identity& who);
-  // The state of `board` (a stored board, see BoardFromName). NotFound for another board.
-  absl::StatusOr<BoardState*> FindBoard(const std::string& board)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cache_mu_);
-  // Brings the board's input up to date with the store, reloading only changed problems. True
-  // when anything changed since the last call.
-  absl::StatusOr<bool> RefreshInput(const std::string& board, BoardState& state)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cache_mu_);
-  absl::Status BaselineReady(const BoardState& state) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cache_mu_);
+  // The Scoreboard of a board's store key. NotFound for another board.
+  absl::StatusOr<Scoreboard*> FindBoard(const std::string& board) const;
   std::vector<std::string> boards_;
   // Serializes registrations, so per-team limits and the evaluate-once rule hold under
   // concurrent calls.
@@ -289,16 +263,13 @@ class Phase {
   std::function<void()> on_jobs_changed_;
   std::function<absl::StatusOr<nlohmann::json>()> race_view_;
   Metrics* metrics_ = nullptr;
-  // Taken before cache_mu_ (never the other way round): one report computation at a time.
-  absl::Mutex report_mu_ ABSL_ACQUIRED_BEFORE(cache_mu_);
-  // Per-problem scoring memo of the report computations, per board (reports run outside
-  // cache_mu_, so they cannot share BoardState::scoring_cache).
-  std::map<std::string, std::unique_ptr<scoring::ScoringCache>> report_caches_
-      ABSL_GUARDED_BY(report_mu_);
-  absl::Mutex cache_mu_;
-  std::map<std::string, std::unique_ptr<BoardState>> board_states_ ABSL_GUARDED_BY(cache_mu_);
-  std::atomic<int> computations_{0};
-  std::atomic<int> reports_{0};
+  // One per board, keyed by its store key; made in the constructor.
+  std::map<std::string, std::unique_ptr<Scoreboard>> scoreboards_;
+  // The latest rendering of Report() and what it rendered.
+  absl::Mutex render_mu_;
+  std::shared_ptr<const nlohmann::json> rendered_ ABSL_GUARDED_BY(render_mu_);
+  std::shared_ptr<const scoring::Report> rendered_report_ ABSL_GUARDED_BY(render_mu_);
+  nlohmann::json rendered_racing_ ABSL_GUARDED_BY(render_mu_);
 };
 
 // Detects the kind of an extracted submission folder. InvalidArgument with a clear message when
@@ -308,6 +279,8 @@ absl::StatusOr<SubmissionKind> DetectSubmissionKind(const std::string& dir);
 // JSON for a leaderboard (rows sorted best first).
 nlohmann::json LeaderboardToJson(const scoring::Leaderboard& board, int batch_size,
                                  int n_batches);
+// The same for a phase's board, with "phase" and "board".
+nlohmann::json LeaderboardReportJson(const LeaderboardReport& report);
 
 }  // namespace bbo
 

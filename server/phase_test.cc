@@ -211,7 +211,7 @@ TEST_F(CompetitionTest, LeaderboardRanksPerfectOptimizerAboveBaseline) {
   EXPECT_TRUE(board->board.rows[1].is_baseline);
   EXPECT_GT(board->board.rows[1].score, 0.0);
   EXPECT_LT(board->board.rows[1].score, 100.0);
-  EXPECT_EQ(board->json["rows"][0]["name"], "perfect");
+  EXPECT_EQ(LeaderboardReportJson(*board)["rows"][0]["name"], "perfect");
   // Offline scoring of the exported results reproduces the server's leaderboard.
   std::stringstream csv;
   ASSERT_TRUE(ExportResultsCsv(*store_, csv).ok());
@@ -411,7 +411,7 @@ TEST_F(CompetitionTest, HiddenPhaseLeaderboardShowsOverallScoresOnlyToParticipan
   auto participant = hidden.Leaderboard(Identity::Anonymous(), "main");
   ASSERT_TRUE(participant.ok()) << participant.status();
   EXPECT_FALSE(participant->per_problem);
-  EXPECT_TRUE(participant->json.is_null());
+  EXPECT_FALSE(participant->per_problem);
   ASSERT_FALSE(participant->board.rows.empty());
   for (const auto& row : participant->board.rows) EXPECT_TRUE(row.problems.empty());
   auto organizer = hidden.Leaderboard(Identity::Organizer(), "main");
@@ -430,47 +430,55 @@ TEST_F(CompetitionTest, HiddenPhaseLeaderboardShowsOverallScoresOnlyToParticipan
   EXPECT_TRUE(visible->per_problem);
 }
 
-// A board's snapshot (from which the web leaderboard computes its Plackett-Luce ranking) follows
-// the leaderboard's rule for who may see it, and holds the input only when it changed.
-TEST_F(CompetitionTest, SnapshotFollowsTheLeaderboardsRuleAndSaysWhenNothingChanged) {
+// A board's Plackett-Luce fits (which the web leaderboard shows) follow the leaderboard's rule
+// for who may see them, and are fitted once per change of the board, shared with the report.
+TEST_F(CompetitionTest, PlackettLuceFollowsTheLeaderboardsRuleAndFitsOncePerChange) {
   PhaseOptions co;
   co.baseline_trials = 5;
   co.board_hidden_until_published = true;
   Phase hidden(store_.get(), problems_.get(), &clock_, 4, 3, co);
   const Identity team = Identity::Team("red");
   for (const Identity& who : {team, Identity::Anonymous()}) {
-    EXPECT_EQ(hidden.Snapshot(who, "main").status().code(), absl::StatusCode::kPermissionDenied);
+    EXPECT_EQ(hidden.PlackettLuce(who, "main").status().code(),
+              absl::StatusCode::kPermissionDenied);
   }
   // Organizers get past the rule, to the baseline that has not run yet.
-  EXPECT_EQ(hidden.Snapshot(Identity::Organizer(), "main").status().code(),
+  EXPECT_EQ(hidden.PlackettLuce(Identity::Organizer(), "main").status().code(),
             absl::StatusCode::kFailedPrecondition);
   BaselineRunner runner(store_.get(), problems_.get(), studies_.get(), &clock_);
   ASSERT_TRUE(runner.RunPending().ok());
   PlaySubmission("steady", 2, 0.0);
   PlaySubmission("drifting", 2, 0.3);
   for (const Identity& who : {team, Identity::Anonymous()}) {
-    EXPECT_EQ(hidden.Snapshot(who, "main").status().message(),
+    EXPECT_EQ(hidden.PlackettLuce(who, "main").status().message(),
               hidden.Leaderboard(who, "main").status().message());
   }
-  auto first = hidden.Snapshot(Identity::Organizer(), "main");
+  auto first = hidden.PlackettLuce(Identity::Organizer(), "main");
   ASSERT_TRUE(first.ok()) << first.status();
-  ASSERT_TRUE(first->input.has_value());
-  EXPECT_EQ(first->input->methods.size(), 2u);
-  EXPECT_EQ(first->input->methods.at("steady").at("mixed_a").trials.size(), 2u);
-  auto same = hidden.Snapshot(Identity::Organizer(), "main", first->seq);
+  ASSERT_TRUE((*first)->batches.ok()) << (*first)->batches.status();
+  EXPECT_EQ((*first)->batches->methods, std::vector<std::string>({"drifting", "steady"}));
+  ASSERT_TRUE((*first)->seconds.has_value());  // the coordinator's records carry turn times
+  // Nothing changed: the same fit. The report uses it too.
+  auto same = hidden.PlackettLuce(Identity::Organizer(), "main");
   ASSERT_TRUE(same.ok());
-  EXPECT_EQ(same->seq, first->seq);
-  EXPECT_FALSE(same->input.has_value());
-  EXPECT_EQ(hidden.Snapshot(Identity::Organizer(), "warm-start").status().code(),
+  EXPECT_EQ(*same, *first);
+  ReportRequest r;
+  r.bootstrap_replicates = 20;
+  ASSERT_TRUE(hidden.Report(r).ok());
+  auto board = hidden.Board("main");
+  ASSERT_TRUE(board.ok());
+  EXPECT_EQ((*board)->plackett_luce_fits(), 1);
+  EXPECT_EQ(hidden.PlackettLuce(Identity::Organizer(), "warm-start").status().code(),
             absl::StatusCode::kNotFound);
-  // Published: everyone; a study ending moves the sequence number.
+  // Published: everyone; a study ending makes a new fit.
   ASSERT_TRUE(hidden.Publish(Identity::Organizer(), false, "").ok());
   PlaySubmission("late", 1, 0.1);
-  auto after = hidden.Snapshot(team, "main", first->seq);
+  auto after = hidden.PlackettLuce(team, "main");
   ASSERT_TRUE(after.ok()) << after.status();
-  EXPECT_GT(after->seq, first->seq);
-  ASSERT_TRUE(after->input.has_value());
-  EXPECT_EQ(after->input->methods.size(), 3u);
+  EXPECT_NE(*after, *first);
+  ASSERT_TRUE((*after)->batches.ok());
+  EXPECT_EQ((*after)->batches->methods.size(), 3u);
+  EXPECT_EQ((*board)->plackett_luce_fits(), 2);
 }
 
 TEST_F(CompetitionTest, FinalPhaseEvaluatesEachSubmissionOnceWithThePhasesTrials) {
@@ -640,8 +648,8 @@ TEST_F(CompetitionTest, WarmStartBoardRunsTheSameJobsWithRealNamesOnItsOwnBoard)
   auto warm_board = final_phase.Leaderboard("warm-start");
   ASSERT_TRUE(main_board.ok()) << main_board.status();
   ASSERT_TRUE(warm_board.ok()) << warm_board.status();
-  EXPECT_EQ(main_board->json["board"], "main");
-  EXPECT_EQ(warm_board->json["board"], "warm-start");
+  EXPECT_EQ(LeaderboardReportJson(*main_board)["board"], "main");
+  EXPECT_EQ(LeaderboardReportJson(*warm_board)["board"], "warm-start");
   auto score_of = [](const LeaderboardReport& r, const std::string& name) {
     for (const auto& row : r.board.rows) {
       if (row.method == name) return row.score;

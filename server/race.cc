@@ -363,4 +363,26 @@ absl::StatusOr<RaceView> RaceDriver::View() {
   return v;
 }
 
+absl::Status RaceDriver::Stop(RaceStore& store, const std::string& phase,
+                              const std::string& actor, const std::string& reason, double now) {
+  if (reason.empty()) {
+    return absl::InvalidArgumentError("stop-race needs --reason: it is recorded and shown");
+  }
+  ASSIGN_OR_RETURN(std::vector<RaceRoundRecord> rounds, store.ListRaceRounds(phase));
+  if (rounds.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "phase \"", phase, "\" has no race running (not a racing phase, or no round yet)"));
+  }
+  if (StoppedByOrganizer(rounds.back())) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the race of phase \"", phase, "\" was already stopped: ", rounds.back().note));
+  }
+  RaceRoundRecord stop = rounds.back();
+  stop.round += 1;
+  stop.stop = true;
+  stop.note = absl::StrCat(kStoppedByOrganizer, actor, ": ", reason);
+  stop.created_at = now;
+  return store.AddRaceRound(stop, {}, {});
+}
+
 }  // namespace bbo

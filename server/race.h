@@ -102,6 +102,13 @@ class RaceDriver {
 
   // How the note of a round recorded by `bbo admin stop-race` begins; such a round ends the race
   // for good (no late submission restarts it).
+  // Stops the race of racing phase `phase` now, for every transport (`bbo admin stop-race` on
+  // the database, and any later organizer action): no more rounds are planned, not even for a
+  // late submission; jobs already queued still run. `reason` is required (InvalidArgument); it
+  // is recorded, with `actor`, as the race's last round at `now` (Unix seconds).
+  // FailedPrecondition when the race has not started or an organizer already stopped it.
+  static absl::Status Stop(RaceStore& store, const std::string& phase, const std::string& actor,
+                           const std::string& reason, double now);
   static constexpr char kStoppedByOrganizer[] = "stopped by ";
   static bool StoppedByOrganizer(const RaceRoundRecord& round) {
     return round.stop && round.note.rfind(kStoppedByOrganizer, 0) == 0;

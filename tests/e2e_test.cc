@@ -701,6 +701,50 @@ TEST_F(E2eTest, ScoringServiceServesTheReportAndBboReportWritesIt) {
   EXPECT_NE(std::system((cli + " --phase final >/dev/null 2>&1").c_str()), 0);
 }
 
+// `bbo report --db` scores a coordinator's database exactly as the coordinator does (the same
+// Scoreboard over the same file, on the settings the coordinator recorded): the same report as
+// `bbo report --server`, Plackett-Luce sections and the optimizer-seconds view included, but for
+// when it was made, where its results came from and how long the fits took.
+TEST_F(E2eTest, BboReportFromTheDatabaseIsTheServersReport) {
+  StartServer({"--phase=feedback"});
+  StartWorker();
+  const int64_t steady = Submit("steady", 2);
+  const int64_t raises = Submit("raises", 1);
+  ASSERT_TRUE(WaitFinished(steady, 90)) << Logs();
+  ASSERT_TRUE(WaitFinished(raises, 90)) << Logs();
+  const std::string target = "127.0.0.1:" + std::to_string(port_);
+  const fs::path from_server = root_ / "from_server";
+  const fs::path from_db = root_ / "from_db";
+  const std::string cli =
+      std::string(BBO_CLI_BIN) + " report --format json --bootstrap 300 --seed 7 --out ";
+  // The coordinator's baseline studies may still be running: refused until they are done.
+  int rc = -1;
+  for (int i = 0; i < 300 && rc != 0; ++i) {
+    rc = std::system((cli + from_server.string() + " --server " + target + " >/dev/null 2>&1")
+                         .c_str());
+    if (rc != 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(rc, 0) << Logs();
+  ASSERT_EQ(std::system((cli + from_db.string() + " --db " + db_ + " --phase feedback" +
+                         " >/dev/null 2>&1").c_str()),
+            0);
+  nlohmann::json server = nlohmann::json::parse(ReadFile(from_server / "report.json"));
+  nlohmann::json db = nlohmann::json::parse(ReadFile(from_db / "report.json"));
+  EXPECT_EQ(server["source"], "bbo-server");
+  EXPECT_EQ(db["source"], db_);
+  for (nlohmann::json* j : {&server, &db}) {
+    j->erase("generated_at");
+    j->erase("source");
+    for (const char* view : {"plackett_luce", "plackett_luce_seconds"}) {
+      ASSERT_TRUE((*j)[view].contains("diagnostics")) << (*j)[view].dump().substr(0, 500);
+      (*j)[view]["diagnostics"].erase("seconds");
+    }
+  }
+  ASSERT_TRUE(server["plackett_luce"].contains("final"));
+  EXPECT_EQ(server["phase"], "feedback");
+  EXPECT_EQ(server, db) << nlohmann::json::diff(server, db).dump().substr(0, 4000);
+}
+
 TEST_F(E2eTest, HiddenAnonymizedPhaseServesOrganizersOnlyAndHidesNames) {
   StartServer({"--phase=final", "--hidden", "--anonymize"});
   const std::string token = organizer_token_;

@@ -18,6 +18,12 @@ The rules (README.md "Layout" draws them):
   5. No non-test source file is longer than MAX_LINES lines.
   6. No non-test function is longer than MAX_FUNCTION_LINES lines (from the line of its opening
      brace to the line of its closing one): a long function is a missing name.
+  7. Transports apply the domain's rules, they do not write their own: the gRPC handlers
+     (server/rpc/*_service.cc), the web views (server/web/views.cc), the database facade
+     (server/embed.cc) and the CLI never test an identity's role (is_organizer(), is_team(),
+     is_worker(), Identity::Role::...); what an identity may do is decided in server/access.h and
+     the domain classes. Authentication middleware (server/rpc/authenticate.cc,
+     server/web/web_server.cc) is not a handler.
 """
 
 import os
@@ -29,7 +35,6 @@ MAX_LINES = 700
 MAX_FUNCTION_LINES = 80
 # Functions over the limit that are being split (each entry "path:function head"); must be empty.
 KNOWN_LONG = {
-    'report/report.cc:nlohmann::json ReportJson(const Report& report, const ScoringInput& input)',
     'server/coordinator.cc:d::unique_ptr<Clock> clock, std::unique_ptr<Clock> calendar, std::unique_ptr<Store> store)',
     'server/main.cc:int main(int argc, char** argv)',
     'server/phase.cc:(const std::string& name, const std::string& archive, int trials, const std::string& team)',
@@ -56,6 +61,15 @@ LAYERED = set(ALLOWED)
 PROJECT_ROOTS = LAYERED | {"bbo", "tests", "bench", "examples"}
 SOURCE_SUFFIXES = (".h", ".cc")
 SKIP_DIRS = {".git", "build", "vendor", "node_modules", "demo-out"}
+
+# Rule 7: where a role test is a domain rule written in a transport.
+ROLE_TEST = re.compile(r"\b(is_organizer|is_team|is_worker)\s*\(\s*\)|\bIdentity::Role::")
+
+
+def is_transport(rel):
+    return ((rel.startswith("server/rpc/") and rel.endswith("_service.cc"))
+            or rel in ("server/web/views.cc", "server/embed.cc") or rel.startswith("client/"))
+
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+[<"]([^">]+)[">]')
 
@@ -173,6 +187,11 @@ def check_file(rel, text):
             if f"{rel}:{head}" not in KNOWN_LONG:
                 errors.append(f"{rel}:{line}: a function of {length} lines (the limit is "
                               f"{MAX_FUNCTION_LINES}; name its parts): {head[-80:]}")
+    if is_transport(rel) and not is_test(rel):
+        for number, line in enumerate(strip(text).splitlines(), 1):
+            if ROLE_TEST.search(line):
+                errors.append(f"{rel}:{number}: a transport tests an identity's role (a domain "
+                              f"rule: ask server/access.h or the domain class)")
     for number, line in enumerate(lines, 1):
         m = INCLUDE.match(line)
         if not m:
@@ -238,6 +257,10 @@ def self_test():
         ({"server/phase.cc": '#include "grpcpp/grpcpp.h"\n'}, "gRPC outside"),
         ({"server/big.cc": long_file}, "lines (the limit"),
         ({"server/f.cc": long_function}, "a function of 82 lines"),
+        ({"server/rpc/x_service.cc": "void F() {\n  if (who.is_organizer()) return;\n}\n"},
+         "a transport tests an identity's role"),
+        ({"server/web/views.cc": "bool b = who.role == Identity::Role::kTeam;\n"},
+         "a transport tests an identity's role"),
         ({"report/g.cc": long_method}, "a function of 91 lines"),
     ]
     allowed = {
@@ -249,6 +272,9 @@ def self_test():
         "server/big_test.cc": long_file,
         "server/f_test.cc": long_function,
         "server/table.cc": short_function,
+        "server/access.cc": "bool F(const Identity& who) { return who.is_organizer(); }\n",
+        "server/rpc/authenticate.cc": "bool G(const Identity& w) { return w.is_worker(); }\n",
+        "server/rpc/y_service.cc": "// a comment may say is_organizer() without doing it\n",
         "tests/e2e.cc": '#include "server/coordinator.h"\n#include "grpcpp/grpcpp.h"\n',
         "report/r.cc": '#include "scoring/leaderboard.h"\n#include <vector>\n',
     }

@@ -95,6 +95,29 @@ std::optional<scoring::BuiltInput> ReadDatabase(const ReportArgs& a) {
   return *std::move(built);
 }
 
+// A coordinator's SQLite file scored exactly as the coordinator scores it (the same report
+// as `bbo report --server` gives for that phase).
+int DatabaseReport(const ReportArgs& a) {
+  auto db = ArenaDatabase::Open(a.db);
+  if (!db.ok()) {
+    std::fprintf(stderr, "bbo report: %s\n", std::string(db.status().message()).c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "bbo report: scoring %s, bootstrap B = %d...\n", a.db.c_str(),
+               a.bootstrap.replicates);
+  absl::StatusOr<nlohmann::json> report = (*db)->Report(a.board, a.phase, a.bootstrap);
+  if (!report.ok()) {
+    std::fprintf(stderr, "bbo report: %s\n", std::string(report.status().message()).c_str());
+    return 1;
+  }
+  auto files = scoring::RenderReportFiles(*report, a.format);
+  if (!files.ok()) {
+    std::fprintf(stderr, "bbo report: %s\n", std::string(files.status().message()).c_str());
+    return 1;
+  }
+  return WriteReportFiles(*files, a.out);
+}
+
 // What the report covers and how it is written (after the source options).
 void AddReportOutputOptions(CLI::App& cmd, ReportArgs& args) {
   cmd.add_option("--phase", args.phase,
@@ -154,6 +177,7 @@ int RunReport(const ReportArgs& a) {
     return 2;
   }
   if (a.results.empty() && a.db.empty()) return RemoteReport(a);
+  if (!a.db.empty() && !a.generalization) return DatabaseReport(a);
   std::optional<scoring::BuiltInput> built =
       a.db.empty() ? ReadResults("bbo report", a.results, a.random_search, a.generalization)
                    : ReadDatabase(a);
@@ -175,14 +199,6 @@ int RunReport(const ReportArgs& a) {
     return 1;
   }
   nlohmann::json report = scoring::ReportJson(*computed, built->input);
-  // A coordinator's database has every batch's timings: the ranking over optimizer seconds too,
-  // as the coordinator's own report has it.
-  if (!a.db.empty()) {
-    if (auto db = ArenaDatabase::Open(a.db); db.ok()) {
-      report["plackett_luce_seconds"] =
-          (*db)->PlackettLuceSeconds(a.board, a.phase, built->input.n_batches);
-    }
-  }
   auto files = scoring::RenderReportFiles(report, a.format);
   if (!files.ok()) {
     std::fprintf(stderr, "bbo report: %s\n", std::string(files.status().message()).c_str());

@@ -108,7 +108,7 @@ int RunScore(const ScoreArgs& a) {
   }
   // ComputeReport fitted the Plackett-Luce view (ReportOptions::plackett_luce); its JSON is the
   // report's key.
-  const absl::StatusOr<scoring::pl::PlackettLuceSummary>& pl = report->plackett_luce;
+  const absl::StatusOr<scoring::pl::PlackettLuceSummary>& pl = report->plackett_luce->batches;
   if (!pl.ok()) {
     std::fprintf(stderr, "bbo score: Plackett-Luce ranking: %s\n",
                  std::string(pl.status().message()).c_str());

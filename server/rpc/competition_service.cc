@@ -91,7 +91,7 @@ grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext* context
   }
   resp->set_batch_size(report->batch_size);
   resp->set_n_batches(report->n_batches);
-  if (report->per_problem) resp->set_report_json(report->json.dump());
+  if (report->per_problem) resp->set_report_json(LeaderboardReportJson(*report).dump());
   resp->set_phase((*phase)->options().phase);
   resp->set_board(BoardDisplayName((*phase)->BoardKey(req->board())));
   for (const LeaderboardReport::Pending& p : report->pending) {
@@ -113,7 +113,7 @@ grpc::Status CompetitionServiceImpl::GetCompetition(grpc::ServerContext* context
   };
   resp->set_name(competition_->name());
   resp->set_now_s(competition_->calendar()->NowSeconds());
-  const QueueView q = competition_->Queue();
+  const QueueView q = competition_->Queue(who);
   resp->set_workers_connected(q.workers_connected);
   resp->set_worker_slots(q.worker_slots);
   resp->set_jobs_queued(q.jobs_queued);

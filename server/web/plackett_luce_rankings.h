@@ -3,14 +3,12 @@
 
 // PlackettLuceRankings: the Bayesian Plackett-Luce ranking (Wurth, Stegherr, Kemper, Heider and
 // Hähner, "Pareto-Optimal Anytime Algorithms via Bayesian Racing"; docs/plackett-luce.md) of each
-// board the web leaderboard shows: scoring::ReportPlackettLuce over Phase::Snapshot's
-// input, as scoring::PlackettLuceReportJson (the "plackett_luce" value of a report; {"layout",
-// "error"} when there is none, e.g. with fewer than two submissions). Cached per phase and board
-// until a study ends there.
+// board the web leaderboard shows: the batch view of the board's fits (Phase::PlackettLuce, the
+// same fit the report uses), as scoring::PlackettLuceReportJson (the "plackett_luce" value of a
+// report; {"layout", "error"} when there is none, e.g. with fewer than two submissions). The
+// JSON is rendered once per fit.
 //
-// Thread-safe. One computation at a time (a fraction of a second at the demo's size, more for
-// large boards): while one runs, callers get the board's previous ranking when there is one (the
-// page polls every few seconds), and wait otherwise.
+// Thread-safe.
 
 #include <atomic>
 #include <cstdint>
@@ -31,26 +29,23 @@ namespace bbo::web {
 class PlackettLuceRankings {
  public:
   // The ranking of board `board` ("" or "main", "warm-start") of `phase` for `who`, under
-  // Phase::Snapshot's rule and with its codes (PermissionDenied while the board is hidden
+  // Phase::PlackettLuce's rule and with its codes (PermissionDenied while the board is hidden
   // from `who`, NotFound, FailedPrecondition while the baseline runs). Never null when OK.
   // `phase` is not owned.
-  absl::StatusOr<std::shared_ptr<const nlohmann::json>> Get(Phase* phase,
-                                                            const Identity& who,
+  absl::StatusOr<std::shared_ptr<const nlohmann::json>> Get(Phase* phase, const Identity& who,
                                                             const std::string& board);
 
-  // How many rankings were actually computed (for tests).
+  // How many rankings were actually rendered (for tests).
   int computations() const { return computations_.load(); }
 
  private:
   struct Entry {
-    int64_t seq = -1;  // the store sequence number the ranking reflects
+    std::shared_ptr<const scoring::PlackettLuceFits> fits;  // what `ranking` renders
     std::shared_ptr<const nlohmann::json> ranking;
   };
   // Phase key and board key -> the latest ranking.
   using Key = std::pair<std::string, std::string>;
-  Entry Cached(const Key& key);
 
-  absl::Mutex compute_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   absl::Mutex mu_;
   std::map<Key, Entry> entries_ ABSL_GUARDED_BY(mu_);
   std::atomic<int> computations_{0};

@@ -107,18 +107,8 @@ json PlackettLuceView(const absl::StatusOr<std::shared_ptr<const json>>& ranking
 
 }  // namespace
 
-const char* RoleName(Identity::Role role) {
-  switch (role) {
-    case Identity::Role::kOrganizer: return "organizer";
-    case Identity::Role::kTeam: return "team";
-    case Identity::Role::kWorker: return "worker";
-    case Identity::Role::kAnonymous: break;
-  }
-  return "anonymous";
-}
-
 json WebViews::Me(const Identity& who) const {
-  return {{"role", RoleName(who.role)},
+  return {{"role", RoleName(who)},
           {"name", who.name},
           {"competition", coordinator_->competition().name()}};
 }
@@ -145,7 +135,7 @@ absl::StatusOr<json> WebViews::Competition(const Identity& who) const {
                     {"migrate_from", v.migrate_from},
                     {"migrated_at_s", v.migrated_at > 0 ? json(v.migrated_at) : json(nullptr)},
                     {"shows_scores", shows.ok() && *shows},
-                    {"per_problem", !v.hidden || who.is_organizer()},
+                    {"per_problem", phase->ShowsPerProblemResults(who)},
                     {"boards", std::move(boards)}});
   }
   return json{{"competition", competition.name()},
@@ -275,22 +265,23 @@ absl::StatusOr<json> WebViews::Log(const Identity& who, int64_t id) const {
 }
 
 absl::StatusOr<json> WebViews::Queue(const Identity& who) const {
-  if (!who.is_organizer()) {
-    return absl::PermissionDeniedError("the queue and the workers are shown to organizers only");
-  }
-  const MetricsGauges g = coordinator_->Gauges();
-  const QueueView q = coordinator_->competition().Queue();
-  return json{{"jobs_queued", g.jobs_queued},
-              {"jobs_leased", g.jobs_leased},
-              {"jobs_done", g.jobs_done},
-              {"jobs_failed", g.jobs_failed},
-              {"running_studies", g.running_studies},
-              // Registered since the coordinator started, and heard from within the lease time.
-              {"workers", g.workers},
+  const QueueView q = coordinator_->competition().Queue(who);
+  json out = {{"jobs_queued", q.jobs_queued},
+              {"jobs_running", q.jobs_running},
               {"workers_connected", q.workers_connected},
               {"worker_slots", q.worker_slots},
-              {"estimated_wait_s", q.estimated_wait_s},
-              {"epoch", g.epoch}};
+              {"estimated_wait_s", q.estimated_wait_s}};
+  if (q.details) {
+    const MetricsGauges& g = *q.details;
+    out["jobs_leased"] = g.jobs_leased;
+    out["jobs_done"] = g.jobs_done;
+    out["jobs_failed"] = g.jobs_failed;
+    out["running_studies"] = g.running_studies;
+    // Registered since the coordinator started, and heard from within the lease time.
+    out["workers"] = g.workers;
+    out["epoch"] = g.epoch;
+  }
+  return out;
 }
 
 absl::StatusOr<json> WebViews::Report(const Identity& who, const std::string& phase_name,

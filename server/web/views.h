@@ -77,9 +77,6 @@ class WebViews {
   std::unique_ptr<PlackettLuceRankings> rankings_;
 };
 
-// A role's name in the API: "organizer", "team", "worker" or "anonymous".
-const char* RoleName(Identity::Role role);
-
 }  // namespace bbo::web
 
 #endif  // BBO_SERVER_WEB_VIEWS_H_

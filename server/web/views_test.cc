@@ -164,16 +164,25 @@ TEST_F(WebViewsTest, ALogIsItsTeamsAndOrganizersOnly) {
   EXPECT_EQ(views_->Log(red_, id + 1000).status().code(), absl::StatusCode::kNotFound);
 }
 
-TEST_F(WebViewsTest, TheQueueIsForOrganizersOnly) {
+// The queue's summary is public, as gRPC GetCompetition gives it; its details are organizers'
+// (Competition::Queue, the one rule of both transports).
+TEST_F(WebViewsTest, TheQueuesSummaryIsPublicAndItsDetailsAreForOrganizers) {
   Submit("red", "r1");
   auto queue = views_->Queue(organizer_);
   ASSERT_TRUE(queue.ok()) << queue.status();
   EXPECT_GE((*queue)["jobs_queued"].get<int>(), 1);
   EXPECT_EQ((*queue)["workers"], 0);
+  EXPECT_TRUE(queue->contains("jobs_failed"));
   for (const Identity& who : {red_, Identity::Anonymous(), Identity::Worker("w")}) {
-    EXPECT_EQ(views_->Queue(who).status().code(), absl::StatusCode::kPermissionDenied)
-        << who.Describe();
+    auto summary = views_->Queue(who);
+    ASSERT_TRUE(summary.ok()) << who.Describe();
+    EXPECT_EQ((*summary)["jobs_queued"], (*queue)["jobs_queued"]) << who.Describe();
+    EXPECT_FALSE(summary->contains("jobs_failed")) << who.Describe();
+    EXPECT_FALSE(summary->contains("workers")) << who.Describe();
+    const QueueView direct = coordinator_->competition().Queue(who);
+    EXPECT_FALSE(direct.details.has_value()) << who.Describe();
   }
+  EXPECT_TRUE(coordinator_->competition().Queue(organizer_).details.has_value());
 }
 
 TEST_F(WebViewsTest, AFinalBoardHiddenUntilPublishedIsRefusedToTeamsOnly) {

@@ -94,6 +94,13 @@ try {
     assert.equal(await team.isVisible('#organizer'), false);
   });
 
+  await check('a team sees the queue\'s summary, not its details', async () => {
+    await team.waitForSelector('#queue dd');
+    assert.notEqual(await team.textContent('#queue dd[data-key="Estimated wait"]'), null);
+    assert.equal(await team.locator('#queue dd[data-key="Jobs failed"]').count(), 0);
+    assert.equal(await team.locator('#queue dd[data-key="Studies running"]').count(), 0);
+  });
+
   await check('in the hidden final a team sees its own states only, no score or rank', async () => {
     assert.match(await team.textContent('#phase-title'), /Final — current phase/);
     assert.match(await team.textContent('#phase-deadline'), /Deadline 2026-03-15 00:00 UTC \((13 d 0 h 0|12 d 23 h \d+) min left\)/);

@@ -370,9 +370,12 @@ function renderQueue(r) {
     return;
   }
   const q = r.body;
-  const items = [['Jobs queued', q.jobs_queued], ['Jobs leased', q.jobs_leased],
-    ['Jobs done', q.jobs_done], ['Jobs failed', q.jobs_failed],
-    ['Studies running', q.running_studies], ['Workers connected', q.workers_connected], ['Worker slots', q.worker_slots]];
+  const wait = q.estimated_wait_s < 0 ? 'unknown' : Math.round(q.estimated_wait_s) + ' s';
+  // The summary is everyone's; the details come only to organizers.
+  const items = [['Jobs queued', q.jobs_queued], ['Jobs running', q.jobs_running],
+    ['Estimated wait', wait], ['Jobs done', q.jobs_done], ['Jobs failed', q.jobs_failed],
+    ['Studies running', q.running_studies], ['Workers connected', q.workers_connected],
+    ['Worker slots', q.worker_slots]].filter(([, v]) => v !== undefined);
   dl.replaceChildren(...items.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {'data-key': k}, v)]));
 }
 
@@ -424,7 +427,7 @@ async function refresh() {
       boardHidden ? Promise.resolve(null) : api('/api/leaderboard?phase=' +
           encodeURIComponent(p.name) + '&board=' + encodeURIComponent(state.board)),
       api('/api/submissions'),
-      state.me.role === 'organizer' ? api('/api/queue') : Promise.resolve(null),
+      api('/api/queue'),
     ]);
     if (!state.token) return;
     renderBoard(board, p);

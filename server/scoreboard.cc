@@ -1,0 +1,238 @@
+#include "server/scoreboard.h"
+
+#include <cmath>
+#include <iterator>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "problems/problem.h"
+#include "server/problem_set.h"
+#include "server/store/records.h"
+
+namespace bbo {
+namespace {
+
+using json = nlohmann::json;
+
+// A study cut off or failed early keeps its best so far: batches it never ran are +inf and the
+// cumulative minimum carries the best forward (Turner et al. (2021) §3.4).
+scoring::TrialCurve ToTrialCurve(StudyCurve&& c, int n_batches) {
+  scoring::TrialCurve t;
+  t.trial = c.trial;
+  if (c.batch_end_seconds.size() == c.batch_min.size()) {
+    t.batch_end_seconds = std::move(c.batch_end_seconds);
+  }
+  t.batch_min = std::move(c.batch_min);
+  t.batch_min.resize(n_batches, HUGE_VAL);
+  return t;
+}
+
+}  // namespace
+
+ScoreboardSpec ScoreboardSpec::ForProblems(const ProblemSet& problems, std::string phase,
+                                           int batch_size, int n_batches, bool use_known_optimum,
+                                           std::string baseline_name) {
+  ScoreboardSpec s;
+  s.phase = std::move(phase);
+  s.batch_size = batch_size;
+  s.n_batches = n_batches;
+  s.use_known_optimum = use_known_optimum;
+  s.baseline_name = std::move(baseline_name);
+  for (const std::string& name : problems.names()) {
+    absl::StatusOr<const Problem*> p = problems.Get(name);
+    if (!p.ok()) continue;  // names() lists only problems it holds
+    s.problems.push_back({name, (*p)->space().dims(), (*p)->attributes(), (*p)->known_optimum()});
+  }
+  return s;
+}
+
+json ScoreboardSpec::ToJson() const {
+  json problems_json = json::array();
+  for (const ScoreboardProblem& p : problems) {
+    json pj = {{"name", p.name}, {"dimension", p.dimension}, {"attributes", p.attributes}};
+    if (p.known_optimum && std::isfinite(*p.known_optimum)) pj["known_optimum"] = *p.known_optimum;
+    problems_json.push_back(std::move(pj));
+  }
+  return {{"layout", "bbo-arena/scoreboard/1"}, {"phase", phase},
+          {"batch_size", batch_size},           {"n_batches", n_batches},
+          {"use_known_optimum", use_known_optimum},
+          {"baseline_name", baseline_name},     {"problems", std::move(problems_json)}};
+}
+
+absl::StatusOr<ScoreboardSpec> ScoreboardSpec::FromJson(const json& j) {
+  if (!j.is_object() || j.value("layout", "") != "bbo-arena/scoreboard/1") {
+    return absl::InvalidArgumentError("scoreboard spec: not a bbo-arena/scoreboard/1 object");
+  }
+  try {
+    ScoreboardSpec s;
+    s.phase = j.at("phase").get<std::string>();
+    s.batch_size = j.at("batch_size").get<int>();
+    s.n_batches = j.at("n_batches").get<int>();
+    s.use_known_optimum = j.at("use_known_optimum").get<bool>();
+    s.baseline_name = j.at("baseline_name").get<std::string>();
+    for (const json& pj : j.at("problems")) {
+      ScoreboardProblem p;
+      p.name = pj.at("name").get<std::string>();
+      p.dimension = pj.at("dimension").get<int>();
+      p.attributes = pj.at("attributes").get<std::vector<std::string>>();
+      if (pj.contains("known_optimum")) p.known_optimum = pj.at("known_optimum").get<double>();
+      s.problems.push_back(std::move(p));
+    }
+    return s;
+  } catch (const json::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("scoreboard spec: ", e.what()));
+  }
+}
+
+Scoreboard::Scoreboard(ScoringStore* store, std::string board, ScoreboardSpec spec)
+    : store_(store), board_(std::move(board)), spec_(std::move(spec)) {}
+
+absl::StatusOr<std::shared_ptr<const ScoreboardSnapshot>> Scoreboard::Snapshot() {
+  absl::MutexLock l(&mu_);
+  RETURN_IF_ERROR(Refresh());
+  return snapshot_;
+}
+
+absl::Status Scoreboard::Refresh() {
+  const int64_t seen = snapshot_ != nullptr ? snapshot_->seq : 0;
+  ASSIGN_OR_RETURN(ScoringChanges changes, store_->ScoringChangesSince(seen));
+  if (loaded_ && changes.problems.empty()) return absl::OkStatus();
+  std::vector<std::string> reload;
+  if (!loaded_) {
+    // First load: every problem of the phase, even those without results yet.
+    input_ = scoring::ScoringInput{};
+    input_.batch_size = spec_.batch_size;
+    input_.n_batches = spec_.n_batches;
+    for (const ScoreboardProblem& p : spec_.problems) {
+      scoring::ProblemBaselineInput b;
+      if (spec_.use_known_optimum) b.known_optimum = p.known_optimum;
+      input_.problems[p.name] = std::move(b);
+      reload.push_back(p.name);
+    }
+  } else {
+    for (const std::string& p : changes.problems) {
+      if (input_.problems.count(p)) reload.push_back(p);  // else: not a problem of this phase
+    }
+  }
+  RETURN_IF_ERROR(ReloadProblems(reload));
+  loaded_ = true;
+  auto snapshot = std::make_shared<ScoreboardSnapshot>();
+  snapshot->seq = changes.seq;
+  snapshot->input = input_;
+  snapshot->baseline = BaselineStatus();
+  snapshot_ = std::move(snapshot);
+  return absl::OkStatus();
+}
+
+absl::Status Scoreboard::ReloadProblems(const std::vector<std::string>& reload) {
+  if (reload.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(ScoringData data, store_->LoadScoringData(reload, board_));
+  for (const std::string& p : reload) {
+    for (auto it = input_.methods.begin(); it != input_.methods.end();) {
+      it->second.erase(p);
+      it = it->second.empty() ? input_.methods.erase(it) : std::next(it);
+    }
+    auto bit = data.baseline_evals.find(p);
+    input_.problems[p].random_evals =
+        bit == data.baseline_evals.end() ? std::vector<double>{} : std::move(bit->second);
+  }
+  for (auto& [method, per_problem] : data.methods) {
+    for (auto& [problem, curves] : per_problem) {
+      if (!input_.problems.count(problem)) continue;
+      scoring::MethodProblemData mp;
+      for (StudyCurve& c : curves) mp.trials.push_back(ToTrialCurve(std::move(c), spec_.n_batches));
+      input_.methods[method][problem] = std::move(mp);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Scoreboard::BaselineStatus() const {
+  const size_t needed = static_cast<size_t>(spec_.batch_size) * spec_.n_batches;
+  for (const auto& [name, b] : input_.problems) {
+    if (b.random_evals.size() < needed) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the random-search baseline on problem ", name, " is not finished yet (",
+          b.random_evals.size(), " of at least ", needed, " evaluations); try again shortly"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<const scoring::Leaderboard>> Scoreboard::Leaderboard() {
+  ASSIGN_OR_RETURN(std::shared_ptr<const ScoreboardSnapshot> snapshot, Snapshot());
+  absl::MutexLock l(&leaderboard_mu_);
+  if (leaderboard_ != nullptr && leaderboard_seq_ == snapshot->seq) return leaderboard_;
+  RETURN_IF_ERROR(snapshot->baseline);
+  leaderboards_++;
+  ASSIGN_OR_RETURN(scoring::Leaderboard board,
+                   scoring::ComputeLeaderboard(snapshot->input, spec_.baseline_name,
+                                               &leaderboard_cache_));
+  leaderboard_ = std::make_shared<const scoring::Leaderboard>(std::move(board));
+  leaderboard_seq_ = snapshot->seq;
+  return leaderboard_;
+}
+
+std::shared_ptr<const scoring::PlackettLuceFits> Scoreboard::PlackettLuce(
+    const std::shared_ptr<const ScoreboardSnapshot>& snapshot) {
+  absl::MutexLock l(&fit_mu_);
+  if (fit_ != nullptr && fit_seq_ >= snapshot->seq) return fit_;
+  fits_++;
+  fit_ = std::make_shared<const scoring::PlackettLuceFits>(scoring::FitPlackettLuce(
+      snapshot->input, scoring::ReportOptions{}.plackett_luce_options));
+  fit_seq_ = snapshot->seq;
+  return fit_;
+}
+
+scoring::ReportOptions Scoreboard::OptionsFor(const ReportRequest& request,
+                                              const std::string& source,
+                                              const scoring::ScoringInput& input) const {
+  scoring::ReportOptions o;
+  o.phase = !IsWarmStartBoard(board_) ? spec_.phase
+                                      : absl::StrCat(spec_.phase, " (warm-start board)");
+  o.source = source;
+  o.baseline_row_name = spec_.baseline_name;
+  o.bootstrap.replicates = request.bootstrap_replicates;
+  o.bootstrap.seed = request.seed;
+  o.bootstrap.top_k = request.top_k;
+  for (const ScoreboardProblem& p : spec_.problems) {
+    o.problem_info[p.name] = {p.dimension, p.attributes};
+  }
+  for (const auto& [method, per_problem] : input.methods) {
+    if (per_problem.size() < input.problems.size()) {
+      o.warnings.push_back(absl::StrCat("\"", method, "\" has results on ", per_problem.size(),
+                                        " of ", input.problems.size(),
+                                        " problems; its score is partial"));
+    }
+  }
+  return o;
+}
+
+absl::StatusOr<BoardReport> Scoreboard::Report(const ReportRequest& request,
+                                               const std::string& source) {
+  if (request.bootstrap_replicates < 1 || request.bootstrap_replicates > 1000000) {
+    return absl::InvalidArgumentError("bootstrap_replicates: must be in [1, 10^6]");
+  }
+  if (request.top_k < 1) return absl::InvalidArgumentError("top_k: must be >= 1");
+  ASSIGN_OR_RETURN(std::shared_ptr<const ScoreboardSnapshot> snapshot, Snapshot());
+  absl::MutexLock l(&report_mu_);
+  const auto key = std::make_tuple(snapshot->seq, request.bootstrap_replicates, request.seed,
+                                   request.top_k, source);
+  if (report_.report != nullptr && report_key_ == key) return report_;
+  RETURN_IF_ERROR(snapshot->baseline);
+  reports_++;
+  const scoring::ReportOptions o = OptionsFor(request, source, snapshot->input);
+  ASSIGN_OR_RETURN(scoring::Report report,
+                   scoring::ComputeReport(snapshot->input, o, &report_cache_,
+                                          PlackettLuce(snapshot)));
+  report_ = {snapshot, std::make_shared<const scoring::Report>(std::move(report))};
+  report_key_ = key;
+  return report_;
+}
+
+int64_t Scoreboard::scoring_cache_hits() const { return leaderboard_cache_.hits(); }
+
+int64_t Scoreboard::scoring_cache_misses() const { return leaderboard_cache_.misses(); }
+
+}  // namespace bbo
