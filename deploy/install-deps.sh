@@ -13,6 +13,8 @@ PACKAGES=(
   libeigen3-dev libboost-math-dev libarchive-dev libgtest-dev libgmock-dev googletest libbenchmark-dev
   bubblewrap libseccomp-dev libsodium-dev libcpp-httplib-dev libopencv-ml-dev libxgboost-dev zlib1g-dev openssl
   python3 python3-numpy python3-scipy python3-sklearn python3-pandas python3-optuna python3-torch
+  # ThreadSafetyTest (tests/thread_safety_check.py): clang's -Wthread-safety, which gcc lacks.
+  clang
 )
 # deploy/lint.sh: YAML, shell and compose checks. kubectl is not packaged under that name in
 # Debian 12 (kubernetes-client 1.20 is), so it is not installed here; lint.sh skips the
