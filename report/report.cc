@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <future>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -109,12 +110,33 @@ Attainment ComputeAttainment(const Leaderboard& board, const ScoringInput& input
   return out;
 }
 
+// Every section of the report but the Plackett-Luce rankings.
+static absl::StatusOr<Report> ComputeSections(const ScoringInput& input, const ReportOptions& options,
+                                              ScoringCache* cache, Report report);
+
 absl::StatusOr<Report> ComputeReport(const ScoringInput& input, const ReportOptions& options,
                                      ScoringCache* cache,
                                      std::shared_ptr<const PlackettLuceFits> fits) {
   Report report;
   report.options = options;
   report.generated_at = NowIso8601();
+  // The Plackett-Luce rankings need nothing else of the report: fitted on a thread of their own
+  // while the other sections compute (several of their steps use one core).
+  std::future<std::shared_ptr<const PlackettLuceFits>> pl;
+  if (options.plackett_luce && fits == nullptr) {
+    pl = std::async(std::launch::async, [&input, &options] {
+      return std::make_shared<const PlackettLuceFits>(
+          FitPlackettLuce(input, options.plackett_luce_options));
+    });
+  }
+  absl::StatusOr<Report> out = ComputeSections(input, options, cache, std::move(report));
+  if (pl.valid()) fits = pl.get();  // joined before returning, whatever the sections gave
+  if (out.ok() && options.plackett_luce) out->plackett_luce = std::move(fits);
+  return out;
+}
+
+static absl::StatusOr<Report> ComputeSections(const ScoringInput& input, const ReportOptions& options,
+                                              ScoringCache* cache, Report report) {
   auto board = ComputeLeaderboard(input, options.baseline_row_name, cache);
   if (!board.ok()) return board.status();
   report.board = *std::move(board);
@@ -159,11 +181,6 @@ absl::StatusOr<Report> ComputeReport(const ScoringInput& input, const ReportOpti
   if (!anytime.ok()) return anytime.status();
   report.anytime = *std::move(anytime);
   report.attainment = ComputeAttainment(report.board, input, {0, 0.25, 0.5, 0.75, 1});
-  if (options.plackett_luce) {
-    report.plackett_luce = fits != nullptr ? std::move(fits)
-                                           : std::make_shared<const PlackettLuceFits>(
-                                                 FitPlackettLuce(input, options.plackett_luce_options));
-  }
   return report;
 }
 

@@ -254,7 +254,9 @@ absl::StatusOr<RegisteredSubmission> Phase::Register(const std::string& name,
   ExtractOptions eo;
   eo.max_total_bytes = options_.max_archive_bytes * 4;
   if (absl::Status s = ExtractArchive(archive, dir.path(), eo); !s.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("archive: ", s.message()));
+    // By cause: a malformed archive is the caller's (InvalidArgument), a disk that cannot take
+    // it is the server's (Unavailable: try again).
+    return absl::Status(s.code(), absl::StrCat("archive: ", s.message()));
   }
   ASSIGN_OR_RETURN(SubmissionKind kind, DetectSubmissionKind(dir.path()));
   // Store a normalised tar so workers see one format whatever the participant uploaded.

@@ -1,5 +1,7 @@
 #include "server/phase.h"
 
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <chrono>
@@ -149,6 +151,33 @@ TEST_F(CompetitionTest, RegisterRejectsBadInputWithClearErrors) {
                 .status()
                 .code(),
             absl::StatusCode::kAlreadyExists);
+}
+
+// Codes by cause: a disk that cannot take an upload is the server's fault (Unavailable: try
+// again), not the participant's (InvalidArgument). The disk is made "full" with RLIMIT_FSIZE while
+// the archive is extracted, and only then.
+TEST_F(CompetitionTest, ADiskThatCannotTakeTheUploadIsUnavailableNotTheCallersFault) {
+  const fs::path dir = root_ / "big_submission";
+  fs::create_directories(dir);
+  std::ofstream(dir / "optimizer.py") << "print('hi')\n";
+  std::ofstream(dir / "weights.bin") << std::string(256 << 10, 'w');
+  const std::string archive = *TarDirectory(dir.string());
+  struct rlimit old_limit {};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  struct sigaction ignore {}, old_action {};
+  ignore.sa_handler = SIG_IGN;
+  ASSERT_EQ(sigaction(SIGXFSZ, &ignore, &old_action), 0);
+  struct rlimit small = old_limit;
+  small.rlim_cur = 64 << 10;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  auto full = phase_->Register("big", archive, 1);
+  setrlimit(RLIMIT_FSIZE, &old_limit);
+  sigaction(SIGXFSZ, &old_action, nullptr);
+  EXPECT_EQ(full.status().code(), absl::StatusCode::kUnavailable) << full.status();
+  EXPECT_THAT(full.status().message(), HasSubstr("archive: cannot write"));
+  // With room again the same upload is taken: nothing of the failed attempt stayed behind.
+  auto ok = phase_->Register("big", archive, 1);
+  EXPECT_TRUE(ok.ok()) << ok.status();
 }
 
 TEST_F(CompetitionTest, LeaderboardRanksPerfectOptimizerAboveBaseline) {

@@ -1,7 +1,11 @@
 #include "scoring/plackett_luce/decisions.h"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <cmath>
+#include <thread>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -21,7 +25,30 @@ const PairDecision* Decisions::Pair(int a, int b) const {
 
 namespace {
 
-PairDecision ComparePair(const RatingPosterior& post, int a, int b, const DecisionOptions& o) {
+// The draws method by method: Row(t, i)[s] = theta_i of draw s at timepoint t, contiguous, so a
+// pair's comparison reads two rows instead of two values of every draw.
+class MethodMajor {
+ public:
+  explicit MethodMajor(const RatingPosterior& post)
+      : n_(post.n()), S_(post.S()), v_(static_cast<size_t>(post.T()) * n_ * S_) {
+    for (int t = 0; t < post.T(); ++t) {
+      for (int s = 0; s < S_; ++s) {
+        const double* th = post.Draw(t, s);
+        for (int i = 0; i < n_; ++i) v_[(static_cast<size_t>(t) * n_ + i) * S_ + s] = th[i];
+      }
+    }
+  }
+  const double* Row(int t, int i) const {
+    return v_.data() + (static_cast<size_t>(t) * n_ + i) * S_;
+  }
+
+ private:
+  int n_, S_;
+  std::vector<double> v_;
+};
+
+PairDecision ComparePair(const RatingPosterior& post, const MethodMajor& rows, int a, int b,
+                         const DecisionOptions& o) {
   const int T = post.T(), S = post.S();
   PairDecision d;
   d.a = a;
@@ -33,9 +60,10 @@ PairDecision ComparePair(const RatingPosterior& post, int a, int b, const Decisi
   const double lo = 0.5 - o.epsilon, hi = 0.5 + o.epsilon;
   for (int t = 0; t < T; ++t) {
     int a_better = 0, b_better = 0, equivalent = 0;
+    const double* ra = rows.Row(t, a);
+    const double* rb = rows.Row(t, b);
     for (int s = 0; s < S; ++s) {
-      const double* th = post.Draw(t, s);
-      const double ta = th[a], tb = th[b];
+      const double ta = ra[s], tb = rb[s];
       if (ta > tb) {
         ++a_better;
         b_all[s] = 0;
@@ -179,22 +207,35 @@ void ParetoProbabilities(const RatingPosterior& post, Decisions* out) {
   const std::vector<int>& candidates = out->candidates;
   const int m = static_cast<int>(candidates.size());
   out->p_pareto.assign(n, 0);
+  // Draws are independent: counted on every core, each thread its own counts.
+  std::atomic<int> next{0};
+  std::mutex mu;
   std::vector<int> non_dominated(n, 0);
-  for (int s = 0; s < S; ++s) {
-    for (int x = 0; x < m; ++x) {
-      const int i = candidates[x];
-      bool dominated = false;
-      for (int y = 0; y < m && !dominated; ++y) {
-        const int j = candidates[y];
-        if (j == i) continue;
-        bool everywhere = true;
-        for (int t = 0; t < T && everywhere; ++t)
-          everywhere = post.Theta(t, s, j) > post.Theta(t, s, i);
-        dominated = everywhere;
+  auto work = [&] {
+    std::vector<int> mine(n, 0);
+    for (int s; (s = next.fetch_add(1)) < S;) {
+      for (int x = 0; x < m; ++x) {
+        const int i = candidates[x];
+        bool dominated = false;
+        for (int y = 0; y < m && !dominated; ++y) {
+          const int j = candidates[y];
+          if (j == i) continue;
+          bool everywhere = true;
+          for (int t = 0; t < T && everywhere; ++t)
+            everywhere = post.Theta(t, s, j) > post.Theta(t, s, i);
+          dominated = everywhere;
+        }
+        if (!dominated) ++mine[i];
       }
-      if (!dominated) ++non_dominated[i];
     }
-  }
+    std::lock_guard<std::mutex> l(mu);
+    for (int i = 0; i < n; ++i) non_dominated[i] += mine[i];
+  };
+  const int threads = std::max(1, std::min<int>(S, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (int k = 1; k < threads; ++k) pool.emplace_back(work);
+  work();
+  for (std::thread& th : pool) th.join();
   for (int i : candidates) out->p_pareto[i] = static_cast<double>(non_dominated[i]) / S;
 }
 
@@ -210,11 +251,25 @@ absl::StatusOr<Decisions> Decide(const RatingPosterior& post, const DecisionOpti
   out.methods = post.methods;
   out.candidates = candidates;
   const int m = static_cast<int>(candidates.size());
+  const MethodMajor rows(post);
+  std::vector<std::pair<int, int>> pairs;
   for (int x = 0; x < m; ++x) {
-    for (int y = x + 1; y < m; ++y) {
-      out.pairs.push_back(ComparePair(post, candidates[x], candidates[y], o));
-    }
+    for (int y = x + 1; y < m; ++y) pairs.push_back({candidates[x], candidates[y]});
   }
+  // Pairs are independent: compared on every core, kept in order.
+  out.pairs.resize(pairs.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t k; (k = next.fetch_add(1)) < pairs.size();) {
+      out.pairs[k] = ComparePair(post, rows, pairs[k].first, pairs[k].second, o);
+    }
+  };
+  const int threads =
+      std::max(1, std::min<int>(static_cast<int>(pairs.size()), std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (int k = 1; k < threads; ++k) pool.emplace_back(work);
+  work();
+  for (std::thread& th : pool) th.join();
   Eliminate(o, n, &out);
   MarkResolved(n, post.T(), &out);
   ParetoProbabilities(post, &out);

@@ -1,7 +1,9 @@
 #include "scoring/plackett_luce/ranking_stats.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -92,6 +94,9 @@ class ChainAccumulator {
   std::vector<StageChain> chains_;
 };
 
+// StageForm::kAuto weighs the sets form against the chains only up to this many methods.
+constexpr int kMaxSetsMethods = 20;
+
 // Sampling cost estimates in units of one addition; a gamma variate costs about this many.
 constexpr double kVariateCost = 8;
 
@@ -164,7 +169,7 @@ void AddRanking(const Ranking& r, int words, StageForm form, Timepoint* tp, PlSt
     if (gk == 1) {
       if (left >= 2) {
         if (in_prefix) {
-          tp->strict.Add(remaining, w);
+          if (form != StageForm::kChains) tp->strict.Add(remaining, w);
           ++prefix_stages;
         } else {
           tp->sets.Add(remaining, w);
@@ -279,15 +284,38 @@ absl::StatusOr<std::vector<PlStats>> ComputePlStats(const RankingSet& set,
     s.n_methods = n;
     s.wins.assign(n, 0);
   }
-  Mask remaining(words), key(words);
+  // Beyond kMaxSetsMethods methods, identical stage sets are too rare for the sets form to beat
+  // the chains (merged over identical orderings, at O(m) per chain against O(m^2) for its
+  // sets): the sets are then not accumulated at all.
+  const StageForm form = ties.stage_form == StageForm::kAuto && n > kMaxSetsMethods
+                             ? StageForm::kChains
+                             : ties.stage_form;
+  // Checked first, in order (the first bad ranking is named); then each timepoint's rankings, in
+  // their order, on its own thread (timepoints share nothing).
+  std::vector<std::vector<size_t>> of_t(T);
   for (size_t ri = 0; ri < set.rankings.size(); ++ri) {
     const Ranking& r = set.rankings[ri];
     if (absl::Status s = CheckRanking(r, n, T, ri); !s.ok()) return s;
-    AddRanking(r, words, ties.stage_form, &timepoints[r.timepoint], &out[r.timepoint], remaining,
-               key);
+    of_t[r.timepoint].push_back(ri);
   }
-  Mask m(words);
-  for (int t = 0; t < T; ++t) FinishTimepoint(ties, t, timepoints[t], out[t], m);
+  StatsOptions finish = ties;
+  finish.stage_form = form;
+  std::atomic<int> next{0};
+  auto work = [&] {
+    Mask remaining(words), key(words), m(words);
+    for (int t; (t = next.fetch_add(1)) < T;) {
+      for (size_t ri : of_t[t]) {
+        AddRanking(set.rankings[ri], words, form, &timepoints[t], &out[t], remaining, key);
+      }
+      FinishTimepoint(finish, t, timepoints[t], out[t], m);
+      timepoints[t] = Timepoint(0);  // its accumulators are no longer needed
+    }
+  };
+  const int threads = std::max(1, std::min<int>(T, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (int k = 1; k < threads; ++k) pool.emplace_back(work);
+  work();
+  for (std::thread& th : pool) th.join();
   return out;
 }
 

@@ -17,8 +17,9 @@
 // number of runs: best for few methods), or chains, the nested stages of one ranking's strict
 // prefix (remaining sets {pi_k, ..., pi_m}) merged over identical orderings, whose sums cost O(m)
 // per chain instead of O(m^2) (best for many methods). ComputePlStats picks, per timepoint, the
-// form with the smaller estimated sampling cost (StatsOptions::stage_form); stages of expanded ties
-// are always stage sets.
+// form with the smaller estimated sampling cost (StatsOptions::stage_form; beyond 20 methods,
+// where identical stage sets are too rare to pay, chains without weighing); stages of expanded
+// ties are always stage sets.
 //
 // Ties. A k-way tie group G followed by the set R of lower-ranked methods is replaced by all k!
 // orderings of G, each of weight w_r / k! (PolarBear §3). Under a uniformly random ordering the

@@ -1,7 +1,9 @@
 #include "scoring/plackett_luce/rankings.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <thread>
 #include <limits>
 #include <map>
 
@@ -69,6 +71,151 @@ absl::StatusOr<RankingSet> RankingsFromTraces(const TraceSet& traces, const Time
   }
   for (auto& rs : per_t) {
     for (Ranking& r : rs) out.rankings.push_back(std::move(r));
+  }
+  return out;
+}
+
+namespace {
+
+// The trials of one problem: per method index, its trials there.
+using ProblemTrials = std::vector<std::pair<int, const MethodProblemData*>>;
+
+// BestSoFar of trial `c` with NaN batch minima taken as crashes (+inf), as BatchTraces has it.
+absl::Status AppendBestSoFar(const TrialCurve& c, int n_batches, const std::string& method,
+                             const std::string& problem, size_t n, std::vector<double>& out) {
+  if (static_cast<int>(c.batch_min.size()) != n_batches ||
+      (!c.visible_min.empty() && static_cast<int>(c.visible_min.size()) != n_batches)) {
+    return absl::InvalidArgumentError(absl::StrCat("methods[", method, "][", problem, "].trials[",
+                                                   n, "]: curve length != n_batches"));
+  }
+  if (c.visible_min.empty()) {  // the cumulative minimum, NaN (a crash) improving nothing
+    double best = HUGE_VAL;
+    for (double v : c.batch_min) {
+      if (!std::isnan(v)) best = std::min(best, v);
+      out.push_back(best);
+    }
+    return absl::OkStatus();
+  }
+  auto is_nan = [](double v) { return std::isnan(v); };
+  std::vector<double> best;
+  if (std::any_of(c.batch_min.begin(), c.batch_min.end(), is_nan) ||
+      std::any_of(c.visible_min.begin(), c.visible_min.end(), is_nan)) {
+    TrialCurve clean = c;
+    for (double& v : clean.batch_min) v = std::isnan(v) ? HUGE_VAL : v;
+    for (double& v : clean.visible_min) v = std::isnan(v) ? HUGE_VAL : v;
+    best = BestSoFar(clean);
+  } else {
+    best = BestSoFar(c);
+  }
+  out.insert(out.end(), best.begin(), best.end());
+  return absl::OkStatus();
+}
+
+// The rankings of one run at every timepoint, as RankValues makes them: by value (best so far of
+// method present[k] after batch t: best[k * T + t]), ties grouped, the method index ordering a
+// group. A best-so-far changes little from one batch to the next, so each timepoint's order is
+// the previous one insertion-sorted.
+void RankRun(const std::vector<int>& present, const std::vector<double>& best, int T,
+             std::vector<std::vector<Ranking>>& per_t) {
+  const size_t m = present.size();
+  std::vector<std::pair<double, int>> order(m);  // (value, method index)
+  std::vector<size_t> slot(m);                    // order[j] holds present[slot[j]]
+  for (size_t k = 0; k < m; ++k) slot[k] = k;
+  for (int t = 0; t < T; ++t) {
+    for (size_t j = 0; j < m; ++j) order[j] = {best[slot[j] * T + t], present[slot[j]]};
+    for (size_t j = 1; j < m; ++j) {
+      const std::pair<double, int> item = order[j];
+      const size_t from = slot[j];
+      size_t i = j;
+      for (; i > 0 && item < order[i - 1]; --i) {
+        order[i] = order[i - 1];
+        slot[i] = slot[i - 1];
+      }
+      order[i] = item;
+      slot[i] = from;
+    }
+    Ranking r;
+    r.timepoint = t;
+    r.order.resize(m);
+    r.group.resize(m);
+    int g = 0;
+    for (size_t j = 0; j < m; ++j) {
+      if (j > 0 && order[j].first != order[j - 1].first) ++g;
+      r.order[j] = order[j].second;
+      r.group[j] = g;
+    }
+    per_t[t].push_back(std::move(r));
+  }
+}
+
+// The rankings of one problem's runs (trial indices in order), appended per timepoint.
+absl::Status RankProblem(const std::string& problem, const ProblemTrials& trials,
+                         const std::vector<std::string>& methods, int T,
+                         std::vector<std::vector<Ranking>>& per_t, int& runs) {
+  size_t most = 0;
+  for (const auto& [i, data] : trials) most = std::max(most, data->trials.size());
+  std::vector<double> best;
+  std::vector<int> present;
+  for (size_t n = 0; n < most; ++n) {
+    best.clear();
+    present.clear();
+    for (const auto& [i, data] : trials) {
+      if (n >= data->trials.size()) continue;
+      RETURN_IF_ERROR(AppendBestSoFar(data->trials[n], T, methods[i], problem, n, best));
+      present.push_back(i);
+    }
+    if (present.size() < 2) continue;
+    ++runs;
+    RankRun(present, best, T, per_t);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<RankingSet> BatchRankings(const ScoringInput& input) {
+  if (input.n_batches < 1) return absl::InvalidArgumentError("n_batches: must be >= 1");
+  if (input.methods.empty()) return absl::InvalidArgumentError("input.methods: no methods");
+  RankingSet out;
+  ASSIGN_OR_RETURN(out.grid, BatchGrid(input.n_batches));
+  std::map<std::string, ProblemTrials> by_problem;
+  for (const auto& [method, problems] : input.methods) {
+    const int i = static_cast<int>(out.methods.size());
+    out.methods.push_back(method);
+    for (const auto& [problem, data] : problems) by_problem[problem].push_back({i, &data});
+  }
+  // Problems are independent: ranked on every core, then laid out as RankingsFromTraces lays
+  // them out (by timepoint, then by problem and trial).
+  const int T = input.n_batches;
+  const std::vector<std::pair<const std::string*, const ProblemTrials*>> problems = [&] {
+    std::vector<std::pair<const std::string*, const ProblemTrials*>> v;
+    for (const auto& [problem, trials] : by_problem) v.push_back({&problem, &trials});
+    return v;
+  }();
+  const int P = static_cast<int>(problems.size());
+  std::vector<std::vector<std::vector<Ranking>>> per_problem(P, std::vector<std::vector<Ranking>>(T));
+  std::vector<int> runs(P, 0);
+  std::vector<absl::Status> status(P);
+  std::atomic<int> next{0};
+  auto work = [&] {
+    for (int k; (k = next.fetch_add(1)) < P;) {
+      status[k] = RankProblem(*problems[k].first, *problems[k].second, out.methods, T,
+                              per_problem[k], runs[k]);
+    }
+  };
+  const int threads = std::max(1, std::min<int>(P, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (int k = 1; k < threads; ++k) pool.emplace_back(work);
+  work();
+  for (std::thread& th : pool) th.join();
+  for (int k = 0; k < P; ++k) {
+    RETURN_IF_ERROR(status[k]);
+    out.runs += runs[k];
+  }
+  for (int t = 0; t < T; ++t) {
+    for (int k = 0; k < P; ++k) {
+      for (Ranking& r : per_problem[k][t]) out.rankings.push_back(std::move(r));
+    }
   }
   return out;
 }

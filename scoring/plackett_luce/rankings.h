@@ -54,6 +54,12 @@ Ranking RankValues(std::vector<std::pair<int, double>> values, int timepoint);
 // trace is invalid (ValidateGrid, ValidateTrace), or there are no methods.
 absl::StatusOr<RankingSet> RankingsFromTraces(const TraceSet& traces, const TimeGrid& grid);
 
+// The batch view of a leaderboard input: exactly RankingsFromTraces(BatchTraces(input),
+// BatchGrid(input.n_batches)) (the same rankings in the same order), built directly from the
+// trials' best-so-far curves without the step traces, one problem at a time. InvalidArgument as
+// BatchTraces, or "input.methods: no methods".
+absl::StatusOr<RankingSet> BatchRankings(const ScoringInput& input);
+
 // The "final" view of a leaderboard input: one ranking per (problem, trial index) of all methods
 // that have that trial, by their best value over the whole study (BestSoFar at the last batch),
 // on a one-point grid {n_batches} (unit "batches"). InvalidArgument as BatchTraces.

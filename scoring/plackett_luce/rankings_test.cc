@@ -2,9 +2,12 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
+#include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scoring/plackett_luce/traces.h"
 
 namespace bbo::scoring::pl {
 namespace {
@@ -97,6 +100,48 @@ TEST(FinalRankingsTest, RanksBestOverTheWholeStudyPerProblemAndTrial) {
   ASSERT_EQ(set->rankings.size(), 2u);
   EXPECT_THAT(set->rankings[0].order, ElementsAre(0, 1, 2));  // A 1, B 2, C crashed
   EXPECT_THAT(set->rankings[1].order, ElementsAre(2, 0));     // C 0, A 2
+}
+
+// The direct batch view is the step-trace view, ranking for ranking: ragged trials (methods
+// missing trials and problems), ties, crashes (NaN, +inf) and a held-out loss.
+TEST(BatchRankingsTest, AreExactlyTheRankingsOfTheBatchTraces) {
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<int> coarse(0, 5);
+  ScoringInput in;
+  in.n_batches = 4;
+  for (int m = 0; m < 6; ++m) {
+    for (int p = 0; p < 3; ++p) {
+      if ((m + p) % 5 == 4) continue;  // this method never ran this problem
+      auto& data = in.methods["m" + std::to_string(m)]["p" + std::to_string(p)];
+      for (int n = 0; n < 1 + (m + 2 * p) % 4; ++n) {
+        TrialCurve c;
+        for (int b = 0; b < in.n_batches; ++b) {
+          const int draw = coarse(rng);
+          c.batch_min.push_back(draw == 0 ? NAN : draw == 5 ? kInf : draw);  // ties are common
+          if (m == 3) c.visible_min.push_back(coarse(rng));
+        }
+        data.trials.push_back(c);
+      }
+    }
+  }
+  auto direct = BatchRankings(in);
+  ASSERT_TRUE(direct.ok()) << direct.status();
+  auto via_traces = RankingsFromTraces(*BatchTraces(in), *BatchGrid(in.n_batches));
+  ASSERT_TRUE(via_traces.ok()) << via_traces.status();
+  EXPECT_EQ(direct->methods, via_traces->methods);
+  EXPECT_EQ(direct->runs, via_traces->runs);
+  EXPECT_EQ(direct->grid.points, via_traces->grid.points);
+  ASSERT_EQ(direct->rankings.size(), via_traces->rankings.size());
+  ASSERT_GT(direct->rankings.size(), 20u);
+  for (size_t k = 0; k < direct->rankings.size(); ++k) {
+    EXPECT_EQ(direct->rankings[k].timepoint, via_traces->rankings[k].timepoint) << k;
+    EXPECT_EQ(direct->rankings[k].order, via_traces->rankings[k].order) << k;
+    EXPECT_EQ(direct->rankings[k].group, via_traces->rankings[k].group) << k;
+  }
+  in.methods["m1"]["p0"].trials[0].batch_min.pop_back();
+  EXPECT_THAT(BatchRankings(in).status().message(),
+              ::testing::HasSubstr("methods[m1][p0].trials[0]: curve length != n_batches"));
+  EXPECT_EQ(BatchRankings(ScoringInput{}).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -96,10 +96,7 @@ absl::StatusOr<PlackettLuceSummary> SummarizePlackettLuce(const RatingPosterior&
 
 absl::StatusOr<PlackettLuceSummary> SummarizePlackettLuce(const ScoringInput& input,
                                                           const SummaryOptions& o) {
-  ASSIGN_OR_RETURN(TraceSet traces, BatchTraces(input));
-  if (traces.empty()) return absl::InvalidArgumentError("input.methods: no methods");
-  ASSIGN_OR_RETURN(TimeGrid grid, BatchGrid(input.n_batches));
-  ASSIGN_OR_RETURN(RankingSet rankings, RankingsFromTraces(traces, grid));
+  ASSIGN_OR_RETURN(RankingSet rankings, BatchRankings(input));
   ASSIGN_OR_RETURN(RatingPosterior post, FitIndependentDirichlet(rankings, o.model));
   ASSIGN_OR_RETURN(PlackettLuceSummary s, SummarizePlackettLuce(post, o));
   s.runs = rankings.runs;
