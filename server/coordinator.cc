@@ -81,6 +81,152 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::CreateCompetition(
                std::move(calendar), std::move(store));
 }
 
+absl::Status Coordinator::OpenStore(const CoordinatorOptions& options,
+                                     std::unique_ptr<Store> store) {
+  const bool given_store = store != nullptr;
+  if (store) {
+    store_ = std::move(store);
+  } else {
+    if (options.db_path != ":memory:") {
+      const std::string lock = options.db_path + ".lock";
+      db_lock_fd_ = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+      if (db_lock_fd_ < 0) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("cannot open ", lock, ": ", strerror(errno)));
+      }
+      if (flock(db_lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("another bbo-server is using ", options.db_path, " (it holds ", lock,
+                         "); stop it first, or give this one its own --db"));
+      }
+    }
+    ASSIGN_OR_RETURN(store_, SqliteStore::Open(options.db_path));
+  }
+  std::string secret;
+  if (given_store && options.token_secret_file.empty()) {
+    secret = Credentials::RandomSecret();
+  } else {
+    ASSIGN_OR_RETURN(secret, Credentials::LoadOrCreateSecret(
+                                 options.token_secret_file.empty()
+                                     ? Credentials::SecretPathFor(options.db_path)
+                                     : options.token_secret_file));
+  }
+  credentials_ = std::make_unique<Credentials>(store_.get(), std::move(secret), clock_.get());
+  return absl::OkStatus();
+}
+
+// A restart: the previous coordinator's running studies and leases are void (re-run, not
+// resumed: an optimizer's state lives in the worker's process and the turn clocks lived in the
+// old coordinator's memory, so neither can be picked up soundly).
+absl::Status Coordinator::Recover() {
+  const double now = clock_->NowSeconds();
+  ASSIGN_OR_RETURN(options_.queue.epoch, store_->BeginEpoch(now));
+  ASSIGN_OR_RETURN(RecoveryCounts recovered, store_->RecoverAfterRestart(now));
+  for (int i = 0; i < recovered.studies_abandoned; ++i) {
+    metrics_.CountStudyEnd("abandoned", "coordinator restarted");
+  }
+  if (recovered.studies_abandoned + recovered.jobs_requeued + recovered.jobs_done > 0) {
+    spdlog::info("event=recovered epoch={} studies_abandoned={} jobs_requeued={} jobs_done={}",
+                 options_.queue.epoch, recovered.studies_abandoned, recovered.jobs_requeued,
+                 recovered.jobs_done);
+  }
+  return absl::OkStatus();
+}
+
+std::vector<PhaseOptions> Coordinator::TakeProblems(
+    const CoordinatorOptions& options, std::vector<std::vector<std::unique_ptr<Problem>>> problems,
+    std::vector<StudyPhase>* study_phases) {
+  std::vector<PhaseOptions> phase_options;
+  for (size_t i = 0; i < problems.size(); ++i) {
+    problems_.push_back(std::make_unique<ProblemSet>(
+        std::move(problems[i]), i < options.problem_definitions.size()
+                                    ? options.problem_definitions[i]
+                                    : std::map<std::string, ProblemDefinition>()));
+    StudyPhase sp;
+    sp.problems = problems_.back().get();
+    PhaseOptions co;
+    if (spec_) {
+      ApplyPhase(*spec_, spec_->phases[i], options, &sp.options, &co);
+      sp.options.allow_anonymous = options.allow_anonymous;
+      co.allow_anonymous = options.allow_anonymous;
+    } else {
+      sp.options = options.study;
+      co = options.competition;
+    }
+    sp.key = co.phase_key;
+    study_phases->push_back(std::move(sp));
+    phase_options.push_back(std::move(co));
+  }
+  return phase_options;
+}
+
+void Coordinator::WireStudiesAndQueue(const CoordinatorOptions& options,
+                                      std::vector<StudyPhase> study_phases) {
+  evaluator_ = std::make_unique<Evaluator>(options.eval_threads);
+  studies_ = std::make_unique<StudyManager>(store_.get(), store_.get(), std::move(study_phases),
+                                            evaluator_.get(), clock_.get());
+  queue_ = std::make_unique<JobQueue>(store_.get(), clock_.get(), options_.queue);
+  JobQueue* queue = queue_.get();
+  studies_->set_worker_check([queue](const Identity& who, const std::string& worker_id) {
+    return queue->Owns(who, worker_id);
+  });
+  // Workers evaluate the jobs whose problems they can build; one that built another problem
+  // gives the job back to the queue for another worker.
+  StudyManager* studies = studies_.get();
+  queue->set_problem_for_lease(
+      [studies](const JobRecord& job) { return studies->DefinitionForWorker(job); });
+  studies_->set_signature_mismatch(
+      [queue](int64_t job_id, const std::string& worker_id) { queue->Refuse(job_id, worker_id); });
+  studies_->set_metrics(&metrics_);
+  queue_->set_metrics(&metrics_);
+}
+
+void Coordinator::BuildCompetition(const CoordinatorOptions& options,
+                                   const std::vector<PhaseOptions>& phase_options) {
+  Clock* calendar_clock = calendar_ ? calendar_.get() : clock_.get();
+  JobQueue* queue = queue_.get();
+  competition_ = std::make_unique<Competition>(store_.get(), calendar_clock,
+                                               spec_ ? spec_->seed : options.competition.seed);
+  competition_->set_on_jobs_changed([queue] { queue->NotifyChanged(); });
+  if (spec_) competition_->set_name(spec_->name);
+  competition_->set_queue(queue);
+  competition_->set_gauges([this] { return Gauges(); });
+  for (size_t i = 0; i < problems_.size(); ++i) {
+    const StudyBudget& budget = spec_ ? spec_->phases[i].budget : options.study.budget;
+    auto phase = std::make_unique<Phase>(store_.get(), problems_[i].get(), clock_.get(),
+                                         budget.batch_size, budget.n_batches, phase_options[i]);
+    phase->set_calendar(calendar_clock);
+    phase->set_on_jobs_changed([queue] { queue->NotifyChanged(); });
+    phase->set_metrics(&metrics_);
+    competition_->Add(phase.get(), spec_ ? &spec_->phases[i] : nullptr);
+    phases_.push_back(std::move(phase));
+  }
+}
+
+// Racing phases: their jobs are queued round by round by a race (server/race.h).
+void Coordinator::BuildRaces(const std::vector<PhaseOptions>& phase_options) {
+  if (!spec_) return;
+  for (size_t i = 0; i < spec_->phases.size(); ++i) {
+    const PhaseSpec& p = spec_->phases[i];
+    if (!p.racing.enabled) continue;
+    RaceDriverOptions ro;
+    ro.phase_key = phase_options[i].phase_key;
+    ro.problems = problems_[i]->names();
+    ro.trials = p.default_trials;
+    ro.budget = p.budget;
+    ro.boards = {MainBoardKey(ro.phase_key)};
+    if (p.warm_start_board) ro.boards.push_back(WarmStartBoardKey(ro.phase_key));
+    ro.seed = spec_->seed;
+    ro.racing = p.racing;
+    races_[p.name] = std::make_unique<RaceDriver>(store_.get(), clock_.get(), std::move(ro));
+    RaceDriver* race = races_[p.name].get();
+    phases_[i]->set_race_view([race]() -> absl::StatusOr<nlohmann::json> {
+      ASSIGN_OR_RETURN(RaceView v, race->View());
+      return v.ToJson();
+    });
+  }
+}
+
 absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Build(
     CoordinatorOptions options, std::optional<CompetitionSpec> spec,
     std::vector<std::vector<std::unique_ptr<Problem>>> problems, std::unique_ptr<Clock> clock,
@@ -94,139 +240,16 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Build(
   options.queue.allow_anonymous = options.allow_anonymous;
   c->options_ = options;
   c->clock_ = clock ? std::move(clock) : std::make_unique<RealClock>();
-  const bool given_store = store != nullptr;
-  if (store) {
-    c->store_ = std::move(store);
-  } else {
-    if (options.db_path != ":memory:") {
-      const std::string lock = options.db_path + ".lock";
-      c->db_lock_fd_ = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-      if (c->db_lock_fd_ < 0) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("cannot open ", lock, ": ", strerror(errno)));
-      }
-      if (flock(c->db_lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("another bbo-server is using ", options.db_path, " (it holds ", lock,
-                         "); stop it first, or give this one its own --db"));
-      }
-    }
-    ASSIGN_OR_RETURN(c->store_, SqliteStore::Open(options.db_path));
-  }
-  {
-    std::string secret;
-    if (given_store && options.token_secret_file.empty()) {
-      secret = Credentials::RandomSecret();
-    } else {
-      ASSIGN_OR_RETURN(secret, Credentials::LoadOrCreateSecret(
-                                   options.token_secret_file.empty()
-                                       ? Credentials::SecretPathFor(options.db_path)
-                                       : options.token_secret_file));
-    }
-    c->credentials_ =
-        std::make_unique<Credentials>(c->store_.get(), std::move(secret), c->clock_.get());
-  }
-  // A restart: the previous coordinator's running studies and leases are void (re-run, not
-  // resumed: an optimizer's state lives in the worker's process and the turn clocks lived in
-  // the old coordinator's memory, so neither can be picked up soundly).
-  {
-    const double now = c->clock_->NowSeconds();
-    ASSIGN_OR_RETURN(c->options_.queue.epoch, c->store_->BeginEpoch(now));
-    ASSIGN_OR_RETURN(RecoveryCounts recovered, c->store_->RecoverAfterRestart(now));
-    for (int i = 0; i < recovered.studies_abandoned; ++i) {
-      c->metrics_.CountStudyEnd("abandoned", "coordinator restarted");
-    }
-    if (recovered.studies_abandoned + recovered.jobs_requeued + recovered.jobs_done > 0) {
-      spdlog::info("event=recovered epoch={} studies_abandoned={} jobs_requeued={} jobs_done={}",
-                   c->options_.queue.epoch, recovered.studies_abandoned, recovered.jobs_requeued,
-                   recovered.jobs_done);
-    }
-  }
+  RETURN_IF_ERROR(c->OpenStore(options, std::move(store)));
+  RETURN_IF_ERROR(c->Recover());
   c->spec_ = std::move(spec);
   c->calendar_ = std::move(calendar);
-  Clock* calendar_clock = c->calendar_ ? c->calendar_.get() : c->clock_.get();
-  // Per phase: its problems, study options and competition options.
   std::vector<StudyPhase> study_phases;
-  std::vector<PhaseOptions> competition_options;
-  for (size_t i = 0; i < problems.size(); ++i) {
-    c->problems_.push_back(std::make_unique<ProblemSet>(
-        std::move(problems[i]), i < options.problem_definitions.size()
-                                    ? options.problem_definitions[i]
-                                    : std::map<std::string, ProblemDefinition>()));
-    StudyPhase sp;
-    sp.problems = c->problems_.back().get();
-    PhaseOptions co;
-    if (c->spec_) {
-      ApplyPhase(*c->spec_, c->spec_->phases[i], options, &sp.options, &co);
-      sp.options.allow_anonymous = options.allow_anonymous;
-      co.allow_anonymous = options.allow_anonymous;
-    } else {
-      sp.options = options.study;
-      co = options.competition;
-    }
-    sp.key = co.phase_key;
-    study_phases.push_back(std::move(sp));
-    competition_options.push_back(std::move(co));
-  }
-  c->evaluator_ = std::make_unique<Evaluator>(options.eval_threads);
-  c->studies_ = std::make_unique<StudyManager>(c->store_.get(), c->store_.get(),
-                                               std::move(study_phases), c->evaluator_.get(),
-                                               c->clock_.get());
-  c->queue_ = std::make_unique<JobQueue>(c->store_.get(), c->clock_.get(), c->options_.queue);
-  JobQueue* queue = c->queue_.get();
-  c->studies_->set_worker_check(
-      [queue](const Identity& who, const std::string& worker_id) {
-        return queue->Owns(who, worker_id);
-      });
-  // Workers evaluate the jobs whose problems they can build; one that built another problem
-  // gives the job back to the queue for another worker.
-  StudyManager* studies = c->studies_.get();
-  queue->set_problem_for_lease(
-      [studies](const JobRecord& job) { return studies->DefinitionForWorker(job); });
-  c->studies_->set_signature_mismatch(
-      [queue](int64_t job_id, const std::string& worker_id) { queue->Refuse(job_id, worker_id); });
-  c->competition_ = std::make_unique<Competition>(c->store_.get(), calendar_clock,
-                                        c->spec_ ? c->spec_->seed : options.competition.seed);
-  c->competition_->set_on_jobs_changed([queue] { queue->NotifyChanged(); });
-  if (c->spec_) c->competition_->set_name(c->spec_->name);
-  c->competition_->set_queue(queue);
-  c->competition_->set_gauges([coordinator = c.get()] { return coordinator->Gauges(); });
-  for (size_t i = 0; i < c->problems_.size(); ++i) {
-    const StudyBudget& budget = c->spec_ ? c->spec_->phases[i].budget : options.study.budget;
-    auto comp = std::make_unique<Phase>(c->store_.get(), c->problems_[i].get(),
-                                              c->clock_.get(), budget.batch_size,
-                                              budget.n_batches, competition_options[i]);
-    comp->set_calendar(calendar_clock);
-    comp->set_on_jobs_changed([queue] { queue->NotifyChanged(); });
-    comp->set_metrics(&c->metrics_);
-    c->competition_->Add(comp.get(), c->spec_ ? &c->spec_->phases[i] : nullptr);
-    c->phases_.push_back(std::move(comp));
-  }
-  // Racing phases: their jobs are queued round by round by a race (server/race.h).
-  if (c->spec_) {
-    for (size_t i = 0; i < c->spec_->phases.size(); ++i) {
-      const PhaseSpec& p = c->spec_->phases[i];
-      if (!p.racing.enabled) continue;
-      RaceDriverOptions ro;
-      ro.phase_key = competition_options[i].phase_key;
-      ro.problems = c->problems_[i]->names();
-      ro.trials = p.default_trials;
-      ro.budget = p.budget;
-      ro.boards = {MainBoardKey(ro.phase_key)};
-      if (p.warm_start_board) ro.boards.push_back(WarmStartBoardKey(ro.phase_key));
-      ro.seed = c->spec_->seed;
-      ro.racing = p.racing;
-      c->races_[p.name] =
-          std::make_unique<RaceDriver>(c->store_.get(), c->clock_.get(), std::move(ro));
-      RaceDriver* race = c->races_[p.name].get();
-      c->phases_[i]->set_race_view([race]() -> absl::StatusOr<nlohmann::json> {
-        ASSIGN_OR_RETURN(RaceView v, race->View());
-        return v.ToJson();
-      });
-    }
-  }
-  c->studies_->set_metrics(&c->metrics_);
-  c->queue_->set_metrics(&c->metrics_);
+  const std::vector<PhaseOptions> phase_options =
+      c->TakeProblems(options, std::move(problems), &study_phases);
+  c->WireStudiesAndQueue(options, std::move(study_phases));
+  c->BuildCompetition(options, phase_options);
+  c->BuildRaces(phase_options);
   c->baseline_ = std::make_unique<BaselineRunner>(c->store_.get(), c->problems_.front().get(),
                                                   c->studies_.get(), c->clock_.get());
   RETURN_IF_ERROR(c->CheckProblemSignatures());

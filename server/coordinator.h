@@ -126,6 +126,18 @@ class Coordinator {
       CoordinatorOptions options, std::optional<CompetitionSpec> spec,
       std::vector<std::vector<std::unique_ptr<Problem>>> problems, std::unique_ptr<Clock> clock,
       std::unique_ptr<Clock> calendar, std::unique_ptr<Store> store);
+  // Build's steps: the store (its lock file) and the credentials; the recovery after a restart;
+  // the phases' problem sets and options; the studies and the queue; the competition and its
+  // phases; the races of racing phases.
+  absl::Status OpenStore(const CoordinatorOptions& options, std::unique_ptr<Store> store);
+  absl::Status Recover();
+  std::vector<PhaseOptions> TakeProblems(
+      const CoordinatorOptions& options, std::vector<std::vector<std::unique_ptr<Problem>>> problems,
+      std::vector<StudyPhase>* study_phases);
+  void WireStudiesAndQueue(const CoordinatorOptions& options, std::vector<StudyPhase> study_phases);
+  void BuildCompetition(const CoordinatorOptions& options,
+                        const std::vector<PhaseOptions>& phase_options);
+  void BuildRaces(const std::vector<PhaseOptions>& phase_options);
   // Records each phase's problems and budgets; refuses a change to a phase that has started.
   absl::Status CheckPhaseFingerprints();
   // Records each phase's rules (PhaseRecord::spec: Phase::Rules), so its database opened

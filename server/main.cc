@@ -12,6 +12,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/binary_main.h"
 #include "problems/library.h"
@@ -182,13 +183,13 @@ int Serve(absl::StatusOr<std::unique_ptr<bbo::Coordinator>> coordinator,
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  const sigset_t signals = bbo::InitBinary(
-      argc, argv,
-      "bbo-server --listen=127.0.0.1:50051 --db=bbo-arena.sqlite\n"
-      "The bbo-arena coordinator: job queue, studies, scoring, SQLite store.");
+namespace {
 
-  // The port's security first: a refused --listen must not create the database.
+// A usage error: its message is printed after "bbo-server: " and the exit code is 2.
+absl::Status Usage(std::string message) { return absl::InvalidArgumentError(std::move(message)); }
+
+// The port's security first: a refused --listen must not create the database.
+absl::StatusOr<bbo::rpc::GrpcServerOptions> ListenFromFlags() {
   bbo::rpc::GrpcServerOptions listen;
   listen.address = absl::GetFlag(FLAGS_listen);
   listen.tls_cert_file = absl::GetFlag(FLAGS_tls_cert_file);
@@ -198,23 +199,24 @@ int main(int argc, char** argv) {
   listen.rate_limit_per_s = absl::GetFlag(FLAGS_rate_limit_per_s);
   listen.rate_limit_burst = absl::GetFlag(FLAGS_rate_limit_burst);
   if (absl::Status valid = bbo::rpc::CheckServerOptions(listen); !valid.ok()) {
-    std::fprintf(stderr, "bbo-server: %s\n", std::string(valid.message()).c_str());
-    return 2;
+    return Usage(std::string(valid.message()));
   }
   const std::string web_listen = absl::GetFlag(FLAGS_web_listen);
   if (!web_listen.empty() && !listen.tls() && !listen.allow_insecure &&
       !bbo::rpc::IsLoopbackAddress(web_listen)) {
-    std::fprintf(stderr, "bbo-server: --web_listen=%s is not loopback: add --tls_cert_file and "
-                 "--tls_key_file, or --insecure to serve plain HTTP anyway\n", web_listen.c_str());
-    return 2;
+    return Usage(absl::StrCat("--web_listen=", web_listen,
+                              " is not loopback: add --tls_cert_file and --tls_key_file, or "
+                              "--insecure to serve plain HTTP anyway"));
   }
   if (!listen.tls() && !bbo::rpc::IsLoopbackAddress(listen.address)) {
     spdlog::warn("serving plaintext gRPC on {} (--insecure): anyone on the network can read and "
                  "forge the calls", listen.address);
   }
+  return listen;
+}
 
-  bbo::CoordinatorOptions opts;
-  opts.db_path = absl::GetFlag(FLAGS_db);
+// The study budget, the optimizer's limits and the phase's rules from the flags.
+absl::Status StudyAndPhaseFromFlags(bbo::CoordinatorOptions& opts) {
   opts.study.budget.batch_size = absl::GetFlag(FLAGS_batch_size);
   opts.study.budget.n_batches = absl::GetFlag(FLAGS_n_batches);
   opts.study.budget.suggest_budget_s = absl::GetFlag(FLAGS_suggest_budget_s);
@@ -238,149 +240,172 @@ int main(int argc, char** argv) {
   opts.competition.evaluate_once = absl::GetFlag(FLAGS_evaluate_once);
   opts.competition.warm_start_board = absl::GetFlag(FLAGS_warm_start_board);
   if (opts.competition.warm_start_board && !opts.study.anonymize) {
-    std::fprintf(stderr,
-                 "bbo-server: --warm_start_board needs --anonymize (without anonymized names the "
-                 "warm-start board would repeat the main board)\n");
-    return 2;
+    return Usage("--warm_start_board needs --anonymize (without anonymized names the warm-start "
+                 "board would repeat the main board)");
   }
   if (opts.competition.max_submissions_per_team < 0 ||
       opts.competition.max_submissions_per_team_per_day < 0) {
-    std::fprintf(stderr, "bbo-server: --max_submissions_per_team must be >= 0\n");
-    return 2;
+    return Usage("--max_submissions_per_team must be >= 0");
   }
+  if (absl::Status valid = opts.study.budget.Validate(); !valid.ok()) {
+    return Usage(absl::StrCat("--", valid.message()));
+  }
+  if (absl::Status valid = opts.study.optimizer_limits.Validate(); !valid.ok()) {
+    return Usage(absl::StrCat("--", valid.message()));
+  }
+  return absl::OkStatus();
+}
+
+// Identities, the queue and the evaluation threads from the flags.
+absl::Status AccessAndQueueFromFlags(bbo::CoordinatorOptions& opts) {
   opts.hidden_phase = absl::GetFlag(FLAGS_hidden);
   opts.allow_anonymous = absl::GetFlag(FLAGS_allow_anonymous);
   opts.token_secret_file = absl::GetFlag(FLAGS_token_secret_file);
   if (opts.allow_anonymous && !bbo::rpc::IsLoopbackAddress(absl::GetFlag(FLAGS_listen))) {
-    std::fprintf(stderr,
-                 "bbo-server: --allow_anonymous serves callers without tokens and is refused on "
-                 "%s: listen on 127.0.0.1, or issue tokens with `bbo admin`\n",
-                 absl::GetFlag(FLAGS_listen).c_str());
-    return 2;
+    return Usage(absl::StrCat("--allow_anonymous serves callers without tokens and is refused on ",
+                              absl::GetFlag(FLAGS_listen),
+                              ": listen on 127.0.0.1, or issue tokens with `bbo admin`"));
   }
   if (!absl::GetFlag(FLAGS_organizer_token_file).empty()) {
-    std::fprintf(stderr,
-                 "bbo-server: --organizer_token_file was removed (a token kept in plaintext could "
-                 "be neither revoked nor audited). Issue an organizer token into the phase's "
-                 "database instead: bbo admin --db %s organizer add NAME\n",
-                 absl::GetFlag(FLAGS_db).c_str());
-    return 2;
+    return Usage(absl::StrCat(
+        "--organizer_token_file was removed (a token kept in plaintext could be neither revoked "
+        "nor audited). Issue an organizer token into the phase's database instead: bbo admin --db ",
+        absl::GetFlag(FLAGS_db), " organizer add NAME"));
   }
   opts.queue.lease_ttl_s = absl::GetFlag(FLAGS_lease_ttl_s);
   opts.queue.max_attempts = absl::GetFlag(FLAGS_max_job_attempts);
   if (opts.queue.max_attempts < 1 || opts.queue.max_attempts > 100) {
-    std::fprintf(stderr, "bbo-server: --max_job_attempts must be in [1, 100], got %d\n",
-                 opts.queue.max_attempts);
-    return 2;
+    return Usage(absl::StrCat("--max_job_attempts must be in [1, 100], got ",
+                              opts.queue.max_attempts));
   }
   opts.queue.heartbeat_interval_s = std::max(0.2, opts.queue.lease_ttl_s / 6);
   opts.eval_threads = std::max(1, absl::GetFlag(FLAGS_eval_threads));
   opts.study.evaluate_on_coordinator = absl::GetFlag(FLAGS_evaluate_on_coordinator);
-  if (absl::Status valid = opts.study.budget.Validate(); !valid.ok()) {
-    std::fprintf(stderr, "bbo-server: --%s\n", std::string(valid.message()).c_str());
-    return 2;
-  }
-  if (absl::Status valid = opts.study.optimizer_limits.Validate(); !valid.ok()) {
-    std::fprintf(stderr, "bbo-server: --%s\n", std::string(valid.message()).c_str());
-    return 2;
-  }
+  return absl::OkStatus();
+}
 
-  if (!absl::GetFlag(FLAGS_competition_file).empty()) {
-    absl::StatusOr<bbo::CompetitionSpec> spec =
-        bbo::LoadCompetitionFile(absl::GetFlag(FLAGS_competition_file));
-    if (!spec.ok()) {
-      std::fprintf(stderr, "bbo-server: --competition_file %s\n",
-                   std::string(spec.status().message()).c_str());
-      return 2;
+// A coordinator of every phase of --competition_file.
+absl::StatusOr<std::unique_ptr<bbo::Coordinator>> CompetitionFromFile(bbo::CoordinatorOptions& opts) {
+  absl::StatusOr<bbo::CompetitionSpec> spec =
+      bbo::LoadCompetitionFile(absl::GetFlag(FLAGS_competition_file));
+  if (!spec.ok()) return Usage(absl::StrCat("--competition_file ", spec.status().message()));
+  std::vector<std::vector<std::unique_ptr<bbo::Problem>>> phase_problems;
+  for (const bbo::PhaseSpec& p : spec->phases) {
+    auto made = bbo::MakePhaseProblems(p.problems, opts.eval_threads);
+    absl::StatusOr<std::map<std::string, bbo::ProblemDefinition>> definitions =
+        made.ok() ? bbo::PhaseProblemDefinitions(p.problems, *made)
+                  : absl::StatusOr<std::map<std::string, bbo::ProblemDefinition>>(made.status());
+    if (!definitions.ok()) {
+      return Usage(absl::StrCat("--competition_file: phase \"", p.name, "\": ",
+                                definitions.status().message()));
     }
-    std::vector<std::vector<std::unique_ptr<bbo::Problem>>> phase_problems;
-    for (const bbo::PhaseSpec& p : spec->phases) {
-      auto made = bbo::MakePhaseProblems(p.problems, opts.eval_threads);
-      absl::StatusOr<std::map<std::string, bbo::ProblemDefinition>> definitions =
-          made.ok() ? bbo::PhaseProblemDefinitions(p.problems, *made)
-                    : absl::StatusOr<std::map<std::string, bbo::ProblemDefinition>>(made.status());
-      if (!definitions.ok()) {
-        std::fprintf(stderr, "bbo-server: --competition_file: phase \"%s\": %s\n",
-                     p.name.c_str(), std::string(definitions.status().message()).c_str());
-        return 2;
-      }
-      opts.problem_definitions.push_back(*std::move(definitions));
-      phase_problems.push_back(*std::move(made));
-    }
-    std::unique_ptr<bbo::Clock> calendar;
-    if (!absl::GetFlag(FLAGS_testing_calendar_file).empty()) {
-      calendar = std::make_unique<FileCalendar>(absl::GetFlag(FLAGS_testing_calendar_file));
-    }
-    auto coordinator = bbo::Coordinator::CreateCompetition(
-        opts, *std::move(spec), std::move(phase_problems), nullptr, std::move(calendar));
-    return Serve(std::move(coordinator), listen, opts, signals);
+    opts.problem_definitions.push_back(*std::move(definitions));
+    phase_problems.push_back(*std::move(made));
   }
+  std::unique_ptr<bbo::Clock> calendar;
+  if (!absl::GetFlag(FLAGS_testing_calendar_file).empty()) {
+    calendar = std::make_unique<FileCalendar>(absl::GetFlag(FLAGS_testing_calendar_file));
+  }
+  return bbo::Coordinator::CreateCompetition(opts, *std::move(spec), std::move(phase_problems),
+                                             nullptr, std::move(calendar));
+}
 
+// The problems of --suite / --suite_file, restricted to --problems, with their definitions.
+absl::StatusOr<std::vector<std::unique_ptr<bbo::Problem>>> SuiteProblems(
+    bbo::CoordinatorOptions& opts, const std::vector<std::string>& subset) {
+  bbo::SuiteOptions so;
+  so.seed = absl::GetFlag(FLAGS_suite_seed);
+  so.generated_family = absl::GetFlag(FLAGS_generated_family);
+  so.design_file = absl::GetFlag(FLAGS_design_file);
+  so.generated_tasks = absl::GetFlag(FLAGS_generated_tasks);
+  so.sklearn_problems = subset;
+  so.max_processes_per_problem = opts.eval_threads;
+  auto suite = absl::GetFlag(FLAGS_suite_file).empty()
+                   ? bbo::MakeSuite(absl::GetFlag(FLAGS_suite), so)
+                   : bbo::MakeSuiteFromFile(absl::GetFlag(FLAGS_suite_file), so);
+  if (!suite.ok()) return Usage(std::string(suite.status().message()));
   std::vector<std::unique_ptr<bbo::Problem>> problems;
+  for (auto& p : *suite) {
+    if (subset.empty() || std::find(subset.begin(), subset.end(), p->name()) != subset.end()) {
+      problems.push_back(std::move(p));
+    }
+  }
+  if (problems.size() < std::max<size_t>(1, subset.size())) {
+    return Usage("--problems names a problem that is not in the suite");
+  }
+  std::vector<std::string> names;
+  for (const auto& p : problems) names.push_back(p->name());
+  auto definitions = bbo::SuiteDefinitions(absl::GetFlag(FLAGS_suite),
+                                           absl::GetFlag(FLAGS_suite_file), so, names);
+  if (!definitions.ok()) return Usage(std::string(definitions.status().message()));
+  opts.problem_definitions = {*std::move(definitions)};
+  return problems;
+}
+
+// The one phase's problems of a coordinator started from flags, with their definitions.
+absl::StatusOr<std::vector<std::unique_ptr<bbo::Problem>>> FlagProblems(
+    bbo::CoordinatorOptions& opts) {
   const std::vector<std::string> subset =
       absl::StrSplit(absl::GetFlag(FLAGS_problems), ',', absl::SkipEmpty());
   if (!absl::GetFlag(FLAGS_suite).empty() || !absl::GetFlag(FLAGS_suite_file).empty()) {
-    bbo::SuiteOptions so;
-    so.seed = absl::GetFlag(FLAGS_suite_seed);
-    so.generated_family = absl::GetFlag(FLAGS_generated_family);
-    so.design_file = absl::GetFlag(FLAGS_design_file);
-    so.generated_tasks = absl::GetFlag(FLAGS_generated_tasks);
-    so.sklearn_problems = subset;
-    so.max_processes_per_problem = opts.eval_threads;
-    auto suite = absl::GetFlag(FLAGS_suite_file).empty()
-                     ? bbo::MakeSuite(absl::GetFlag(FLAGS_suite), so)
-                     : bbo::MakeSuiteFromFile(absl::GetFlag(FLAGS_suite_file), so);
-    if (!suite.ok()) {
-      std::fprintf(stderr, "bbo-server: %s\n", std::string(suite.status().message()).c_str());
-      return 2;
-    }
-    for (auto& p : *suite) {
-      if (subset.empty() || std::find(subset.begin(), subset.end(), p->name()) != subset.end()) {
-        problems.push_back(std::move(p));
-      }
-    }
-    if (problems.size() < std::max<size_t>(1, subset.size())) {
-      std::fprintf(stderr, "bbo-server: --problems names a problem that is not in the suite\n");
-      return 2;
-    }
-    std::vector<std::string> names;
-    for (const auto& p : problems) names.push_back(p->name());
-    auto definitions = bbo::SuiteDefinitions(absl::GetFlag(FLAGS_suite),
-                                             absl::GetFlag(FLAGS_suite_file), so, names);
-    if (!definitions.ok()) {
-      std::fprintf(stderr, "bbo-server: %s\n",
-                   std::string(definitions.status().message()).c_str());
-      return 2;
-    }
-    opts.problem_definitions = {*std::move(definitions)};
-  } else if (absl::GetFlag(FLAGS_problem_set) == "test") {
+    return SuiteProblems(opts, subset);
+  }
+  std::vector<std::unique_ptr<bbo::Problem>> problems;
+  const std::string set = absl::GetFlag(FLAGS_problem_set);
+  if (set == "test") {
     problems.push_back(bbo::MakeCrashingProblem(0.1));
     opts.problem_definitions = {{{"test_crashing", {"test", "test_crashing"}}}};
-  } else if (absl::GetFlag(FLAGS_problem_set) == "slow") {
+    return problems;
+  }
+  if (set == "slow") {
     const int64_t ms = absl::GetFlag(FLAGS_slow_problem_ms);
     problems.push_back(bbo::MakeSlowProblem(absl::Milliseconds(ms)));
     opts.problem_definitions = {
         {{"test_slow", {"test", "test_slow", static_cast<uint64_t>(std::max<int64_t>(0, ms))}}}};
-  } else if (absl::GetFlag(FLAGS_problem_set) != "practice") {
-    std::fprintf(stderr, "bbo-server: --problem_set must be practice, test or slow\n");
-    return 2;
-  } else {
-    for (absl::string_view name :
-         absl::StrSplit(absl::GetFlag(FLAGS_problems), ',', absl::SkipEmpty())) {
-      auto p = bbo::MakeProblem(std::string(name));
-      if (!p.ok()) {
-        std::fprintf(stderr, "bbo-server: --problems: %s\n",
-                     std::string(p.status().message()).c_str());
-        return 2;
-      }
-      problems.push_back(*std::move(p));
-    }
-    if (problems.empty()) problems = bbo::MakePracticeSuite();
-    std::map<std::string, bbo::ProblemDefinition> definitions;
-    for (const auto& p : problems) definitions[p->name()] = {"practice", p->name()};
-    opts.problem_definitions = {std::move(definitions)};
+    return problems;
   }
-  return Serve(bbo::Coordinator::Create(opts, std::move(problems)), listen, opts, signals);
+  if (set != "practice") return Usage("--problem_set must be practice, test or slow");
+  for (const std::string& name : subset) {
+    auto p = bbo::MakeProblem(name);
+    if (!p.ok()) return Usage(absl::StrCat("--problems: ", p.status().message()));
+    problems.push_back(*std::move(p));
+  }
+  if (problems.empty()) problems = bbo::MakePracticeSuite();
+  std::map<std::string, bbo::ProblemDefinition> definitions;
+  for (const auto& p : problems) definitions[p->name()] = {"practice", p->name()};
+  opts.problem_definitions = {std::move(definitions)};
+  return problems;
+}
+
+int UsageError(const absl::Status& status) {
+  std::fprintf(stderr, "bbo-server: %s\n", std::string(status.message()).c_str());
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const sigset_t signals = bbo::InitBinary(
+      argc, argv,
+      "bbo-server --listen=127.0.0.1:50051 --db=bbo-arena.sqlite\n"
+      "The bbo-arena coordinator: job queue, studies, scoring, SQLite store.");
+  absl::StatusOr<bbo::rpc::GrpcServerOptions> listen = ListenFromFlags();
+  if (!listen.ok()) return UsageError(listen.status());
+  bbo::CoordinatorOptions opts;
+  opts.db_path = absl::GetFlag(FLAGS_db);
+  if (absl::Status s = StudyAndPhaseFromFlags(opts); !s.ok()) return UsageError(s);
+  if (absl::Status s = AccessAndQueueFromFlags(opts); !s.ok()) return UsageError(s);
+  if (!absl::GetFlag(FLAGS_competition_file).empty()) {
+    absl::StatusOr<std::unique_ptr<bbo::Coordinator>> coordinator = CompetitionFromFile(opts);
+    if (!coordinator.ok() && absl::IsInvalidArgument(coordinator.status()) &&
+        absl::StartsWith(coordinator.status().message(), "--competition_file")) {
+      return UsageError(coordinator.status());
+    }
+    return Serve(std::move(coordinator), *listen, opts, signals);
+  }
+  absl::StatusOr<std::vector<std::unique_ptr<bbo::Problem>>> problems = FlagProblems(opts);
+  if (!problems.ok()) return UsageError(problems.status());
+  return Serve(bbo::Coordinator::Create(opts, *std::move(problems)), *listen, opts, signals);
 }
 
 namespace {

@@ -211,9 +211,8 @@ absl::Status Phase::EnsureBaseline() {
       .status();
 }
 
-absl::StatusOr<RegisteredSubmission> Phase::Register(const std::string& name,
-                                                           const std::string& archive,
-                                                           int trials, const std::string& team) {
+absl::StatusOr<int> Phase::CheckRegistration(const std::string& name, const std::string& team,
+                                             int trials, size_t archive_bytes) {
   RETURN_IF_ERROR(CheckOpen());
   if (!ValidName(name)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -244,11 +243,15 @@ absl::StatusOr<RegisteredSubmission> Phase::Register(const std::string& name,
     return absl::InvalidArgumentError(
         absl::StrCat("trials: ", trials, " is outside [1, ", options_.max_trials, "]"));
   }
-  if (static_cast<int64_t>(archive.size()) > options_.max_archive_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat("archive: ", archive.size(),
+  if (static_cast<int64_t>(archive_bytes) > options_.max_archive_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat("archive: ", archive_bytes,
                                                    " bytes is over the limit of ",
                                                    options_.max_archive_bytes));
   }
+  return trials;
+}
+
+absl::StatusOr<Phase::Unpacked> Phase::Unpack(const std::string& archive) const {
   TempDir dir;
   if (dir.path().empty()) return absl::UnavailableError("cannot create a scratch directory");
   ExtractOptions eo;
@@ -258,17 +261,14 @@ absl::StatusOr<RegisteredSubmission> Phase::Register(const std::string& name,
     // it is the server's (Unavailable: try again).
     return absl::Status(s.code(), absl::StrCat("archive: ", s.message()));
   }
-  ASSIGN_OR_RETURN(SubmissionKind kind, DetectSubmissionKind(dir.path()));
+  Unpacked out;
+  ASSIGN_OR_RETURN(out.kind, DetectSubmissionKind(dir.path()));
   // Store a normalised tar so workers see one format whatever the participant uploaded.
-  ASSIGN_OR_RETURN(std::string normalized, TarDirectory(dir.path()));
-  SubmissionRecord rec;
-  rec.name = name;
-  rec.kind = kind;
-  rec.digest = Fnv1a64Hex(normalized);
-  rec.trials = trials;
-  rec.team = team;
-  rec.phase = options_.phase_key;
-  absl::MutexLock l(&register_mu_);
+  ASSIGN_OR_RETURN(out.normalized, TarDirectory(dir.path()));
+  return out;
+}
+
+absl::Status Phase::CheckQuotas(const std::string& team) {
   // Withdrawn submissions and those the platform lost (see CountChargedSubmissions) are free.
   constexpr absl::string_view kFree =
       "; withdrawn submissions and those lost to the platform do not count";
@@ -297,30 +297,48 @@ absl::StatusOr<RegisteredSubmission> Phase::Register(const std::string& name,
           kFree));
     }
   }
-  if (options_.evaluate_once) {
-    ASSIGN_OR_RETURN(std::vector<SubmissionRecord> same,
-                     store_->FindSubmissionsByDigest(rec.digest));
-    std::erase_if(same, [&](const SubmissionRecord& s) { return s.phase != options_.phase_key; });
-    if (!same.empty()) {
-      // Never name another team's submission.
-      const bool own = same.front().team == team && !team.empty();
-      return absl::AlreadyExistsError(absl::StrCat(
-          "archive: this optimizer is identical to ",
-          own ? absl::StrCat("your submission \"", same.front().name, "\"")
-              : std::string("one already registered"),
-          "; phase \"", options_.phase, "\" evaluates each submission once"));
-    }
-  }
+  return absl::OkStatus();
+}
+
+absl::Status Phase::CheckEvaluatedOnce(const std::string& digest, const std::string& team) {
+  if (!options_.evaluate_once) return absl::OkStatus();
+  ASSIGN_OR_RETURN(std::vector<SubmissionRecord> same, store_->FindSubmissionsByDigest(digest));
+  std::erase_if(same, [&](const SubmissionRecord& s) { return s.phase != options_.phase_key; });
+  if (same.empty()) return absl::OkStatus();
+  // Never name another team's submission.
+  const bool own = same.front().team == team && !team.empty();
+  return absl::AlreadyExistsError(absl::StrCat(
+      "archive: this optimizer is identical to ",
+      own ? absl::StrCat("your submission \"", same.front().name, "\"")
+          : std::string("one already registered"),
+      "; phase \"", options_.phase, "\" evaluates each submission once"));
+}
+
+absl::StatusOr<RegisteredSubmission> Phase::Register(const std::string& name,
+                                                     const std::string& archive, int trials,
+                                                     const std::string& team) {
+  ASSIGN_OR_RETURN(trials, CheckRegistration(name, team, trials, archive.size()));
+  ASSIGN_OR_RETURN(Unpacked unpacked, Unpack(archive));
+  SubmissionRecord rec;
+  rec.name = name;
+  rec.kind = unpacked.kind;
+  rec.digest = Fnv1a64Hex(unpacked.normalized);
+  rec.trials = trials;
+  rec.team = team;
+  rec.phase = options_.phase_key;
+  absl::MutexLock l(&register_mu_);
+  RETURN_IF_ERROR(CheckQuotas(team));
+  RETURN_IF_ERROR(CheckEvaluatedOnce(rec.digest, team));
   rec.created_at = clock_->NowSeconds();
   // A race queues a submission's jobs itself, round by round (server/race.h).
   const std::vector<std::string> no_problems;
   const std::vector<std::string>& job_problems = options_.racing ? no_problems : problems_->names();
-  ASSIGN_OR_RETURN(int64_t id, store_->AddSubmission(rec, normalized, job_problems,
+  ASSIGN_OR_RETURN(int64_t id, store_->AddSubmission(rec, unpacked.normalized, job_problems,
                                                      options_.seed, boards_));
   if (on_jobs_changed_) on_jobs_changed_();
   RegisteredSubmission out;
   out.submission_id = id;
-  out.kind = kind;
+  out.kind = unpacked.kind;
   out.trials = trials;
   out.jobs = trials * static_cast<int>(job_problems.size() * boards_.size());
   return out;

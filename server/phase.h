@@ -249,6 +249,19 @@ class Phase {
   const PhaseOptions options_;
   const AccessPolicy access_;
 
+  // Register's steps: the request's fields and the window (returns the trials to run); the
+  // archive unpacked, checked and normalised; the team's quotas and the evaluate-once rule
+  // (both under register_mu_).
+  struct Unpacked {
+    SubmissionKind kind = SubmissionKind::kUnspecified;
+    std::string normalized;
+  };
+  absl::StatusOr<int> CheckRegistration(const std::string& name, const std::string& team,
+                                        int trials, size_t archive_bytes);
+  absl::StatusOr<Unpacked> Unpack(const std::string& archive) const;
+  absl::Status CheckQuotas(const std::string& team) ABSL_EXCLUSIVE_LOCKS_REQUIRED(register_mu_);
+  absl::Status CheckEvaluatedOnce(const std::string& digest, const std::string& team)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(register_mu_);
   // What Publish and Publication are about (server/publication.h holds the rule).
   BoardPublication PublicationRule() const;
   // PermissionDenied unless `who` may see the board's scores and ranks now (ShowsScores): the

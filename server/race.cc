@@ -236,59 +236,48 @@ absl::Status RaceDriver::Record(int round, const pl::RaceState& state, bool stop
   return absl::OkStatus();
 }
 
-absl::StatusOr<bool> RaceDriver::Advance() {
-  absl::MutexLock l(&mu_);
+absl::StatusOr<RaceDriver::Entrants> RaceDriver::ListEntrants() {
   ASSIGN_OR_RETURN(std::vector<SubmissionRecord> all, store_->ListSubmissions());
-  std::map<int64_t, std::string> names;
-  std::map<std::string, int64_t> ids;
-  std::vector<std::string> in_order;
+  Entrants e;
   for (const SubmissionRecord& s : all) {
     if (s.phase != options_.phase_key || s.is_baseline) continue;
-    names[s.id] = s.name;
-    ids[s.name] = s.id;
-    in_order.push_back(s.name);
+    e.names[s.id] = s.name;
+    e.ids[s.name] = s.id;
+    e.in_order.push_back(s.name);
   }
-  if (in_order.empty()) return false;
-  const pl::RacingOptions planner = PlannerOptions();
-  ASSIGN_OR_RETURN(std::vector<RaceRoundRecord> rounds, store_->ListRaceRounds(options_.phase_key));
-  if (rounds.empty()) {
-    ASSIGN_OR_RETURN(pl::RaceState state,
-                     pl::StartRace(in_order, options_.budget.n_batches, planner));
-    pl::RoundPlan plan = pl::FirstRound(state);
-    std::string note = absl::StrCat("started with ", in_order.size(), " submission(s) on ",
-                                    plan.new_instances, " instance(s)");
-    bool stop = false;
-    if (plan.runs.empty()) {
-      // One submission: nothing to race, but it still runs the first round's instances, so that
-      // it has a score; a later submission is raced against it from there.
-      pl::MethodRun run;
-      run.method = state.methods.front();
-      run.tau = state.T - 1;
-      run.new_instances = true;
-      run.new_begin = 0;
-      run.new_end = state.batch_size;
-      plan.runs.push_back(run);
-      plan.state.instances_sampled = state.batch_size;
-      stop = true;
-      note = absl::StrCat("one submission on ", state.batch_size,
-                          " instance(s): nothing to race until another one arrives");
-    }
-    const std::vector<RaceJob> jobs = JobsOf(plan.runs, ids);
-    RETURN_IF_ERROR(Record(0, plan.state, stop || jobs.empty(), note, jobs));
-    return true;
+  return e;
+}
+
+absl::StatusOr<bool> RaceDriver::StartRound(const Entrants& e) {
+  ASSIGN_OR_RETURN(pl::RaceState state,
+                   pl::StartRace(e.in_order, options_.budget.n_batches, PlannerOptions()));
+  pl::RoundPlan plan = pl::FirstRound(state);
+  std::string note = absl::StrCat("started with ", e.in_order.size(), " submission(s) on ",
+                                  plan.new_instances, " instance(s)");
+  bool stop = false;
+  if (plan.runs.empty()) {
+    // One submission: nothing to race, but it still runs the first round's instances, so that
+    // it has a score; a later submission is raced against it from there.
+    pl::MethodRun run;
+    run.method = state.methods.front();
+    run.tau = state.T - 1;
+    run.new_instances = true;
+    run.new_begin = 0;
+    run.new_end = state.batch_size;
+    plan.runs.push_back(run);
+    plan.state.instances_sampled = state.batch_size;
+    stop = true;
+    note = absl::StrCat("one submission on ", state.batch_size,
+                        " instance(s): nothing to race until another one arrives");
   }
-  const RaceRoundRecord& last = rounds.back();
-  ASSIGN_OR_RETURN(pl::RaceState state, StateFromJson(last.state_json));
-  std::vector<std::string> arrived;
-  for (const std::string& name : in_order) {
-    if (std::find(state.methods.begin(), state.methods.end(), name) == state.methods.end()) {
-      arrived.push_back(name);
-    }
-  }
-  if (StoppedByOrganizer(last)) return false;
-  if (last.stop && arrived.empty()) return false;
+  const std::vector<RaceJob> jobs = JobsOf(plan.runs, e.ids);
+  RETURN_IF_ERROR(Record(0, plan.state, stop || jobs.empty(), note, jobs));
+  return true;
+}
+
+absl::StatusOr<bool> RaceDriver::RoundFinished(const Entrants& e) {
   // Cheap first (the sweep asks every second): is any job of the race still to run?
-  for (const auto& [id, name] : names) {
+  for (const auto& [id, name] : e.names) {
     ASSIGN_OR_RETURN(JobCounts c, store_->CountJobs(id));
     if (c.queued + c.leased > 0) return false;
   }
@@ -297,13 +286,21 @@ absl::StatusOr<bool> RaceDriver::Advance() {
   for (const RaceResultRecord& r : results) {
     if (!Finished(r.state)) return false;  // the round is still running
   }
+  return true;
+}
+
+absl::StatusOr<bool> RaceDriver::NextRound(const Entrants& e, const RaceRoundRecord& last,
+                                           pl::RaceState state,
+                                           const std::vector<std::string>& arrived) {
+  ASSIGN_OR_RETURN(std::vector<RaceResultRecord> results,
+                   store_->RaceResults(options_.phase_key, options_.boards.front()));
   // Late submissions join without restarting anything (PolarBear §4.3).
   for (const std::string& name : arrived) {
     ASSIGN_OR_RETURN(state, pl::AdmitMethod(state, name));
   }
-  ASSIGN_OR_RETURN(pl::RatingPosterior posterior, Fit(results, names));
-  ASSIGN_OR_RETURN(pl::RoundPlan plan, pl::PlanNextRound(state, posterior, planner));
-  const std::vector<RaceJob> jobs = JobsOf(plan.runs, ids);
+  ASSIGN_OR_RETURN(pl::RatingPosterior posterior, Fit(results, e.names));
+  ASSIGN_OR_RETURN(pl::RoundPlan plan, pl::PlanNextRound(state, posterior, PlannerOptions()));
+  const std::vector<RaceJob> jobs = JobsOf(plan.runs, e.ids);
   std::vector<std::string> said;
   if (!arrived.empty()) said.push_back(absl::StrCat("admitted ", absl::StrJoin(arrived, ", ")));
   for (size_t i = 0; i < plan.newly_eliminated.size(); ++i) {
@@ -322,6 +319,27 @@ absl::StatusOr<bool> RaceDriver::Advance() {
   }
   RETURN_IF_ERROR(Record(last.round + 1, plan.state, stop, absl::StrJoin(said, "; "), jobs));
   return true;
+}
+
+absl::StatusOr<bool> RaceDriver::Advance() {
+  absl::MutexLock l(&mu_);
+  ASSIGN_OR_RETURN(Entrants e, ListEntrants());
+  if (e.in_order.empty()) return false;
+  ASSIGN_OR_RETURN(std::vector<RaceRoundRecord> rounds, store_->ListRaceRounds(options_.phase_key));
+  if (rounds.empty()) return StartRound(e);
+  const RaceRoundRecord& last = rounds.back();
+  ASSIGN_OR_RETURN(pl::RaceState state, StateFromJson(last.state_json));
+  std::vector<std::string> arrived;
+  for (const std::string& name : e.in_order) {
+    if (std::find(state.methods.begin(), state.methods.end(), name) == state.methods.end()) {
+      arrived.push_back(name);
+    }
+  }
+  if (StoppedByOrganizer(last)) return false;
+  if (last.stop && arrived.empty()) return false;
+  ASSIGN_OR_RETURN(bool finished, RoundFinished(e));
+  if (!finished) return false;
+  return NextRound(e, last, std::move(state), arrived);
 }
 
 absl::StatusOr<RaceView> RaceDriver::View() {

@@ -119,6 +119,20 @@ class RaceDriver {
   static absl::StatusOr<scoring::pl::RaceState> StateFromJson(const std::string& text);
 
  private:
+  // The phase's submissions: by id, by name, in registration order.
+  struct Entrants {
+    std::map<int64_t, std::string> names;
+    std::map<std::string, int64_t> ids;
+    std::vector<std::string> in_order;
+  };
+  absl::StatusOr<Entrants> ListEntrants();
+  // Advance's steps: round 0; whether every job of the last round has finished; the next round
+  // (late submissions admitted, the posterior fitted, eliminations noted).
+  absl::StatusOr<bool> StartRound(const Entrants& e);
+  absl::StatusOr<bool> RoundFinished(const Entrants& e);
+  absl::StatusOr<bool> NextRound(const Entrants& e, const RaceRoundRecord& last,
+                                 scoring::pl::RaceState state,
+                                 const std::vector<std::string>& arrived);
   scoring::pl::RacingOptions PlannerOptions() const;
   // Fits the posterior of every method with results on the phase's main board.
   absl::StatusOr<scoring::pl::RatingPosterior> Fit(

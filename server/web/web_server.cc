@@ -98,15 +98,22 @@ absl::StatusOr<std::unique_ptr<WebServer>> WebServer::Start(Coordinator* coordin
   return s;
 }
 
-void WebServer::Route(Coordinator* coordinator) {
-  httplib::Server& http = *http_;
-  http.set_default_headers({{"Content-Security-Policy", kContentSecurityPolicy},
-                            {"X-Content-Type-Options", "nosniff"},
-                            {"X-Frame-Options", "DENY"},
-                            {"Referrer-Policy", "no-referrer"},
-                            {"Cross-Origin-Opener-Policy", "same-origin"},
-                            {"Cross-Origin-Resource-Policy", "same-origin"},
-                            {"Cache-Control", "no-store"}});
+namespace {
+
+const httplib::Headers& SecurityHeaders() {
+  static const httplib::Headers* headers = new httplib::Headers{
+      {"Content-Security-Policy", kContentSecurityPolicy},
+      {"X-Content-Type-Options", "nosniff"},
+      {"X-Frame-Options", "DENY"},
+      {"Referrer-Policy", "no-referrer"},
+      {"Cross-Origin-Opener-Policy", "same-origin"},
+      {"Cross-Origin-Resource-Policy", "same-origin"},
+      {"Cache-Control", "no-store"}};
+  return *headers;
+}
+
+// The page's files, embedded at build time.
+void ServeAssets(httplib::Server& http) {
   for (const internal::Asset& asset : internal::Assets()) {
     auto serve = [asset](const httplib::Request&, httplib::Response& res) {
       res.set_content(asset.content.data(), asset.content.size(), std::string(asset.media_type));
@@ -116,54 +123,97 @@ void WebServer::Route(Coordinator* coordinator) {
   }
   // Browsers ask for it unprompted; there is none.
   http.Get("/favicon.ico", [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
+}
 
+// Who is calling: anonymous without a header; a bad token is refused (Unauthenticated, with
+// advice for a browser).
+absl::StatusOr<Identity> Caller(Credentials* credentials, const httplib::Request& req) {
+  if (!req.has_header("Authorization")) return Identity::Anonymous();
+  absl::StatusOr<std::string> token = internal::BearerToken(req.get_header_value("Authorization"));
+  absl::StatusOr<Identity> id = token.ok() ? credentials->Authenticate(*token) : token.status();
+  if (id.ok() || !absl::IsUnauthenticated(id.status())) return id;
+  // The domain's reason up to its advice for the CLI, then advice for a browser.
+  const absl::string_view why = id.status().message();
+  return absl::UnauthenticatedError(absl::StrCat(
+      "sign-in refused: ", why.substr(0, why.find(';')),
+      "; paste the token exactly as the organizers issued it, or ask them for a new one"));
+}
+
+// The middleware of every API call: authentication, the view, the audit of its refusals (as the
+// gRPC edge audits them) and of organizers' reads when `audit_organizer`, the latency metric.
+void ServeApi(Credentials* credentials, Metrics* metrics, const char* action,
+              bool audit_organizer, const View& view, const httplib::Request& req,
+              httplib::Response& res) {
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<Identity> caller = Caller(credentials, req);
+  const Identity who = caller.ok() ? *caller : Identity::Anonymous();
+  absl::Status status = caller.status();
+  json body;
+  if (status.ok()) {
+    absl::StatusOr<json> answer = view(who, req);
+    if (answer.ok()) {
+      body = *std::move(answer);
+    } else {
+      status = answer.status();
+    }
+  }
+  if (absl::IsUnauthenticated(status) || absl::IsPermissionDenied(status)) {
+    credentials->Audit(who, action, false, absl::StrCat(Peer(req), ": ", status.message()));
+  } else if (status.ok() && audit_organizer && who.is_organizer()) {
+    credentials->Audit(who, action, true, Peer(req));
+  }
+  SendJson(res, internal::HttpStatus(status), status.ok() ? body : internal::ErrorBody(status));
+  metrics->ObserveRpc(action, std::chrono::duration<double>(
+                                  std::chrono::steady_clock::now() - start).count());
+}
+
+// A view that reads the phase and board query parameters.
+View WithPhaseAndBoard(
+    std::function<absl::StatusOr<json>(const Identity&, const std::string&, const std::string&)>
+        f) {
+  return [f](const Identity& who, const httplib::Request& req) -> absl::StatusOr<json> {
+    absl::StatusOr<std::string> phase = NameParam(req, "phase");
+    if (!phase.ok()) return phase.status();
+    absl::StatusOr<std::string> board = NameParam(req, "board");
+    if (!board.ok()) return board.status();
+    return f(who, *phase, *board);
+  };
+}
+
+// Unknown paths and refused requests (413 for a body over the limit) answer without echoing
+// anything of the request.
+void SetErrorHandlers(httplib::Server& http) {
+  http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    const std::string message = res.status == 413 ? "the request is too large"
+                                : res.status == 404 ? "no such page"
+                                                    : "the request was refused";
+    if (req.path.rfind("/api/", 0) == 0) {
+      SendJson(res, res.status, {{"error", message}});
+    } else {
+      res.set_content(message + "\n", "text/plain; charset=utf-8");
+    }
+  });
+  http.set_exception_handler([](const httplib::Request&, httplib::Response& res,
+                                std::exception_ptr) {
+    SendJson(res, 500, {{"error", "internal error"}});
+  });
+}
+
+}  // namespace
+
+void WebServer::Route(Coordinator* coordinator) {
+  httplib::Server& http = *http_;
+  http.set_default_headers(SecurityHeaders());
+  ServeAssets(http);
   Credentials* credentials = &coordinator->credentials();
   Metrics* metrics = &coordinator->metrics();
-  // Every API call: who is calling (a bad token is refused here, audited), then the view; its
-  // refusals are audited as the gRPC edge audits them.
   auto api = [&http, credentials, metrics](const std::string& pattern, const char* action,
                                            bool audit_organizer, View view) {
     http.Get(pattern, [=](const httplib::Request& req, httplib::Response& res) {
-      const auto start = std::chrono::steady_clock::now();
-      Identity who = Identity::Anonymous();
-      absl::Status status;
-      json body;
-      if (req.has_header("Authorization")) {
-        absl::StatusOr<std::string> token =
-            internal::BearerToken(req.get_header_value("Authorization"));
-        absl::StatusOr<Identity> id =
-            token.ok() ? credentials->Authenticate(*token) : token.status();
-        if (id.ok()) {
-          who = *id;
-        } else if (absl::IsUnauthenticated(id.status())) {
-          // The domain's reason up to its advice for the CLI, then advice for a browser.
-          const absl::string_view why = id.status().message();
-          status = absl::UnauthenticatedError(absl::StrCat(
-              "sign-in refused: ", why.substr(0, why.find(';')),
-              "; paste the token exactly as the organizers issued it, or ask them for a new one"));
-        } else {
-          status = id.status();
-        }
-      }
-      if (status.ok()) {
-        absl::StatusOr<json> answer = view(who, req);
-        if (answer.ok()) {
-          body = *std::move(answer);
-        } else {
-          status = answer.status();
-        }
-      }
-      if (absl::IsUnauthenticated(status) || absl::IsPermissionDenied(status)) {
-        credentials->Audit(who, action, false, absl::StrCat(Peer(req), ": ", status.message()));
-      } else if (status.ok() && audit_organizer && who.is_organizer()) {
-        credentials->Audit(who, action, true, Peer(req));
-      }
-      SendJson(res, internal::HttpStatus(status), status.ok() ? body : internal::ErrorBody(status));
-      metrics->ObserveRpc(action, std::chrono::duration<double>(
-                                      std::chrono::steady_clock::now() - start).count());
+      ServeApi(credentials, metrics, action, audit_organizer, view, req, res);
     });
   };
-
   WebViews* views = views_.get();
   api("/api/me", "web:/api/me", true,
       [views](const Identity& who, const httplib::Request&) -> absl::StatusOr<json> {
@@ -172,13 +222,10 @@ void WebServer::Route(Coordinator* coordinator) {
   api("/api/phases", "web:/api/phases", false,
       [views](const Identity& who, const httplib::Request&) { return views->Competition(who); });
   api("/api/leaderboard", "web:/api/leaderboard", false,
-      [views](const Identity& who, const httplib::Request& req) -> absl::StatusOr<json> {
-        absl::StatusOr<std::string> phase = NameParam(req, "phase");
-        if (!phase.ok()) return phase.status();
-        absl::StatusOr<std::string> board = NameParam(req, "board");
-        if (!board.ok()) return board.status();
-        return views->Leaderboard(who, *phase, *board);
-      });
+      WithPhaseAndBoard([views](const Identity& who, const std::string& phase,
+                                const std::string& board) {
+        return views->Leaderboard(who, phase, board);
+      }));
   api("/api/submissions", "web:/api/submissions", false,
       [views](const Identity& who, const httplib::Request& req) -> absl::StatusOr<json> {
         absl::StatusOr<std::string> phase = NameParam(req, "phase");
@@ -196,31 +243,11 @@ void WebServer::Route(Coordinator* coordinator) {
   api("/api/queue", "web:/api/queue", false,
       [views](const Identity& who, const httplib::Request&) { return views->Queue(who); });
   api("/api/report", "web:/api/report", true,
-      [views](const Identity& who, const httplib::Request& req) -> absl::StatusOr<json> {
-        absl::StatusOr<std::string> phase = NameParam(req, "phase");
-        if (!phase.ok()) return phase.status();
-        absl::StatusOr<std::string> board = NameParam(req, "board");
-        if (!board.ok()) return board.status();
-        return views->Report(who, *phase, *board);
-      });
-
-  // Unknown paths and refused requests (413 for a body over the limit) answer without echoing
-  // anything of the request.
-  http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty()) return;
-    const std::string message = res.status == 413 ? "the request is too large"
-                                : res.status == 404 ? "no such page"
-                                                    : "the request was refused";
-    if (req.path.rfind("/api/", 0) == 0) {
-      SendJson(res, res.status, {{"error", message}});
-    } else {
-      res.set_content(message + "\n", "text/plain; charset=utf-8");
-    }
-  });
-  http.set_exception_handler([](const httplib::Request&, httplib::Response& res,
-                                std::exception_ptr) {
-    SendJson(res, 500, {{"error", "internal error"}});
-  });
+      WithPhaseAndBoard([views](const Identity& who, const std::string& phase,
+                                const std::string& board) {
+        return views->Report(who, phase, board);
+      }));
+  SetErrorHandlers(http);
 }
 
 WebServer::~WebServer() {
