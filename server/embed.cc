@@ -289,7 +289,11 @@ absl::StatusOr<ScoreboardSpec> ArenaDatabase::RecordedScoreboard(const std::stri
   spec.phase = phase_key.empty() ? (phase.empty() ? "practice" : phase) : phase_key;
   spec.batch_size = built.input.batch_size;
   spec.n_batches = built.input.n_batches;
-  for (const auto& [name, unused] : built.input.problems) spec.problems.push_back({name});
+  for (const auto& [name, unused] : built.input.problems) {
+    ScoreboardProblem p;
+    p.name = name;
+    spec.problems.push_back(std::move(p));
+  }
   return spec;
 }
 

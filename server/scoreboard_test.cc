@@ -97,7 +97,11 @@ TEST(ScoreboardTest, DemoSizeFromSqliteFitsOnceAndCostsWellUnderTwoSeconds) {
   spec.phase = "practice";
   spec.batch_size = 8;
   spec.n_batches = 16;
-  for (const std::string& p : problems) spec.problems.push_back({p});
+  for (const std::string& name : problems) {
+    ScoreboardProblem p;
+    p.name = name;
+    spec.problems.push_back(std::move(p));
+  }
   Scoreboard board(store.get(), kMainBoard, spec);
   auto snapshot = board.Snapshot();
   ASSERT_TRUE(snapshot.ok()) << snapshot.status();
