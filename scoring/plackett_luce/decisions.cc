@@ -1,13 +1,12 @@
 #include "scoring/plackett_luce/decisions.h"
 
 #include <algorithm>
-#include <atomic>
-#include <mutex>
 #include <cmath>
-#include <thread>
+#include <cstdint>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "scoring/plackett_luce/internal/parallel.h"
 
 namespace bbo::scoring::pl {
 
@@ -207,35 +206,29 @@ void ParetoProbabilities(const RatingPosterior& post, Decisions* out) {
   const std::vector<int>& candidates = out->candidates;
   const int m = static_cast<int>(candidates.size());
   out->p_pareto.assign(n, 0);
-  // Draws are independent: counted on every core, each thread its own counts.
-  std::atomic<int> next{0};
-  std::mutex mu;
-  std::vector<int> non_dominated(n, 0);
-  auto work = [&] {
-    std::vector<int> mine(n, 0);
-    for (int s; (s = next.fetch_add(1)) < S;) {
-      for (int x = 0; x < m; ++x) {
-        const int i = candidates[x];
-        bool dominated = false;
-        for (int y = 0; y < m && !dominated; ++y) {
-          const int j = candidates[y];
-          if (j == i) continue;
-          bool everywhere = true;
-          for (int t = 0; t < T && everywhere; ++t)
-            everywhere = post.Theta(t, s, j) > post.Theta(t, s, i);
-          dominated = everywhere;
-        }
-        if (!dominated) ++mine[i];
+  // Draws are independent: counted on every core, one flag per draw and candidate.
+  std::vector<uint8_t> non_dominated_in(static_cast<size_t>(S) * m, 0);
+  internal::ParallelFor(S, 0, [&](int s) {
+    for (int x = 0; x < m; ++x) {
+      const int i = candidates[x];
+      bool dominated = false;
+      for (int y = 0; y < m && !dominated; ++y) {
+        const int j = candidates[y];
+        if (j == i) continue;
+        bool everywhere = true;
+        for (int t = 0; t < T && everywhere; ++t)
+          everywhere = post.Theta(t, s, j) > post.Theta(t, s, i);
+        dominated = everywhere;
       }
+      non_dominated_in[static_cast<size_t>(s) * m + x] = !dominated;
     }
-    std::lock_guard<std::mutex> l(mu);
-    for (int i = 0; i < n; ++i) non_dominated[i] += mine[i];
-  };
-  const int threads = std::max(1, std::min<int>(S, std::thread::hardware_concurrency()));
-  std::vector<std::thread> pool;
-  for (int k = 1; k < threads; ++k) pool.emplace_back(work);
-  work();
-  for (std::thread& th : pool) th.join();
+  });
+  std::vector<int> non_dominated(n, 0);
+  for (int s = 0; s < S; ++s) {
+    for (int x = 0; x < m; ++x) {
+      non_dominated[candidates[x]] += non_dominated_in[static_cast<size_t>(s) * m + x];
+    }
+  }
   for (int i : candidates) out->p_pareto[i] = static_cast<double>(non_dominated[i]) / S;
 }
 
@@ -258,18 +251,9 @@ absl::StatusOr<Decisions> Decide(const RatingPosterior& post, const DecisionOpti
   }
   // Pairs are independent: compared on every core, kept in order.
   out.pairs.resize(pairs.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t k; (k = next.fetch_add(1)) < pairs.size();) {
-      out.pairs[k] = ComparePair(post, rows, pairs[k].first, pairs[k].second, o);
-    }
-  };
-  const int threads =
-      std::max(1, std::min<int>(static_cast<int>(pairs.size()), std::thread::hardware_concurrency()));
-  std::vector<std::thread> pool;
-  for (int k = 1; k < threads; ++k) pool.emplace_back(work);
-  work();
-  for (std::thread& th : pool) th.join();
+  internal::ParallelFor(static_cast<int>(pairs.size()), 0, [&](int k) {
+    out.pairs[k] = ComparePair(post, rows, pairs[k].first, pairs[k].second, o);
+  });
   Eliminate(o, n, &out);
   MarkResolved(n, post.T(), &out);
   ParetoProbabilities(post, &out);

@@ -13,6 +13,7 @@
 #include "scoring/plackett_luce/internal/helmert.h"
 #include "scoring/plackett_luce/internal/pl_eval.h"
 #include "scoring/plackett_luce/internal/random.h"
+#include "scoring/plackett_luce/internal/parallel.h"
 
 namespace bbo::scoring::pl {
 namespace {
@@ -122,22 +123,7 @@ absl::Status CheckGibbs(const DirichletOptions& o, bool need_alpha) {
   return absl::OkStatus();
 }
 
-int ThreadCount(int requested, int work) {
-  int t = requested > 0 ? requested : static_cast<int>(std::thread::hardware_concurrency());
-  return std::max(1, std::min(t, work));
-}
-
-template <typename F>
-void ParallelFor(int count, int threads, F&& f) {
-  std::atomic<int> next{0};
-  auto work = [&] {
-    for (int k; (k = next.fetch_add(1)) < count;) f(k);
-  };
-  std::vector<std::thread> pool;
-  for (int k = 1; k < ThreadCount(threads, count); ++k) pool.emplace_back(work);
-  work();
-  for (std::thread& th : pool) th.join();
-}
+using internal::ParallelFor;
 
 double Seconds(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

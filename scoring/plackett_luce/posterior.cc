@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "scoring/plackett_luce/diagnostics.h"
+#include "scoring/plackett_luce/internal/parallel.h"
 
 namespace bbo::scoring::pl {
 namespace {
@@ -16,11 +17,6 @@ double SortedQuantile(const std::vector<double>& sorted, double q) {
   const size_t lo = static_cast<size_t>(std::floor(h));
   const size_t hi = std::min(lo + 1, sorted.size() - 1);
   return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
-}
-
-int ThreadCount(int requested, int work) {
-  int t = requested > 0 ? requested : static_cast<int>(std::thread::hardware_concurrency());
-  return std::max(1, std::min(t, work));
 }
 
 }  // namespace
@@ -37,24 +33,17 @@ RatingSummary Summarize(const RatingPosterior& p, double lower_q, double upper_q
   out.lower.assign(out.mean.size(), 0);
   out.upper.assign(out.mean.size(), 0);
   // Timepoints are independent: summarized on every core.
-  std::atomic<int> next{0};
-  auto work = [&] {
+  internal::ParallelFor(T, 0, [&](int t) {
     std::vector<double> x(S);
-    for (int t; (t = next.fetch_add(1)) < T;) {
-      for (int i = 0; i < n; ++i) {
-        double sum = 0;
-        for (int s = 0; s < S; ++s) sum += x[s] = p.Theta(t, s, i);
-        std::sort(x.begin(), x.end());
-        out.mean[t * n + i] = sum / S;
-        out.lower[t * n + i] = SortedQuantile(x, lower_q);
-        out.upper[t * n + i] = SortedQuantile(x, upper_q);
-      }
+    for (int i = 0; i < n; ++i) {
+      double sum = 0;
+      for (int s = 0; s < S; ++s) sum += x[s] = p.Theta(t, s, i);
+      std::sort(x.begin(), x.end());
+      out.mean[t * n + i] = sum / S;
+      out.lower[t * n + i] = SortedQuantile(x, lower_q);
+      out.upper[t * n + i] = SortedQuantile(x, upper_q);
     }
-  };
-  std::vector<std::thread> pool;
-  for (int k = 1; k < ThreadCount(0, T); ++k) pool.emplace_back(work);
-  work();
-  for (std::thread& th : pool) th.join();
+  });
   return out;
 }
 
@@ -75,7 +64,7 @@ void ComputeDiagnostics(RatingPosterior& p, int threads) {
       d.ess_bulk[k] = pd.ess_bulk;
     }
   };
-  const int nt = ThreadCount(threads, params);
+  const int nt = internal::ThreadCount(threads, params);
   std::vector<std::thread> pool;
   for (int k = 1; k < nt; ++k) pool.emplace_back(work);
   work();

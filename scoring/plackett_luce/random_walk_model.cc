@@ -13,6 +13,7 @@
 #include "scoring/plackett_luce/internal/helmert.h"
 #include "scoring/plackett_luce/internal/pl_eval.h"
 #include "scoring/plackett_luce/internal/random.h"
+#include "scoring/plackett_luce/internal/parallel.h"
 
 namespace bbo::scoring::pl {
 namespace {
@@ -222,19 +223,7 @@ std::vector<double> Deltas(const TimeGrid& grid) {
   return d;
 }
 
-template <typename F>
-void ParallelFor(int count, int threads, F&& f) {
-  int nt = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
-  nt = std::max(1, std::min(nt, count));
-  std::atomic<int> next{0};
-  auto work = [&] {
-    for (int k; (k = next.fetch_add(1)) < count;) f(k);
-  };
-  std::vector<std::thread> pool;
-  for (int k = 1; k < nt; ++k) pool.emplace_back(work);
-  work();
-  for (std::thread& th : pool) th.join();
-}
+using internal::ParallelFor;
 
 // The log evidence of sigma = exp(u) plus its log-normal prior, remembering the best u scored
 // so far; each mode search starts from the previous one's mode.

@@ -1,13 +1,12 @@
 #include "scoring/plackett_luce/ranking_stats.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "scoring/plackett_luce/internal/random.h"
+#include "scoring/plackett_luce/internal/parallel.h"
 
 namespace bbo::scoring::pl {
 namespace {
@@ -300,22 +299,14 @@ absl::StatusOr<std::vector<PlStats>> ComputePlStats(const RankingSet& set,
   }
   StatsOptions finish = ties;
   finish.stage_form = form;
-  std::atomic<int> next{0};
-  auto work = [&] {
+  internal::ParallelFor(T, 0, [&](int t) {
     Mask remaining(words), key(words), m(words);
-    for (int t; (t = next.fetch_add(1)) < T;) {
-      for (size_t ri : of_t[t]) {
-        AddRanking(set.rankings[ri], words, form, &timepoints[t], &out[t], remaining, key);
-      }
-      FinishTimepoint(finish, t, timepoints[t], out[t], m);
-      timepoints[t] = Timepoint(0);  // its accumulators are no longer needed
+    for (size_t ri : of_t[t]) {
+      AddRanking(set.rankings[ri], words, form, &timepoints[t], &out[t], remaining, key);
     }
-  };
-  const int threads = std::max(1, std::min<int>(T, std::thread::hardware_concurrency()));
-  std::vector<std::thread> pool;
-  for (int k = 1; k < threads; ++k) pool.emplace_back(work);
-  work();
-  for (std::thread& th : pool) th.join();
+    FinishTimepoint(finish, t, timepoints[t], out[t], m);
+    timepoints[t] = Timepoint(0);  // its accumulators are no longer needed
+  });
   return out;
 }
 

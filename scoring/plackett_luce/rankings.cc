@@ -1,14 +1,13 @@
 #include "scoring/plackett_luce/rankings.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <thread>
 #include <limits>
 #include <map>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "scoring/plackett_luce/internal/parallel.h"
 
 namespace bbo::scoring::pl {
 
@@ -196,18 +195,10 @@ absl::StatusOr<RankingSet> BatchRankings(const ScoringInput& input) {
   std::vector<std::vector<std::vector<Ranking>>> per_problem(P, std::vector<std::vector<Ranking>>(T));
   std::vector<int> runs(P, 0);
   std::vector<absl::Status> status(P);
-  std::atomic<int> next{0};
-  auto work = [&] {
-    for (int k; (k = next.fetch_add(1)) < P;) {
-      status[k] = RankProblem(*problems[k].first, *problems[k].second, out.methods, T,
-                              per_problem[k], runs[k]);
-    }
-  };
-  const int threads = std::max(1, std::min<int>(P, std::thread::hardware_concurrency()));
-  std::vector<std::thread> pool;
-  for (int k = 1; k < threads; ++k) pool.emplace_back(work);
-  work();
-  for (std::thread& th : pool) th.join();
+  internal::ParallelFor(P, 0, [&](int k) {
+    status[k] = RankProblem(*problems[k].first, *problems[k].second, out.methods, T,
+                            per_problem[k], runs[k]);
+  });
   for (int k = 0; k < P; ++k) {
     RETURN_IF_ERROR(status[k]);
     out.runs += runs[k];
