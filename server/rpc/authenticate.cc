@@ -127,7 +127,12 @@ class AuthInterceptor final : public grpc::experimental::Interceptor {
   void End(grpc::experimental::InterceptorBatchMethods* methods) {
     std::optional<CallIdentities::Call> call = calls_->Release(context_, this);
     grpc::Status answer = methods->GetSendStatus();
-    if (call && !call->asked) {
+    // gRPC answers a call itself, without running its handler, when the server shuts down or
+    // the call was cancelled or ran out of time first: that is not a handler that forgot.
+    const bool answered_by_grpc = answer.error_code() == grpc::StatusCode::CANCELLED ||
+                                  answer.error_code() == grpc::StatusCode::UNAVAILABLE ||
+                                  answer.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
+    if (call && !call->asked && !answered_by_grpc) {
       spdlog::error("BUG: the handler of {} answered without asking for its caller's identity",
                     method_);
       answer = grpc::Status(grpc::StatusCode::INTERNAL,
