@@ -71,4 +71,20 @@ absl::StatusOr<nlohmann::json> SuggestionToJson(const v1::Suggestion& s) {
   return PointToJson(p);
 }
 
+void TurnReportToProto(const TurnReport& turn, v1::SubmitBatchRequest* out) {
+  out->set_suggest_time_s(turn.suggest_s);
+  out->set_observe_time_s(turn.observe_s);
+  const BatchFigures& f = turn.figures;
+  if (f.optimizer_cpu_s) out->set_optimizer_cpu_s(*f.optimizer_cpu_s);
+}
+
+TurnReport TurnReportFromProto(const v1::SubmitBatchRequest& in) {
+  TurnReport turn;
+  turn.suggest_s = in.suggest_time_s();
+  turn.observe_s = in.observe_time_s();
+  BatchFigures& f = turn.figures;
+  if (in.has_optimizer_cpu_s()) f.optimizer_cpu_s = in.optimizer_cpu_s();
+  return turn;
+}
+
 }  // namespace bbo

@@ -21,6 +21,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "bbo/v1/common.pb.h"
+#include "bbo/v1/study_service.pb.h"
+#include "common/batch_figures.h"
 #include "common/search_space.h"
 #include "nlohmann/json.hpp"
 
@@ -45,6 +47,12 @@ void PointToProto(const Point& p, v1::Suggestion* out);
 absl::Status SuggestionFromJson(const nlohmann::json& j, v1::Suggestion* out);
 // Suggestion -> JSON object. InvalidArgument naming the parameter for an empty ParamValue.
 absl::StatusOr<nlohmann::json> SuggestionToJson(const v1::Suggestion& s);
+
+// A host's report of the optimizer's turn <-> its fields of SubmitBatchRequest (the wall times
+// and one optional field per batch figure, common/batch_figures.h). From the wire the figures
+// are as sent: CheckedFigures is the coordinator's rule.
+void TurnReportToProto(const TurnReport& turn, v1::SubmitBatchRequest* out);
+TurnReport TurnReportFromProto(const v1::SubmitBatchRequest& in);
 
 }  // namespace bbo
 

@@ -134,5 +134,35 @@ TEST(WireTest, PointToProtoReplacesThePreviousParams) {
   EXPECT_EQ(s.params().at("new").int_value(), 2);
 }
 
+TEST(WireTest, ATurnReportRoundTripsAndAnUnknownFigureStaysUnknown) {
+  TurnReport turn;
+  turn.suggest_s = 1.25;
+  turn.observe_s = 0.5;
+  turn.figures.optimizer_cpu_s = 0.75;
+  v1::SubmitBatchRequest req;
+  TurnReportToProto(turn, &req);
+  const TurnReport back = TurnReportFromProto(req);
+  EXPECT_EQ(back.suggest_s, 1.25);
+  EXPECT_EQ(back.observe_s, 0.5);
+  EXPECT_EQ(back.figures, turn.figures);
+  v1::SubmitBatchRequest none;
+  TurnReportToProto(TurnReport{}, &none);
+  EXPECT_FALSE(none.has_optimizer_cpu_s());
+  EXPECT_EQ(TurnReportFromProto(none).figures, BatchFigures{});
+}
+
+TEST(WireTest, TheCoordinatorKeepsOnlyFiguresThatAreNonNegativeNumbers) {
+  for (double bad : {-0.5, std::nan(""), HUGE_VAL}) {
+    BatchFigures f;
+    f.optimizer_cpu_s = bad;
+    EXPECT_FALSE(CheckedFigures(f).optimizer_cpu_s.has_value()) << bad;
+    EXPECT_FALSE(AnyFigure(CheckedFigures(f)));
+  }
+  BatchFigures ok;
+  ok.optimizer_cpu_s = 0;
+  EXPECT_EQ(CheckedFigures(ok), ok);
+  EXPECT_TRUE(AnyFigure(ok));
+}
+
 }  // namespace
 }  // namespace bbo

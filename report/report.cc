@@ -181,6 +181,7 @@ static absl::StatusOr<Report> ComputeSections(const ScoringInput& input, const R
   if (!anytime.ok()) return anytime.status();
   report.anytime = *std::move(anytime);
   report.attainment = ComputeAttainment(report.board, input, {0, 0.25, 0.5, 0.75, 1});
+  report.resources = ComputeResources(input);
   return report;
 }
 
@@ -297,6 +298,7 @@ nlohmann::json ReportJson(const Report& report, const ScoringInput& input,
   j["nonparametric"] = NonparametricJson(report);
   j["anytime"] = AnytimeJson(report);
   j["attainment"] = AttainmentJson(report.attainment);
+  j["resources"] = ResourcesJson(report.resources);
   AddPlackettLuce(report, j);
   if (!racing.is_null()) j["racing"] = racing;
   return j;

@@ -29,6 +29,10 @@
 //                                     "avg_fractional_rank": [t]}}},
 //    "attainment": {"levels": [0, 0.25, 0.5, 0.75, 1],
 //                   "methods": {method: [[t] per level]}},
+//    "resources": what the optimizers used per batch as their hosts measured it
+//        (report/resources.h): {"figures": [{"name", "heading"}], "methods": [{"method",
+//        <figure name>: {"batches", "median", "max"}}]}, a method listed when any figure of it
+//        was measured,
 //    "plackett_luce": the Bayesian Plackett-Luce ranking over time of the input's methods (a
 //        coordinator's pooled random-search row is not one): scoring::pl::PlackettLuceJson, layout
 //        "bbo-arena/plackett-luce/1" (docs/plackett-luce.md §7: "final" {posterior_mean, lower,
@@ -55,6 +59,7 @@
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 #include "report/report_csv.h"
+#include "report/resources.h"
 #include "scoring/anytime.h"
 #include "scoring/bootstrap.h"
 #include "scoring/borda.h"
@@ -126,6 +131,8 @@ struct Report {
   std::vector<GroupRanking> groups;
   AnytimeResult anytime;
   Attainment attainment;
+  // What the optimizers used per batch, as their hosts measured it (report/resources.h).
+  std::vector<MethodResources> resources;
   // The Plackett-Luce rankings of the input (never fails the report); null when
   // options.plackett_luce is false.
   std::shared_ptr<const PlackettLuceFits> plackett_luce;

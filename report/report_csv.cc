@@ -328,6 +328,21 @@ void AddAttainment(const json& att, std::map<std::string, std::string>& files) {
   files["attainment.csv"] = w.str();
 }
 
+// resources.csv: per submission and per-batch figure (common/batch_figures.h), the batches
+// measured and the median and maximum per batch.
+void AddResources(const json& res, std::map<std::string, std::string>& files) {
+  if (!res.is_object()) return;
+  CsvWriter w({"method", "figure", "batches", "median", "max"});
+  for (const json& m : Arr(Get(res, "methods"))) {
+    for (const json& f : Arr(Get(res, "figures"))) {
+      const json& use = Get(m, Str(Get(f, "name")));
+      w.Row({Get(m, "method"), Get(f, "name"), Get(use, "batches"), Get(use, "median"),
+             Get(use, "max")});
+    }
+  }
+  files["resources.csv"] = w.str();
+}
+
 }  // namespace
 
 std::map<std::string, std::string> ReportCsv(const json& r) {
@@ -340,6 +355,7 @@ std::map<std::string, std::string> ReportCsv(const json& r) {
   AddNonparametric(Get(r, "nonparametric"), files);
   AddAnytime(Get(Get(r, "anytime"), "methods"), files);
   AddAttainment(Get(r, "attainment"), files);
+  AddResources(Get(r, "resources"), files);
   AddPlackettLuce(Get(r, "plackett_luce"), "plackett_luce", "batch", files);
   AddPlackettLuce(Get(r, "plackett_luce_seconds"), "plackett_luce_seconds", "timepoint", files);
   AddRacing(Get(r, "racing"), files);

@@ -17,6 +17,7 @@
 #include "report/internal/plackett_luce_section.h"
 #include "report/internal/racing_section.h"
 #include "report/internal/rank_sections.h"
+#include "report/internal/resources_section.h"
 #include "report/internal/summary_section.h"
 
 namespace bbo::scoring {
@@ -32,10 +33,11 @@ using internal::RenderBorda;
 using internal::RenderEcdf;
 using internal::RenderFractionalRank;
 using internal::RenderHeatmap;
-using internal::RenderRacing;
 using internal::RenderLeaderboard;
 using internal::RenderPlackettLuce;
 using internal::RenderPlackettLuceSeconds;
+using internal::RenderRacing;
+using internal::RenderResources;
 using internal::RenderScorePlot;
 using internal::RenderSummary;
 using internal::Section;
@@ -90,6 +92,7 @@ std::string RenderDocument(const json& report) {
       {"plackett-luce-seconds", "Bayesian ranking over optimizer time (Plackett-Luce)",
        RenderPlackettLuceSeconds(rows, report, styles)},
       {"racing", "Racing", RenderRacing(report)},
+      {"resources", "Optimizer resources", RenderResources(report)},
       {"heatmap", "Per-problem scores", RenderHeatmap(rows, report)},
   };
   const std::string phase = Str(Get(report, "phase"));

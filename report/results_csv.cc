@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -49,11 +50,36 @@ void WriteNumber(std::ostream& out, double v) {
   out << buf;
 }
 
+// A figure's field: empty (unknown) or a finite number >= 0.
+absl::StatusOr<std::optional<double>> ParseFigure(absl::string_view field, int line,
+                                                  absl::string_view column) {
+  const absl::string_view f = absl::StripAsciiWhitespace(field);
+  if (f.empty()) return std::nullopt;
+  double v;
+  if (!absl::SimpleAtod(f, &v) || !std::isfinite(v) || v < 0) {
+    return LineError(line, absl::StrCat(column, " \"", field,
+                                        "\" is not a number >= 0 (leave it empty if unknown)"));
+  }
+  return v;
+}
+
 }  // namespace
 
 absl::Status WriteResultsCsv(std::ostream& out, const ResultsTable& table) {
+  // The figures some row knows, in kBatchFigures order.
+  std::vector<const BatchFigure*> figures;
+  for (const BatchFigure& f : kBatchFigures) {
+    for (const ResultsRow& r : table.rows) {
+      if ((r.figures.*f.value).has_value()) {
+        figures.push_back(&f);
+        break;
+      }
+    }
+  }
   out << "problem,method,trial,batch,suggestion,value"
-      << (table.has_generalization ? ",generalization\n" : "\n");
+      << (table.has_generalization ? ",generalization" : "");
+  for (const BatchFigure* f : figures) out << ',' << f->name;
+  out << '\n';
   for (const ResultsRow& r : table.rows) {
     out << r.problem << ',' << r.method << ',' << r.trial << ',' << r.batch << ','
         << r.suggestion << ',';
@@ -61,6 +87,10 @@ absl::Status WriteResultsCsv(std::ostream& out, const ResultsTable& table) {
     if (table.has_generalization) {
       out << ',';
       WriteNumber(out, r.generalization);
+    }
+    for (const BatchFigure* f : figures) {
+      out << ',';
+      if (const std::optional<double>& v = r.figures.*f->value) WriteNumber(out, *v);
     }
     out << '\n';
   }
@@ -125,6 +155,13 @@ absl::StatusOr<ResultsTable> ParseResultsCsv(std::istream& in) {
       if (!g.ok()) return g.status();
       r.generalization = *g;
     }
+    for (const BatchFigure& figure : kBatchFigures) {
+      auto c = col.find(figure.name);
+      if (c == col.end()) continue;
+      auto v = ParseFigure(f[c->second], lineno, figure.name);
+      if (!v.ok()) return v.status();
+      r.figures.*figure.value = *v;
+    }
     if (!seen.insert({r.problem, r.method, r.trial, r.batch, r.suggestion}).second) {
       return LineError(lineno, absl::StrCat("repeats problem ", r.problem, ", method ", r.method,
                                             ", trial ", r.trial, ", batch ", r.batch,
@@ -144,6 +181,7 @@ struct Cell {
   double visible = HUGE_VAL, scored = HUGE_VAL;
   int first_suggestion = INT32_MAX;
   int count = 0;
+  BatchFigures figures;  // the batch's (the first row that knows each)
 };
 
 // (method, problem, trial) -> its T batches.
@@ -166,6 +204,9 @@ bool CollectCells(const ResultsTable& table, const std::string& random_search_me
       c.first_suggestion = r.suggestion;
     }
     c.count++;
+    for (const BatchFigure& f : kBatchFigures) {
+      if (!(c.figures.*f.value).has_value()) c.figures.*f.value = r.figures.*f.value;
+    }
     ProblemBaselineInput& b = in->problems[r.problem];
     b.all_evals_min = std::min(b.all_evals_min, scored);
     if (r.method == random_search_method) {
@@ -200,7 +241,9 @@ void AddTrialCurves(const Cells& curves, bool generalization, ScoringInput* in,
   for (const auto& [key, cells] : curves) {
     const auto& [method, problem, trial] = key;
     TrialCurve c;
+    bool any_figure = false;
     for (const Cell& cell : cells) {
+      any_figure |= AnyFigure(cell.figures);
       if (cell.count == 0) {
         ++*missing_batches;
       } else if (cell.count < in->batch_size) {
@@ -208,6 +251,9 @@ void AddTrialCurves(const Cells& curves, bool generalization, ScoringInput* in,
       }
       c.batch_min.push_back(cell.scored);
       c.visible_min.push_back(cell.visible);
+    }
+    if (any_figure) {
+      for (const Cell& cell : cells) c.batch_figures.push_back(cell.figures);
     }
     if (!generalization) c.visible_min.clear();
     in->methods[method][problem].trials.push_back(std::move(c));

@@ -2,8 +2,10 @@
 #define BBO_REPORT_RESULTS_CSV_H_
 
 // Offline scoring input: a results table with one row per evaluation,
-//   problem,method,trial,batch,suggestion,value[,generalization]
-// (a header row naming the columns, in any order; `inf` for a crashed evaluation). The
+//   problem,method,trial,batch,suggestion,value[,generalization][,<figure>...]
+// (a header row naming the columns, in any order; `inf` for a crashed evaluation; a <figure> is
+// one of the per-batch figures of common/batch_figures.h, e.g. optimizer_cpu_s, repeated on
+// every row of its batch and empty where unknown; other columns are ignored). The
 // random-search method supplies the baselines. Used by `bbo score`; written by `bbo export`.
 
 #include <istream>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/batch_figures.h"
 #include "scoring/leaderboard.h"
 
 namespace bbo::scoring {
@@ -21,6 +24,9 @@ struct ResultsRow {
   int trial = 0, batch = 0, suggestion = 0;
   double value = 0;
   double generalization = 0;  // only meaningful when the table has the column
+  // The host's figures of the row's batch (common/batch_figures.h): a column each, written
+  // when any row has the figure, empty where unknown.
+  BatchFigures figures;
 };
 
 struct ResultsTable {

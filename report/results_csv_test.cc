@@ -4,6 +4,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "report/report_json.h"
@@ -192,6 +193,49 @@ TEST(ResultsCsvTest, WritesNoGeneralizationColumnUnlessTheTableHasOne) {
   auto parsed = Parse(csv.str());
   ASSERT_TRUE(parsed.ok());
   EXPECT_FALSE(parsed->has_generalization);
+}
+
+TEST(ResultsCsvTest, PerBatchFiguresTravelAsColumnsAndIntoTheTrialCurves) {
+  ResultsTable table;
+  // Trial 0 ran two batches with their CPU time known, trial 1 one batch without it.
+  ResultsRow a{"p", "A", 0, 0, 0, 3.0, 0};
+  a.figures.optimizer_cpu_s = 0.25;
+  ResultsRow b = a;
+  b.suggestion = 1;
+  b.value = 5.0;
+  ResultsRow c{"p", "A", 0, 1, 0, 1.0, 0};
+  c.figures.optimizer_cpu_s = 1.5;
+  ResultsRow d{"p", "A", 1, 0, 0, 2.0, 0};
+  ResultsRow rs{"p", "random-search", 0, 0, 0, 4.0, 0};
+  table.rows = {a, b, c, d, rs};
+  std::stringstream csv;
+  ASSERT_TRUE(WriteResultsCsv(csv, table).ok());
+  EXPECT_EQ(csv.str(),
+            "problem,method,trial,batch,suggestion,value,optimizer_cpu_s\n"
+            "p,A,0,0,0,3,0.25\np,A,0,0,1,5,0.25\np,A,0,1,0,1,1.5\np,A,1,0,0,2,\n"
+            "p,random-search,0,0,0,4,\n");
+  auto parsed = Parse(csv.str());
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_EQ(parsed->rows.size(), 5u);
+  EXPECT_EQ(parsed->rows[2].figures.optimizer_cpu_s, 1.5);
+  EXPECT_FALSE(parsed->rows[3].figures.optimizer_cpu_s.has_value());
+  auto built = BuildScoringInput(*parsed, "random-search", false);
+  ASSERT_TRUE(built.ok()) << built.status();
+  const auto& trials = built->input.methods.at("A").at("p").trials;
+  ASSERT_EQ(trials.size(), 2u);
+  ASSERT_EQ(trials[0].batch_figures.size(), 2u);
+  EXPECT_EQ(trials[0].batch_figures[0].optimizer_cpu_s, 0.25);
+  EXPECT_EQ(trials[0].batch_figures[1].optimizer_cpu_s, 1.5);
+  EXPECT_TRUE(trials[1].batch_figures.empty());  // nothing measured: no figures at all
+}
+
+TEST(ResultsCsvTest, AFigureThatIsNotANonNegativeNumberNamesItsLine) {
+  for (const char* bad : {"-1", "nan", "inf", "x"}) {
+    auto parsed = Parse(absl::StrCat("problem,method,trial,batch,suggestion,value,optimizer_cpu_s\n",
+                                     "p,A,0,0,0,1,0.5\np,A,0,1,0,1,", bad, "\n"));
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_THAT(parsed.status().message(), HasSubstr("line 3: optimizer_cpu_s"));
+  }
 }
 
 TEST(ResultsCsvTest, WriteFailureIsUnavailable) {

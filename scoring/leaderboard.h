@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/batch_figures.h"
 #include "scoring/baseline.h"
 #include "scoring/estimators.h"
 
@@ -38,6 +39,9 @@ struct TrialCurve {
   // not in it). nullopt: not recorded (a results CSV carries no timings). Its size is the number
   // of batches the study ran, which may be fewer than batch_min's (padded with +inf).
   std::optional<std::vector<double>> batch_end_seconds;
+  // Optional: the host's figures of each batch the study ran (common/batch_figures.h: the
+  // optimizer's CPU seconds, ...), each unset when not measured. Empty: none recorded.
+  std::vector<BatchFigures> batch_figures;
 };
 
 // All trials of one method (a submission) on one problem.

@@ -12,6 +12,8 @@ std::string Identity::Describe() const {
       return absl::StrCat("team:", name);
     case Role::kWorker:
       return absl::StrCat("worker:", name);
+    case Role::kCoordinator:
+      return "coordinator";
     case Role::kAnonymous:
       break;
   }
@@ -89,6 +91,8 @@ const char* RoleName(const Identity& who) {
     case Identity::Role::kOrganizer: return "organizer";
     case Identity::Role::kTeam: return "team";
     case Identity::Role::kWorker: return "worker";
+    case Identity::Role::kCoordinator:
+      return "coordinator";
     case Identity::Role::kAnonymous: break;
   }
   return "anonymous";

@@ -24,7 +24,9 @@
 namespace bbo {
 
 struct Identity {
-  enum class Role { kAnonymous, kOrganizer, kTeam, kWorker };
+  // kCoordinator: the coordinator's own work in its process (its random-search baseline, and
+  // tests standing in for a trusted host). No token yields it, so no network caller has it.
+  enum class Role { kAnonymous, kOrganizer, kTeam, kWorker, kCoordinator };
   Role role = Role::kAnonymous;
   // The team's or the worker credential's name ("" for organizers and anonymous callers).
   std::string name;
@@ -33,14 +35,16 @@ struct Identity {
   static Identity Organizer() { return {Role::kOrganizer, ""}; }
   static Identity Team(std::string name) { return {Role::kTeam, std::move(name)}; }
   static Identity Worker(std::string name) { return {Role::kWorker, std::move(name)}; }
+  static Identity Coordinator() { return {Role::kCoordinator, ""}; }
   bool is_organizer() const { return role == Role::kOrganizer; }
   bool is_team() const { return role == Role::kTeam; }
   bool is_worker() const { return role == Role::kWorker; }
-  // "organizer", "team:NAME", "worker:NAME", "anonymous" (logs and the audit).
+  bool is_coordinator() const { return role == Role::kCoordinator; }
+  // "organizer", "team:NAME", "worker:NAME", "coordinator", "anonymous" (logs and the audit).
   std::string Describe() const;
 };
 
-// The name of `who`'s role: "organizer", "team", "worker" or "anonymous".
+// The name of `who`'s role: "organizer", "team", "worker", "coordinator" or "anonymous".
 const char* RoleName(const Identity& who);
 
 // Whether `who` may see the job queue's operational details (jobs by state, running studies,

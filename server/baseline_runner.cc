@@ -18,7 +18,8 @@ absl::StatusOr<int> BaselineRunner::RunPending(const std::atomic<bool>* stop) {
     ASSIGN_OR_RETURN(std::optional<JobRecord> job,
                      jobs_->LeaseBuiltinJob(kOwner, clock_->NowSeconds() + kLeaseSeconds));
     if (!job) break;
-    ASSIGN_OR_RETURN(OpenedStudy study, studies_->OpenForJob(job->id, kOwner));
+    ASSIGN_OR_RETURN(OpenedStudy study,
+                     studies_->OpenForJob(Identity::Coordinator(), job->id, kOwner));
     // Random search samples the space the study presents, like any optimizer: in an anonymized
     // phase that is the opaque one.
     absl::StatusOr<SearchSpace> space = SearchSpace::FromJson(study.api_config);
@@ -33,7 +34,8 @@ absl::StatusOr<int> BaselineRunner::RunPending(const std::atomic<bool>* stop) {
       for (Point& p : space->SampleRandom(study.budget.batch_size, rng)) {
         points.push_back({std::move(p), ""});
       }
-      absl::StatusOr<BatchOutcome> out = studies_->SubmitBatch(study.study_id, b, points, 0, 0);
+      absl::StatusOr<BatchOutcome> out =
+          studies_->SubmitBatch(Identity::Coordinator(), study.study_id, b, points);
       if (!out.ok()) {
         error = absl::StrCat("baseline study failed: ", out.status().ToString());
         break;

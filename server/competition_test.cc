@@ -90,7 +90,7 @@ class PhasesTest : public ::testing::Test {
       auto job = coordinator_->store().LeaseJob("w", 1e12);
       ASSERT_TRUE(job.ok());
       if (!*job) break;
-      auto study = studies.OpenForJob((*job)->id, "w");
+      auto study = studies.OpenForJob(Identity::Coordinator(), (*job)->id, "w");
       ASSERT_TRUE(study.ok()) << study.status();
       for (int b = 0; b < study->budget.n_batches; ++b) {
         auto space = SearchSpace::FromJson(study->api_config);
@@ -99,7 +99,7 @@ class PhasesTest : public ::testing::Test {
         for (Point& p : space->SampleRandom(study->budget.batch_size, rng)) {
           points.push_back({std::move(p), ""});
         }
-        ASSERT_TRUE(studies.SubmitBatch(study->study_id, b, points, 0, 0).ok());
+        ASSERT_TRUE(studies.SubmitBatch(Identity::Coordinator(), study->study_id, b, points).ok());
       }
       ASSERT_TRUE(coordinator_->store().FinishJob((*job)->id, "w", "", 3).ok());
     }

@@ -45,7 +45,8 @@ TEST(CoordinatorTest, RefusesAProblemThatChangedSinceItsStudies) {
   {
     auto c = Coordinator::Create(o, One(0.25));
     ASSERT_TRUE(c.ok()) << c.status();
-    ASSERT_TRUE((*c)->studies().OpenPractice("quad").ok());  // records the signature
+    ASSERT_TRUE(
+        (*c)->studies().OpenPractice(Identity::Organizer(), "quad").ok());  // records the signature
   }
   {
     auto same = Coordinator::Create(o, One(0.25));
@@ -79,21 +80,22 @@ TEST(CoordinatorTest, RunsACompetitionEndToEndOnTheInMemoryStore) {
   EXPECT_EQ(*ran, 2);
   // A worker runs a registered job's study to completion.
   int64_t sub = *mem->AddSubmission({0, "opt", SubmissionKind::kPython, "d", 1}, "", {"quad"}, 3);
-  auto worker = co.queue().RegisterWorker("host", 1);
+  auto worker = co.queue().RegisterWorker(Identity::Worker("test"), "host", 1);
   ASSERT_TRUE(worker.ok());
-  auto job = co.queue().Lease(worker->worker_id);
+  auto job = co.queue().Lease(Identity::Worker("test"), worker->worker_id);
   ASSERT_TRUE(job.ok() && job->has_value()) << job.status();
   EXPECT_EQ((*job)->submission_id, sub);
-  auto study = co.studies().OpenForJob((*job)->job_id, worker->worker_id);
+  auto study = co.studies().OpenForJob(Identity::Coordinator(), (*job)->job_id, worker->worker_id);
   ASSERT_TRUE(study.ok()) << study.status();
   for (int b = 0; b < 3; ++b) {
     std::vector<IncomingPoint> points = {{{{"x", 0.25}}, ""}, {{{"x", 0.5}}, ""}};
-    auto out = co.studies().SubmitBatch(study->study_id, b, points, 0, 0);
+    auto out = co.studies().SubmitBatch(Identity::Coordinator(), study->study_id, b, points);
     ASSERT_TRUE(out.ok()) << out.status();
     EXPECT_DOUBLE_EQ(out->values[0], 0.0);
     EXPECT_EQ(out->study_done, b == 2);
   }
-  ASSERT_TRUE(co.queue().Finish(worker->worker_id, (*job)->job_id, "").ok());
+  ASSERT_TRUE(
+      co.queue().Finish(Identity::Worker("test"), worker->worker_id, (*job)->job_id, "").ok());
   EXPECT_EQ(mem->GetStudy(study->study_id)->state, StudyState::kCompleted);
   EXPECT_EQ(mem->CountJobs(sub)->done, 1);
   auto data = mem->LoadScoringData();
@@ -132,18 +134,18 @@ TEST(CoordinatorTest, ARestartReRunsInterruptedJobsOnceInANewEpoch) {
     EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
     EXPECT_THAT(second.status().message(), HasSubstr("another bbo-server is using"));
     sub = *co.store().AddSubmission({0, "opt", SubmissionKind::kPython, "d", 1}, "", {"quad"}, 3);
-    auto worker = co.queue().RegisterWorker("host", 1);
+    auto worker = co.queue().RegisterWorker(Identity::Worker("test"), "host", 1);
     ASSERT_TRUE(worker.ok());
     EXPECT_EQ(worker->epoch, 1);
     old_worker = worker->worker_id;
-    auto job = co.queue().Lease(old_worker);
+    auto job = co.queue().Lease(Identity::Worker("test"), old_worker);
     ASSERT_TRUE(job.ok() && job->has_value());
     EXPECT_EQ((*job)->epoch, 1);
     job_id = (*job)->job_id;
-    auto study = co.studies().OpenForJob(job_id, old_worker);
+    auto study = co.studies().OpenForJob(Identity::Coordinator(), job_id, old_worker);
     ASSERT_TRUE(study.ok()) << study.status();
     first_study = study->study_id;
-    ASSERT_TRUE(co.studies().SubmitBatch(first_study, 0, points, 0, 0).ok());
+    ASSERT_TRUE(co.studies().SubmitBatch(Identity::Coordinator(), first_study, 0, points).ok());
     // ... and the coordinator dies here.
   }
   auto c = Coordinator::Create(o, One(0.25));
@@ -155,23 +157,24 @@ TEST(CoordinatorTest, ARestartReRunsInterruptedJobsOnceInANewEpoch) {
   EXPECT_EQ(requeued.state, JobState::kQueued);
   EXPECT_EQ(requeued.attempts, 0);
   // The old worker learns it from its next call; the study's next batch is refused.
-  EXPECT_EQ(co.queue().Heartbeat(old_worker).code(), absl::StatusCode::kNotFound);
-  auto stale = co.studies().SubmitBatch(first_study, 1, points, 0, 0);
+  EXPECT_EQ(co.queue().Heartbeat(Identity::Worker("test"), old_worker).code(),
+            absl::StatusCode::kNotFound);
+  auto stale = co.studies().SubmitBatch(Identity::Coordinator(), first_study, 1, points);
   EXPECT_EQ(stale.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(stale.status().message(), HasSubstr("abandoned"));
   // Registered again, the worker runs the job from the start, once.
-  auto worker = co.queue().RegisterWorker("host", 1);
+  auto worker = co.queue().RegisterWorker(Identity::Worker("test"), "host", 1);
   ASSERT_TRUE(worker.ok());
-  auto job = co.queue().Lease(worker->worker_id);
+  auto job = co.queue().Lease(Identity::Worker("test"), worker->worker_id);
   ASSERT_TRUE(job.ok() && job->has_value());
   EXPECT_EQ((*job)->job_id, job_id);
   EXPECT_EQ((*job)->epoch, 2);
-  auto study = co.studies().OpenForJob(job_id, worker->worker_id);
+  auto study = co.studies().OpenForJob(Identity::Coordinator(), job_id, worker->worker_id);
   ASSERT_TRUE(study.ok()) << study.status();
   for (int b = 0; b < 2; ++b) {
-    ASSERT_TRUE(co.studies().SubmitBatch(study->study_id, b, points, 0, 0).ok());
+    ASSERT_TRUE(co.studies().SubmitBatch(Identity::Coordinator(), study->study_id, b, points).ok());
   }
-  ASSERT_TRUE(co.queue().Finish(worker->worker_id, job_id, "").ok());
+  ASSERT_TRUE(co.queue().Finish(Identity::Worker("test"), worker->worker_id, job_id, "").ok());
   EXPECT_EQ(co.store().CountJobs(sub)->done, 1);
   auto data = co.store().LoadScoringData();
   ASSERT_TRUE(data.ok());

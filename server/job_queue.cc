@@ -231,7 +231,7 @@ absl::StatusOr<SubmissionFiles> JobQueue::Fetch(const Identity& who, const std::
         "worker ", worker_id, " holds no current lease on job ", job_id, " of submission ",
         submission_id));
   }
-  return Fetch(submission_id);
+  return FilesOf(submission_id);
 }
 
 absl::StatusOr<ProblemFiles> JobQueue::FetchProblemFiles(const Identity& who,
@@ -259,7 +259,7 @@ absl::StatusOr<ProblemFiles> JobQueue::FetchProblemFiles(const Identity& who,
   return out;
 }
 
-absl::StatusOr<SubmissionFiles> JobQueue::Fetch(int64_t submission_id) {
+absl::StatusOr<SubmissionFiles> JobQueue::FilesOf(int64_t submission_id) {
   ASSIGN_OR_RETURN(SubmissionRecord sub, submissions_->GetSubmission(submission_id));
   if (sub.is_baseline) {
     return absl::InvalidArgumentError("the built-in baseline has no files");

@@ -141,18 +141,6 @@ class JobQueue {
   // Whether `worker_id` was registered by `who`.
   bool Owns(const Identity& who, const std::string& worker_id) const;
 
-  // Trusted in-process callers (tests, the coordinator's own baseline): no identity checks.
-  absl::StatusOr<WorkerRegistration> RegisterWorker(const std::string& hostname, int slots) {
-    return RegisterWorker(Trusted(), hostname, slots);
-  }
-  absl::Status Heartbeat(const std::string& worker_id) { return Heartbeat(Trusted(), worker_id); }
-  absl::StatusOr<std::optional<LeasedJob>> Lease(const std::string& worker_id) {
-    return Lease(Trusted(), worker_id);
-  }
-  absl::Status Finish(const std::string& worker_id, int64_t job_id, const std::string& error) {
-    return Finish(Trusted(), worker_id, job_id, error);
-  }
-  absl::StatusOr<SubmissionFiles> Fetch(int64_t submission_id);
   // Requeues jobs whose lease expired. Returns how many.
   absl::StatusOr<int> Sweep();
 
@@ -179,8 +167,8 @@ class JobQueue {
   double MeanJobSeconds() const;
 
  private:
-  // The identity of trusted in-process calls.
-  static Identity Trusted() { return Identity::Worker("(in-process)"); }
+  // The files of a submission (Fetch, once the lease is checked).
+  absl::StatusOr<SubmissionFiles> FilesOf(int64_t submission_id);
   absl::Status CheckOwner(const Identity& who, const std::string& worker_id) const;
   // Logs (and counts) the end of the submission of `job_id` when none of its jobs is left
   // queued or running.

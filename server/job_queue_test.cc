@@ -41,27 +41,28 @@ class JobQueueTest : public ::testing::Test {
 };
 
 TEST_F(JobQueueTest, UnregisteredWorkerCannotLease) {
-  EXPECT_EQ(queue_->Lease("nobody").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(queue_->Lease(Identity::Worker("test"), "nobody").status().code(),
+            absl::StatusCode::kNotFound);
 }
 
 TEST_F(JobQueueTest, HeartbeatsKeepLeaseAliveAndSilenceLosesIt) {
-  auto w = queue_->RegisterWorker("host", 1);
+  auto w = queue_->RegisterWorker(Identity::Worker("test"), "host", 1);
   ASSERT_TRUE(w.ok());
-  auto job = queue_->Lease(w->worker_id);
+  auto job = queue_->Lease(Identity::Worker("test"), w->worker_id);
   ASSERT_TRUE(job.ok() && job->has_value());
   EXPECT_EQ((*job)->kind, SubmissionKind::kExecutable);
   EXPECT_EQ((*job)->digest, "abc");
   for (int i = 0; i < 5; ++i) {  // 25 s of heartbeats every 5 s: lease survives
     clock_.Advance(absl::Seconds(5));
-    ASSERT_TRUE(queue_->Heartbeat(w->worker_id).ok());
+    ASSERT_TRUE(queue_->Heartbeat(Identity::Worker("test"), w->worker_id).ok());
     EXPECT_EQ(queue_->Sweep().value(), 0);
   }
   clock_.Advance(absl::Seconds(11));  // silent for longer than the 10 s TTL
   EXPECT_EQ(queue_->Sweep().value(), 1);
-  EXPECT_EQ(queue_->Finish(w->worker_id, (*job)->job_id, "").code(),
+  EXPECT_EQ(queue_->Finish(Identity::Worker("test"), w->worker_id, (*job)->job_id, "").code(),
             absl::StatusCode::kFailedPrecondition);
-  auto w2 = queue_->RegisterWorker("host2", 1);
-  auto again = queue_->Lease(w2->worker_id);
+  auto w2 = queue_->RegisterWorker(Identity::Worker("test"), "host2", 1);
+  auto again = queue_->Lease(Identity::Worker("test"), w2->worker_id);
   ASSERT_TRUE(again->has_value());
   EXPECT_EQ((*again)->job_id, (*job)->job_id);
 }
@@ -69,16 +70,16 @@ TEST_F(JobQueueTest, HeartbeatsKeepLeaseAliveAndSilenceLosesIt) {
 // A worker retrying a finish whose answer it lost (same request id) is answered OK again; the
 // job was finished once. Another id, or another worker, still gets FailedPrecondition.
 TEST_F(JobQueueTest, ARetriedFinishIsAnsweredAgain) {
-  auto w = queue_->RegisterWorker("host", 1);
+  auto w = queue_->RegisterWorker(Identity::Worker("test"), "host", 1);
   ASSERT_TRUE(w.ok());
-  auto job = queue_->Lease(w->worker_id);
+  auto job = queue_->Lease(Identity::Worker("test"), w->worker_id);
   ASSERT_TRUE(job.ok() && job->has_value());
-  const Identity trusted = Identity::Worker("(in-process)");
+  const Identity trusted = Identity::Worker("test");
   ASSERT_TRUE(queue_->Finish(trusted, w->worker_id, (*job)->job_id, "", "f1").ok());
   EXPECT_TRUE(queue_->Finish(trusted, w->worker_id, (*job)->job_id, "", "f1").ok());
   EXPECT_EQ(queue_->Finish(trusted, w->worker_id, (*job)->job_id, "", "f2").code(),
             absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(queue_->Finish(w->worker_id, (*job)->job_id, "").code(),
+  EXPECT_EQ(queue_->Finish(Identity::Worker("test"), w->worker_id, (*job)->job_id, "").code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(store_->GetJob((*job)->job_id)->state, JobState::kDone);
 }
@@ -86,12 +87,12 @@ TEST_F(JobQueueTest, ARetriedFinishIsAnsweredAgain) {
 // A long-poll lease waits for a job queued meanwhile and takes it; with nothing queued it
 // answers nullopt once its wait is over; a wait of zero answers at once.
 TEST_F(JobQueueTest, ALongPollLeaseTakesAJobQueuedWhileItWaits) {
-  auto w = queue_->RegisterWorker("host", 1);
+  auto w = queue_->RegisterWorker(Identity::Worker("test"), "host", 1);
   ASSERT_TRUE(w.ok());
   // Drain the fixture's two jobs.
-  ASSERT_TRUE((*queue_->Lease(w->worker_id)).has_value());
-  ASSERT_TRUE((*queue_->Lease(w->worker_id)).has_value());
-  const Identity trusted = Identity::Worker("(in-process)");
+  ASSERT_TRUE((*queue_->Lease(Identity::Worker("test"), w->worker_id)).has_value());
+  ASSERT_TRUE((*queue_->Lease(Identity::Worker("test"), w->worker_id)).has_value());
+  const Identity trusted = Identity::Worker("test");
   EXPECT_FALSE((*queue_->Lease(trusted, w->worker_id, absl::ZeroDuration())).has_value());
   EXPECT_FALSE((*queue_->Lease(trusted, w->worker_id, absl::Milliseconds(50))).has_value());
   const uint64_t before = queue_->version();
@@ -113,11 +114,19 @@ TEST_F(JobQueueTest, ALongPollLeaseTakesAJobQueuedWhileItWaits) {
   EXPECT_GT(queue_->version(), before);
 }
 
-TEST_F(JobQueueTest, FetchReturnsArchive) {
-  auto files = queue_->Fetch(sub_);
-  ASSERT_TRUE(files.ok());
+TEST_F(JobQueueTest, FetchReturnsTheArchiveToTheLeaseHolderOnly) {
+  const Identity worker = Identity::Worker("test");
+  auto w = queue_->RegisterWorker(worker, "host", 1);
+  ASSERT_TRUE(w.ok()) << w.status();
+  auto job = queue_->Lease(worker, w->worker_id);
+  ASSERT_TRUE(job.ok() && job->has_value());
+  auto files = queue_->Fetch(worker, w->worker_id, (*job)->job_id, sub_);
+  ASSERT_TRUE(files.ok()) << files.status();
   EXPECT_EQ(files->archive, "tar");
-  EXPECT_EQ(queue_->Fetch(999).status().code(), absl::StatusCode::kNotFound);
+  // Another submission than the leased job's, or another worker token: refused.
+  EXPECT_EQ(queue_->Fetch(worker, w->worker_id, (*job)->job_id, 999).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_FALSE(queue_->Fetch(Identity::Worker("other"), w->worker_id, (*job)->job_id, sub_).ok());
 }
 
 }  // namespace
@@ -131,10 +140,10 @@ TEST_F(JobQueueTest, ALeaseCarriesTheProblemDefinitionTheWorkerEvaluates) {
     if (job.problem != "p1") return std::nullopt;  // p2: the coordinator evaluates it
     return ProblemDefinition{"practice", "p1", 0, "", 0};
   });
-  auto w = queue_->RegisterWorker("host", 1);
+  auto w = queue_->RegisterWorker(Identity::Worker("test"), "host", 1);
   ASSERT_TRUE(w.ok());
-  auto first = queue_->Lease(w->worker_id);
-  auto second = queue_->Lease(w->worker_id);
+  auto first = queue_->Lease(Identity::Worker("test"), w->worker_id);
+  auto second = queue_->Lease(Identity::Worker("test"), w->worker_id);
   ASSERT_TRUE(first.ok() && first->has_value() && second.ok() && second->has_value());
   ASSERT_TRUE((*first)->problem.has_value());
   EXPECT_EQ((*first)->problem->name, "p1");
@@ -142,10 +151,10 @@ TEST_F(JobQueueTest, ALeaseCarriesTheProblemDefinitionTheWorkerEvaluates) {
 }
 
 TEST_F(JobQueueTest, ARefusedJobGoesToAnotherWorkerWithoutLosingAnAttempt) {
-  auto a = queue_->RegisterWorker("host-a", 1);
-  auto b = queue_->RegisterWorker("host-b", 1);
+  auto a = queue_->RegisterWorker(Identity::Worker("test"), "host-a", 1);
+  auto b = queue_->RegisterWorker(Identity::Worker("test"), "host-b", 1);
   ASSERT_TRUE(a.ok() && b.ok());
-  auto job = queue_->Lease(a->worker_id);
+  auto job = queue_->Lease(Identity::Worker("test"), a->worker_id);
   ASSERT_TRUE(job.ok() && job->has_value());
   const int64_t id = (*job)->job_id;
   queue_->Refuse(id, a->worker_id);
@@ -153,12 +162,12 @@ TEST_F(JobQueueTest, ARefusedJobGoesToAnotherWorkerWithoutLosingAnAttempt) {
   EXPECT_EQ(rec.state, JobState::kQueued);
   EXPECT_EQ(rec.attempts, 0);
   // Not to the worker that refused it: it gets the other job...
-  auto other = queue_->Lease(a->worker_id);
+  auto other = queue_->Lease(Identity::Worker("test"), a->worker_id);
   ASSERT_TRUE(other.ok() && other->has_value());
   EXPECT_NE((*other)->job_id, id);
-  EXPECT_FALSE(queue_->Lease(a->worker_id)->has_value());
+  EXPECT_FALSE(queue_->Lease(Identity::Worker("test"), a->worker_id)->has_value());
   // ... and another worker gets it.
-  auto elsewhere = queue_->Lease(b->worker_id);
+  auto elsewhere = queue_->Lease(Identity::Worker("test"), b->worker_id);
   ASSERT_TRUE(elsewhere.ok() && elsewhere->has_value());
   EXPECT_EQ((*elsewhere)->job_id, id);
   EXPECT_EQ(store_->GetJob(id)->attempts, 1);

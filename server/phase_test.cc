@@ -78,14 +78,14 @@ class CompetitionTest : public ::testing::Test {
     for (int j = 0; j < reg->jobs; ++j) {
       auto job = store_->LeaseJob("w", 1e12);
       ASSERT_TRUE(job.ok() && job->has_value());
-      auto study = studies_->OpenForJob((*job)->id, "w");
+      auto study = studies_->OpenForJob(Identity::Coordinator(), (*job)->id, "w");
       ASSERT_TRUE(study.ok()) << study.status();
       for (int b = 0; b < 3; ++b) {
         std::vector<IncomingPoint> pts;
         for (int i = 0; i < 4; ++i) {
           pts.push_back({testing::GoodPoint(1.0 + drift * (j + b + i)), ""});
         }
-        ASSERT_TRUE(studies_->SubmitBatch(study->study_id, b, pts, 0, 0).ok());
+        ASSERT_TRUE(studies_->SubmitBatch(Identity::Coordinator(), study->study_id, b, pts).ok());
       }
       ASSERT_TRUE(store_->FinishJob((*job)->id, "w", "", 3).ok());
     }
@@ -93,11 +93,11 @@ class CompetitionTest : public ::testing::Test {
 
   // Plays a leased job to its end with the optimum.
   void PlayLeased(const JobRecord& job) {
-    auto study = studies_->OpenForJob(job.id, "w");
+    auto study = studies_->OpenForJob(Identity::Coordinator(), job.id, "w");
     ASSERT_TRUE(study.ok()) << study.status();
     for (int b = 0; b < 3; ++b) {
       std::vector<IncomingPoint> pts(4, {testing::GoodPoint(1.0), ""});
-      ASSERT_TRUE(studies_->SubmitBatch(study->study_id, b, pts, 0, 0).ok());
+      ASSERT_TRUE(studies_->SubmitBatch(Identity::Coordinator(), study->study_id, b, pts).ok());
     }
     ASSERT_TRUE(store_->FinishJob(job.id, "w", "", 3).ok());
   }
@@ -194,11 +194,11 @@ TEST_F(CompetitionTest, LeaderboardRanksPerfectOptimizerAboveBaseline) {
   for (int j = 0; j < reg->jobs; ++j) {
     auto job = store_->LeaseJob("w", 1e12);
     ASSERT_TRUE(job.ok() && job->has_value());
-    auto study = studies_->OpenForJob((*job)->id, "w");
+    auto study = studies_->OpenForJob(Identity::Coordinator(), (*job)->id, "w");
     ASSERT_TRUE(study.ok()) << study.status();
     for (int b = 0; b < 3; ++b) {
       std::vector<IncomingPoint> pts(4, IncomingPoint{testing::GoodPoint(), ""});
-      ASSERT_TRUE(studies_->SubmitBatch(study->study_id, b, pts, 0, 0).ok());
+      ASSERT_TRUE(studies_->SubmitBatch(Identity::Coordinator(), study->study_id, b, pts).ok());
     }
     ASSERT_TRUE(store_->FinishJob((*job)->id, "w", "", 3).ok());
   }
@@ -208,14 +208,14 @@ TEST_F(CompetitionTest, LeaderboardRanksPerfectOptimizerAboveBaseline) {
   for (int j = 0; j < noisy->jobs; ++j) {
     auto job = store_->LeaseJob("w", 1e12);
     ASSERT_TRUE(job.ok() && job->has_value());
-    auto study = studies_->OpenForJob((*job)->id, "w");
+    auto study = studies_->OpenForJob(Identity::Coordinator(), (*job)->id, "w");
     ASSERT_TRUE(study.ok());
     for (int b = 0; b < 3; ++b) {
       std::vector<IncomingPoint> pts;
       for (int i = 0; i < 4; ++i) {
         pts.push_back({testing::GoodPoint(1.0 + 0.7 * j + 0.3 * b + 0.2 * i), ""});
       }
-      ASSERT_TRUE(studies_->SubmitBatch(study->study_id, b, pts, 0, 0).ok());
+      ASSERT_TRUE(studies_->SubmitBatch(Identity::Coordinator(), study->study_id, b, pts).ok());
     }
     ASSERT_TRUE(store_->FinishJob((*job)->id, "w", "", 3).ok());
   }
@@ -278,7 +278,7 @@ void PlayJobs(Store* store, StudyManager* studies, int64_t submission_id, double
     ASSERT_TRUE(job.ok());
     if (!job->has_value()) return;
     ASSERT_EQ((*job)->submission_id, submission_id);
-    auto study = studies->OpenForJob((*job)->id, "w");
+    auto study = studies->OpenForJob(Identity::Coordinator(), (*job)->id, "w");
     ASSERT_TRUE(study.ok()) << study.status();
     for (int b = 0; b < 3; ++b) {
       std::vector<IncomingPoint> pts;
@@ -286,7 +286,7 @@ void PlayJobs(Store* store, StudyManager* studies, int64_t submission_id, double
         pts.push_back({testing::GoodPoint(1.0 + drift * (1 + (*job)->trial + 0.3 * b + 0.2 * i)),
                        ""});
       }
-      ASSERT_TRUE(studies->SubmitBatch(study->study_id, b, pts, 0, 0).ok());
+      ASSERT_TRUE(studies->SubmitBatch(Identity::Coordinator(), study->study_id, b, pts).ok());
     }
     ASSERT_TRUE(store->FinishJob((*job)->id, "w", "", 3).ok());
     if (!only_problem.empty() && (*job)->problem != only_problem) {
@@ -657,7 +657,7 @@ TEST_F(CompetitionTest, WarmStartBoardRunsTheSameJobsWithRealNamesOnItsOwnBoard)
       ++main_jobs;
       seeds[{(*job)->problem, (*job)->trial}] = (*job)->seed;
     }
-    auto study = anon_studies.OpenForJob((*job)->id, "w");
+    auto study = anon_studies.OpenForJob(Identity::Coordinator(), (*job)->id, "w");
     ASSERT_TRUE(study.ok()) << study.status();
     const nlohmann::json& config = study->api_config;
     // Opaque names on the main board, the real ones on the warm-start board.
@@ -667,7 +667,7 @@ TEST_F(CompetitionTest, WarmStartBoardRunsTheSameJobsWithRealNamesOnItsOwnBoard)
     // anonymized board those names are invalid and random search replaces them.
     for (int b = 0; b < 3; ++b) {
       std::vector<IncomingPoint> pts(4, IncomingPoint{testing::GoodPoint(), ""});
-      ASSERT_TRUE(anon_studies.SubmitBatch(study->study_id, b, pts, 0, 0).ok());
+      ASSERT_TRUE(anon_studies.SubmitBatch(Identity::Coordinator(), study->study_id, b, pts).ok());
     }
     ASSERT_TRUE(store_->FinishJob((*job)->id, "w", "", 3).ok());
   }

@@ -126,7 +126,7 @@ class RaceTest : public ::testing::Test {
       EXPECT_TRUE(job.ok());
       if (!job.ok() || !*job) break;
       const std::string name = coordinator_->store().GetSubmission((*job)->submission_id)->name;
-      auto study = studies.OpenForJob((*job)->id, "w");
+      auto study = studies.OpenForJob(Identity::Coordinator(), (*job)->id, "w");
       EXPECT_TRUE(study.ok()) << study.status();
       if (!study.ok()) break;
       batches_run_[name] += study->budget.n_batches;
@@ -134,7 +134,10 @@ class RaceTest : public ::testing::Test {
       auto space = SearchSpace::FromJson(study->api_config);
       for (int b = 0; b < study->budget.n_batches; ++b) {
         if (name.rfind("crash", 0) == 0) {
-          EXPECT_TRUE(studies.ReportSuggestFailure(study->study_id, b, "segfault", true).ok());
+          EXPECT_TRUE(studies
+                          .ReportSuggestFailure(Identity::Coordinator(), study->study_id, b,
+                                                "segfault", true)
+                          .ok());
           break;
         }
         std::vector<IncomingPoint> points;
@@ -142,7 +145,7 @@ class RaceTest : public ::testing::Test {
           for (auto& [k, v] : p) v = std::get<double>(v) * Spread(name);
           points.push_back({std::move(p), ""});
         }
-        EXPECT_TRUE(studies.SubmitBatch(study->study_id, b, points, 0, 0).ok());
+        EXPECT_TRUE(studies.SubmitBatch(Identity::Coordinator(), study->study_id, b, points).ok());
       }
       EXPECT_TRUE(coordinator_->store().FinishJob((*job)->id, "w", "", 3).ok());
       ++played;

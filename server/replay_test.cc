@@ -33,13 +33,13 @@ TEST(ReplayTest, ReproducesARecordedStudyAndDetectsAChangedProblem) {
   StudyManager studies(store.get(), &set, &evaluator, &clock, so);
   std::mt19937_64 rng(3);
   for (const std::string& name : set.names()) {
-    auto study = studies.OpenPractice(name);
+    auto study = studies.OpenPractice(Identity::Organizer(), name);
     ASSERT_TRUE(study.ok());
     const Problem* p = *set.Get(name);
     for (int b = 0; b < 3; ++b) {
       std::vector<IncomingPoint> batch;
       for (const Point& pt : p->space().SampleRandom(4, rng)) batch.push_back({pt, ""});
-      ASSERT_TRUE(studies.SubmitBatch(study->study_id, b, batch, 0, 0).ok());
+      ASSERT_TRUE(studies.SubmitBatch(Identity::Coordinator(), study->study_id, b, batch).ok());
     }
     auto replay = ReplayStudy(store.get(), *p, study->study_id);
     ASSERT_TRUE(replay.ok()) << replay.status();

@@ -1,5 +1,6 @@
 #include "server/scoreboard.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <utility>
@@ -22,6 +23,9 @@ scoring::TrialCurve ToTrialCurve(StudyCurve&& c, int n_batches) {
   t.trial = c.trial;
   if (c.batch_end_seconds.size() == c.batch_min.size()) {
     t.batch_end_seconds = std::move(c.batch_end_seconds);
+  }
+  if (std::any_of(c.batch_figures.begin(), c.batch_figures.end(), AnyFigure)) {
+    t.batch_figures = std::move(c.batch_figures);
   }
   t.batch_min = std::move(c.batch_min);
   t.batch_min.resize(n_batches, HUGE_VAL);

@@ -171,12 +171,12 @@ class PlackettLuceSecondsReportTest : public ::testing::Test {
       auto job = store_.LeaseJob("w", 1e12);
       ASSERT_TRUE(job.ok()) << job.status();
       if (!job->has_value()) return;
-      auto study = studies_->OpenForJob((*job)->id, "w");
+      auto study = studies_->OpenForJob(Identity::Coordinator(), (*job)->id, "w");
       ASSERT_TRUE(study.ok()) << study.status();
       for (int b = 0; b < 3; ++b) {
         clock_.Advance(absl::Seconds(turn_s.at((*job)->submission_id)));
         std::vector<IncomingPoint> pts(2, {testing::GoodPoint(1.0 + (3 - b)), ""});
-        ASSERT_TRUE(studies_->SubmitBatch(study->study_id, b, pts, 0, 0).ok());
+        ASSERT_TRUE(studies_->SubmitBatch(Identity::Coordinator(), study->study_id, b, pts).ok());
       }
       ASSERT_TRUE(store_.FinishJob((*job)->id, "w", "", 3).ok());
     }

@@ -32,12 +32,15 @@ StudyManager::StudyManager(StudyStore* studies, JobStore* jobs, std::vector<Stud
 absl::StatusOr<OpenedStudy> StudyManager::OpenForJob(const Identity& who, int64_t job_id,
                                                      const std::string& worker_id,
                                                      const std::string& problem_signature) {
-  RETURN_IF_ERROR(AccessPolicy(options().hidden_phase, options().allow_anonymous).RequireWorker(who));
-  if (!worker_check_ || !worker_check_(who, worker_id)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("job ", job_id, " is not leased by worker ", worker_id.substr(0, 64)));
+  if (!who.is_coordinator()) {
+    RETURN_IF_ERROR(
+        AccessPolicy(options().hidden_phase, options().allow_anonymous).RequireWorker(who));
+    if (!worker_check_ || !worker_check_(who, worker_id)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("job ", job_id, " is not leased by worker ", worker_id.substr(0, 64)));
+    }
   }
-  return OpenForJob(job_id, worker_id, problem_signature);
+  return OpenJobStudy(job_id, worker_id, problem_signature);
 }
 
 absl::Status StudyManager::Authorize(const Identity& who, int64_t study_id) {
@@ -48,7 +51,7 @@ absl::Status StudyManager::Authorize(const Identity& who, int64_t study_id) {
     if (it == live_.end()) return absl::OkStatus();  // not running: the call says so
     live = it->second;
   }
-  if (who.is_organizer()) return absl::OkStatus();
+  if (who.is_organizer() || who.is_coordinator()) return absl::OkStatus();
   bool allowed = false;
   if (!live->owner_worker.empty()) {
     allowed = worker_check_ && worker_check_(who, live->owner_worker);
@@ -61,13 +64,12 @@ absl::Status StudyManager::Authorize(const Identity& who, int64_t study_id) {
 
 absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
     const Identity& who, int64_t study_id, int batch, const std::vector<IncomingPoint>& suggestions,
-    double host_suggest_time_s, double host_observe_time_s, std::optional<double> host_cpu_s,
-    const std::string& request_id) {
+    const TurnReport& turn, const std::string& request_id) {
   RETURN_IF_ERROR(Authorize(who, study_id));
   if (std::optional<BatchOutcome> again = Answered(who, study_id, batch, request_id)) {
     return *again;
   }
-  // Extra points are ignored (see the trusted SubmitBatch), but a request with more than any
+  // Extra points are ignored (see Submit), but a request with more than any
   // batch can hold is a broken client: refused, and the batch stays open for a correct one.
   if (suggestions.size() > static_cast<size_t>(kMaxBatchSize)) {
     return absl::InvalidArgumentError(absl::StrCat("suggestions: ", suggestions.size(),
@@ -75,8 +77,7 @@ absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
                                                    "limit of ",
                                                    kMaxBatchSize));
   }
-  absl::StatusOr<BatchOutcome> out = SubmitBatch(study_id, batch, suggestions, host_suggest_time_s,
-                                                 host_observe_time_s, host_cpu_s);
+  absl::StatusOr<BatchOutcome> out = Submit(study_id, batch, suggestions, turn);
   Remember(who, study_id, batch, request_id, out);
   return out;
 }
@@ -116,20 +117,20 @@ absl::StatusOr<BatchOutcome> StudyManager::ReportSuggestFailure(const Identity& 
   if (std::optional<BatchOutcome> again = Answered(who, study_id, batch, request_id)) {
     return *again;
   }
-  absl::StatusOr<BatchOutcome> out = ReportSuggestFailure(study_id, batch, message, optimizer_dead);
+  absl::StatusOr<BatchOutcome> out = FillAfterFailure(study_id, batch, message, optimizer_dead);
   Remember(who, study_id, batch, request_id, out);
   return out;
 }
 
 absl::Status StudyManager::OptimizerReady(const Identity& who, int64_t study_id) {
   RETURN_IF_ERROR(Authorize(who, study_id));
-  return OptimizerReady(study_id);
+  return Ready(study_id);
 }
 
 absl::StatusOr<StudyState> StudyManager::EndStudy(const Identity& who, int64_t study_id,
                                                   const std::string& reason, bool host_error) {
   RETURN_IF_ERROR(Authorize(who, study_id));
-  return EndStudy(study_id, reason, false, host_error);
+  return End(study_id, reason, host_error);
 }
 
 std::optional<ProblemDefinition> StudyManager::DefinitionForWorker(const JobRecord& job) const {
@@ -138,9 +139,8 @@ std::optional<ProblemDefinition> StudyManager::DefinitionForWorker(const JobReco
   return (*phase)->problems->Definition(job.problem);
 }
 
-absl::StatusOr<OpenedStudy> StudyManager::OpenForJob(int64_t job_id,
-                                                     const std::string& worker_id,
-                                                     const std::string& problem_signature) {
+absl::StatusOr<OpenedStudy> StudyManager::OpenJobStudy(int64_t job_id, const std::string& worker_id,
+                                                       const std::string& problem_signature) {
   ASSIGN_OR_RETURN(JobRecord job, jobs_->GetJob(job_id));
   if (job.state != JobState::kLeased || job.worker_id != worker_id) {
     return absl::FailedPreconditionError(
@@ -201,35 +201,19 @@ absl::StatusOr<OpenedStudy> StudyManager::OpenForJob(int64_t job_id,
   return opened;
 }
 
-absl::StatusOr<OpenedStudy> StudyManager::OpenPractice(const std::string& problem_name) {
-  return OpenPracticeFor(phases_.front(), problem_name, "");
-}
-
-absl::StatusOr<OpenedStudy> StudyManager::OpenPracticeFor(const StudyPhase& phase,
-                                                          const std::string& problem_name,
-                                                          std::string owner) {
-  ASSIGN_OR_RETURN(const Problem* problem, phase.problems->Get(problem_name));
-  StudyRecord rec;
-  rec.problem = problem_name;
-  rec.board = MainBoardKey(phase.key);
-  std::random_device rd;
-  return Open(phase, rec, problem, (static_cast<uint64_t>(rd()) << 32) ^ rd(), "",
-              std::move(owner));
-}
-
-absl::StatusOr<OpenedStudy> StudyManager::OpenPractice(const Identity& who,
-                                                       const std::string& problem) {
-  return OpenPractice(who, problem, phases_.front().key);
-}
-
-absl::StatusOr<OpenedStudy> StudyManager::OpenPractice(const Identity& who,
-                                                       const std::string& problem,
-                                                       const std::string& phase_key) {
-  ASSIGN_OR_RETURN(const StudyPhase* phase, Phase(phase_key));
+absl::StatusOr<OpenedStudy> StudyManager::OpenPractice(
+    const Identity& who, const std::string& problem_name,
+    const std::optional<std::string>& phase_key) {
+  ASSIGN_OR_RETURN(const StudyPhase* phase, Phase(phase_key.value_or(phases_.front().key)));
   const AccessPolicy access(phase->options.hidden_phase, phase->options.allow_anonymous);
   RETURN_IF_ERROR(access.RequireParticipant(who, "practice studies"));
   RETURN_IF_ERROR(access.RequireOrganizerIfHidden(who, "practice studies"));
-  return OpenPracticeFor(*phase, problem, who.Describe());
+  ASSIGN_OR_RETURN(const Problem* problem, phase->problems->Get(problem_name));
+  StudyRecord rec;
+  rec.problem = problem_name;
+  rec.board = MainBoardKey(phase->key);
+  std::random_device rd;
+  return Open(*phase, rec, problem, (static_cast<uint64_t>(rd()) << 32) ^ rd(), "", who.Describe());
 }
 
 absl::StatusOr<OpenedStudy> StudyManager::Open(const StudyPhase& phase, StudyRecord rec,
@@ -401,9 +385,8 @@ absl::Status StudyManager::CheckBudget(Live& live, double turn_s) {
       absl::StrCat(*why, "; the study is cut off and its best value so far stands"));
 }
 
-absl::StatusOr<StudyState> StudyManager::EndStudy(int64_t study_id,
-                                                  const std::string& raw_reason, bool cut_off,
-                                                  bool host_error) {
+absl::StatusOr<StudyState> StudyManager::End(int64_t study_id, const std::string& raw_reason,
+                                             bool host_error) {
   const std::string reason = Bounded(raw_reason);
   std::shared_ptr<Live> live;
   {
@@ -429,18 +412,15 @@ absl::StatusOr<StudyState> StudyManager::EndStudy(int64_t study_id,
   if (state == StudyState::kRunning) {
     // A job's host that gives up for its own reasons (a platform failure) leaves the study
     // unscored: the job runs again. Otherwise an unfinished study is the optimizer's failure.
-    const bool platform = host_error && live->record.job_id.has_value() && !cut_off;
-    state = cut_off ? StudyState::kCutOff : platform ? StudyState::kAbandoned : StudyState::kFailed;
+    const bool platform = host_error && live->record.job_id.has_value();
+    state = platform ? StudyState::kAbandoned : StudyState::kFailed;
     std::string why = Bounded(absl::StrCat("ended by host after ", live->next_batch, " of ",
                                            live->record.budget.n_batches, " batches: ", reason,
                                            platform ? " (a platform failure: the job runs again)"
                                                     : ""));
-    std::optional<StudyErrorRecord> error;
-    if (!cut_off) {
-      error = StudyErrorRecord{study_id, live->next_batch, platform ? "host_error" : "ended_early",
-                               reason};
-    }
-    s = Finish(*live, state, why, std::move(error));
+    s = Finish(*live, state, why,
+               StudyErrorRecord{study_id, live->next_batch, platform ? "host_error" : "ended_early",
+                                reason});
   } else {
     // Already ended in memory; if its end is still pending, this is another chance to write it.
     s = PersistEnd(*live);
@@ -516,7 +496,7 @@ absl::Status StudyManager::Sweep() {
   return first;
 }
 
-absl::Status StudyManager::OptimizerReady(int64_t study_id) {
+absl::Status StudyManager::Ready(int64_t study_id) {
   ASSIGN_OR_RETURN(std::shared_ptr<Live> live, Claim(study_id, 0));
   absl::Status out;
   if (!live->record.job_id.has_value()) {

@@ -48,14 +48,15 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/batch_figures.h"
 #include "common/clock.h"
 #include "common/opened_study.h"
 #include "common/optimizer_limits.h"
 #include "common/search_space.h"
 #include "common/study_budget.h"
+#include "problems/evaluator.h"
 #include "server/access.h"
 #include "server/anonymize.h"
-#include "problems/evaluator.h"
 #include "server/metrics.h"
 #include "server/problem_set.h"
 #include "server/store/job_store.h"
@@ -136,45 +137,47 @@ class StudyManager {
                StudyOptions options)
       : StudyManager(store, store, problems, evaluator, clock, options) {}
 
-  // Opens a study for a job leased by `worker_id`. NotFound (unknown job), FailedPrecondition
-  // (the job is not leased by this worker). A job that already has a running study abandons it
-  // (the worker restarted the job). A store error writing that end is returned (the end
-  // stays pending; Sweep retries it) and no study is opened.
+  // Every call takes its caller's identity once. A remote caller acts on its own studies only:
+  // the worker identity that opened it for its job (set_worker_check), or the team or
+  // organizer that opened a practice study; organizers may act on any, and so may the
+  // coordinator's own work (Identity::Coordinator(): its baseline runner). Another caller's
+  // running study is answered NotFound, as an unknown one is.
+
+  // Opens a study for job `job_id`, leased by `worker_id`, which `who` must have registered (a
+  // worker token; Identity::Coordinator() for the coordinator's own runner). NotFound (unknown
+  // job), FailedPrecondition (the job is not leased by this worker). A job that already has a
+  // running study abandons it (the worker restarted the job). A store error writing that end is
+  // returned (the end stays pending; Sweep retries it) and no study is opened.
   // `problem_signature` non-empty: the worker built the job's problem from its definition and
   // evaluates the study itself (see the class comment). A signature other than the problem's
   // is refused (FailedPrecondition) and reported to set_signature_mismatch, which hands the job
   // to another worker.
-  absl::StatusOr<OpenedStudy> OpenForJob(int64_t job_id, const std::string& worker_id,
-                                         const std::string& problem_signature = "");
-  // The same for a remote caller: `who` must have registered `worker_id` (a worker token;
-  // set_worker_check). The study then belongs to that worker's identity.
   absl::StatusOr<OpenedStudy> OpenForJob(const Identity& who, int64_t job_id,
                                          const std::string& worker_id,
                                          const std::string& problem_signature = "");
-  // Opens a practice study on a named problem (remote clients). NotFound for an unknown problem.
-  absl::StatusOr<OpenedStudy> OpenPractice(const std::string& problem);
-  // The same for a remote caller: PermissionDenied when `who` may not see the problems of this
-  // phase (AccessPolicy::RequireOrganizerIfHidden).
-  // Practice studies are for teams and organizers (AccessPolicy::RequireParticipant) and belong
-  // to their opener.
-  absl::StatusOr<OpenedStudy> OpenPractice(const Identity& who, const std::string& problem);
-  // The same on the problems of phase `phase_key`. NotFound for an unknown phase.
+  // Opens a practice study on a named problem of phase `phase_key` (nullopt: the first phase),
+  // for teams and organizers (AccessPolicy::RequireParticipant; in a hidden phase organizers
+  // only). It belongs to its opener. NotFound for an unknown problem or phase.
   absl::StatusOr<OpenedStudy> OpenPractice(const Identity& who, const std::string& problem,
-                                           const std::string& phase_key);
+                                           const std::optional<std::string>& phase_key = {});
 
-  // The study calls of a remote caller: the same as the trusted ones below, after checking that
-  // the study is `who`'s (the worker identity that opened it for its job, or the team that
-  // opened a practice study; organizers may act on any). Another caller's running study is
-  // answered NotFound, as an unknown one is.
+  // Evaluates one batch, suggested in a turn the host reports as `turn`. NotFound (unknown
+  // study, or another caller's), FailedPrecondition (study not running, or `batch` is not the
+  // next batch), DeadlineExceeded (over budget: the study is now cut off), Aborted (another
+  // call on this study is in progress), InvalidArgument (more points than any batch holds:
+  // refused, the batch stays open), store errors as they come. Missing or invalid points are
+  // replaced by random search and reported in the outcome's errors; extra points are ignored.
   // `request_id` ("" = none) makes SubmitBatch and ReportSuggestFailure idempotent: repeating
   // an answered call with the same id and batch (a client retrying after a lost answer) returns
   // the first answer again and evaluates nothing (the last answer of each of the most recent
   // kRememberedAnswers studies is kept).
   absl::StatusOr<BatchOutcome> SubmitBatch(const Identity& who, int64_t study_id, int batch,
                                            const std::vector<IncomingPoint>& suggestions,
-                                           double host_suggest_time_s, double host_observe_time_s,
-                                           std::optional<double> host_cpu_s,
+                                           const TurnReport& turn = {},
                                            const std::string& request_id = "");
+  // The optimizer failed to suggest batch `batch`. Records the error; when `optimizer_dead` the
+  // study ends as failed (best so far stands), otherwise a random-search batch is evaluated in
+  // its place. Same errors as SubmitBatch.
   absl::StatusOr<BatchOutcome> ReportSuggestFailure(const Identity& who, int64_t study_id,
                                                     int batch, const std::string& message,
                                                     bool optimizer_dead,
@@ -188,14 +191,23 @@ class StudyManager {
   absl::StatusOr<BatchOutcome> ReportValues(const Identity& who, int64_t study_id, int batch,
                                             std::vector<EvaluatedPoint> results, double eval_s,
                                             const std::string& request_id = "");
-  absl::StatusOr<BatchOutcome> ReportValues(int64_t study_id, int batch,
-                                            std::vector<EvaluatedPoint> results, double eval_s);
+  // The hosted optimizer of a study opened for a job has started: batch 0's turn clock restarts
+  // now, so start-up is not charged to the optimizer's budgets. Once per study, before batch 0
+  // (a repeated call is OK and changes nothing). DeadlineExceeded when start-up took longer than
+  // startup_budget_s (the study is then cut off with no result); FailedPrecondition for a
+  // practice study or one past batch 0; NotFound for an unknown study.
   absl::Status OptimizerReady(const Identity& who, int64_t study_id);
+  // Ends a study. A study that has not run all its batches ends as failed (the host gave up);
+  // an already-final study is left alone. Returns the final state. Store errors as they come:
+  // the end then stays pending (Sweep retries it; so does EndStudy).
+  // `host_error`: the host gives up for a reason of its own (a platform failure, not the
+  // optimizer's): a job's unfinished study is then abandoned instead, and its job runs again.
   absl::StatusOr<StudyState> EndStudy(const Identity& who, int64_t study_id,
                                       const std::string& reason, bool host_error = false);
 
   // How OpenForJob and the study calls tell whether `who` registered `worker_id` (the
-  // coordinator wires JobQueue::Owns). Unset: only trusted calls can open job studies.
+  // coordinator wires JobQueue::Owns). Unset: only the coordinator's own work can open job
+  // studies.
   void set_worker_check(std::function<bool(const Identity&, const std::string&)> check) {
     worker_check_ = std::move(check);
   }
@@ -209,46 +221,16 @@ class StudyManager {
   // evaluates.
   std::optional<ProblemDefinition> DefinitionForWorker(const JobRecord& job) const;
 
-  // Evaluates one batch. NotFound (unknown study), FailedPrecondition (study not running, or
-  // `batch` is not the next batch), DeadlineExceeded (over budget: the study is now cut off),
-  // Aborted (another call on this study is in progress), store errors as they come.
-  absl::StatusOr<BatchOutcome> SubmitBatch(int64_t study_id, int batch,
-                                           const std::vector<IncomingPoint>& suggestions,
-                                           double host_suggest_time_s,
-                                           double host_observe_time_s,
-                                           std::optional<double> host_cpu_s = std::nullopt);
-  // The optimizer failed to suggest batch `batch`. Records the error; when `optimizer_dead` the
-  // study ends as failed (best so far stands), otherwise a random-search batch is evaluated in
-  // its place. Same errors as SubmitBatch.
-  absl::StatusOr<BatchOutcome> ReportSuggestFailure(int64_t study_id, int batch,
-                                                    const std::string& message,
-                                                    bool optimizer_dead);
-  // The hosted optimizer of a study opened for a job has started: batch 0's turn clock restarts
-  // now, so start-up is not charged to the optimizer's budgets. Once per study, before batch 0
-  // (a repeated call is OK and changes nothing). DeadlineExceeded when start-up took longer than
-  // startup_budget_s (the study is then cut off with no result); FailedPrecondition for a
-  // practice study or one past batch 0; NotFound for an unknown study.
-  absl::Status OptimizerReady(int64_t study_id);
-  // Ends a study. A study that has not run all its batches ends as failed (the host gave up)
-  // unless `cut_off`; an already-final study is left alone. Returns the final state. Store
-  // errors as they come: the end then stays pending (Sweep retries it; so does EndStudy).
-  // `host_error`: the host gives up for a reason of its own (a platform failure, not the
-  // optimizer's): a job's unfinished study is then abandoned instead, and its job runs again.
-  absl::StatusOr<StudyState> EndStudy(int64_t study_id, const std::string& reason,
-                                      bool cut_off = false, bool host_error = false);
-
   // Cuts off practice studies whose turn ran past budget + grace (their client vanished),
   // retries the store writes of study ends that failed, and forgets finished studies. Call
   // periodically. Returns the first store error (the rest of the sweep still runs; what failed
   // is retried by the next Sweep).
   absl::Status Sweep();
 
-  // The problems OpenPractice accepts, in the order of the problem set.
-  std::vector<ProblemInfo> ListProblems() const;
-  // The same for a remote caller; PermissionDenied when `who` may not see them.
-  absl::StatusOr<std::vector<ProblemInfo>> ListProblems(const Identity& who) const;
-  absl::StatusOr<std::vector<ProblemInfo>> ListProblems(const Identity& who,
-                                                        const std::string& phase_key) const;
+  // The problems OpenPractice accepts on phase `phase_key` (nullopt: the first phase), in the
+  // order of the problem set; PermissionDenied when `who` may not see them.
+  absl::StatusOr<std::vector<ProblemInfo>> ListProblems(
+      const Identity& who, const std::optional<std::string>& phase_key = {}) const;
 
   // Number of studies held in memory (running, or ending: their end not yet in the store).
   int LiveStudies();
@@ -281,9 +263,7 @@ class StudyManager {
     std::vector<std::string> errors;
     BatchSource source = BatchSource::kOptimizer;
     double turn_s = 0;  // charged
-    double host_suggest_s = 0;
-    double host_observe_s = 0;
-    std::optional<double> host_cpu_s;
+    TurnReport host;    // as the host reported it
   };
   struct Live {
     StudyRecord record;
@@ -306,7 +286,7 @@ class StudyManager {
     // Set when the study is anonymized: what the optimizer sees.
     std::shared_ptr<const Anonymization> anonymization;
     // Who may act on it: the worker id that opened it for its job, or the Identity::Describe()
-    // of a practice study's opener ("" = trusted callers only).
+    // of a practice study's opener.
     std::string owner_worker;
     std::string owner;
   };
@@ -317,8 +297,18 @@ class StudyManager {
   absl::Mutex signatures_mu_;
   std::map<const Problem*, std::string> signatures_ ABSL_GUARDED_BY(signatures_mu_);
 
-  absl::StatusOr<OpenedStudy> OpenPracticeFor(const StudyPhase& phase, const std::string& problem,
-                                              std::string owner);
+  // The calls once `who` is known to be allowed (see the public ones).
+  absl::StatusOr<OpenedStudy> OpenJobStudy(int64_t job_id, const std::string& worker_id,
+                                           const std::string& problem_signature);
+  absl::StatusOr<BatchOutcome> Submit(int64_t study_id, int batch,
+                                      const std::vector<IncomingPoint>& suggestions,
+                                      const TurnReport& turn);
+  absl::StatusOr<BatchOutcome> FillAfterFailure(int64_t study_id, int batch,
+                                                const std::string& message, bool optimizer_dead);
+  absl::StatusOr<BatchOutcome> RecordValues(int64_t study_id, int batch,
+                                            std::vector<EvaluatedPoint> results, double eval_s);
+  absl::Status Ready(int64_t study_id);
+  absl::StatusOr<StudyState> End(int64_t study_id, const std::string& reason, bool host_error);
   // `max_batches` > 0 shortens the study to that many batches (a racing phase's job).
   absl::StatusOr<OpenedStudy> Open(const StudyPhase& phase, StudyRecord record,
                                    const Problem* problem, uint64_t seed,
@@ -331,8 +321,7 @@ class StudyManager {
   absl::StatusOr<std::shared_ptr<Live>> Claim(int64_t study_id, int batch, bool values = false);
   // The optimizer time charged for a turn of `turn_s` on the coordinator's clock (see the
   // class comment).
-  static double Charged(const Live& live, double turn_s, double host_suggest_s,
-                        double host_observe_s);
+  static double Charged(const Live& live, double turn_s, const TurnReport& host);
   void Release(const std::shared_ptr<Live>& live);
   // Why a turn of `turn_s` puts the study over budget; nullopt when within budget.
   std::optional<std::string> OverBudget(const Live& live, double turn_s) const;

@@ -18,21 +18,20 @@ using study_manager_internal::Bounded;
 using study_manager_internal::kInf;
 using study_manager_internal::kMaxWorkerTextBytes;
 
-double StudyManager::Charged(const Live& live, double turn_s, double host_suggest_s,
-                             double host_observe_s) {
+double StudyManager::Charged(const Live& live, double turn_s, const TurnReport& host) {
   if (!live.worker_evaluates) return turn_s;
-  const double host_s = host_suggest_s + host_observe_s;
+  const double host_s = host.suggest_s + host.observe_s;
   // The worker's measure of the optimizer alone; the coordinator's clock bounds it.
-  if (!std::isfinite(host_s) || host_suggest_s < 0 || host_observe_s < 0) return turn_s;
+  if (!std::isfinite(host_s) || host.suggest_s < 0 || host.observe_s < 0) return turn_s;
   return std::min(turn_s, host_s);
 }
 
-absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
-    int64_t study_id, int batch, const std::vector<IncomingPoint>& suggestions,
-    double host_suggest_time_s, double host_observe_time_s, std::optional<double> host_cpu_s) {
+absl::StatusOr<BatchOutcome> StudyManager::Submit(int64_t study_id, int batch,
+                                                  const std::vector<IncomingPoint>& suggestions,
+                                                  const TurnReport& turn) {
   ASSIGN_OR_RETURN(std::shared_ptr<Live> live, Claim(study_id, batch));
-  const double turn_s = Charged(*live, absl::ToDoubleSeconds(clock_->Now() - live->turn_started),
-                                host_suggest_time_s, host_observe_time_s);
+  const double turn_s =
+      Charged(*live, absl::ToDoubleSeconds(clock_->Now() - live->turn_started), turn);
   absl::StatusOr<BatchOutcome> out = [&]() -> absl::StatusOr<BatchOutcome> {
     RETURN_IF_ERROR(CheckBudget(*live, turn_s));
     const SearchSpace& space = live->problem->space();
@@ -78,18 +77,17 @@ absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
         replaced.push_back(true);
       }
     }
-    return Evaluate(*live, PendingBatch{std::move(points), std::move(replaced),
-                                        std::move(suggested), std::move(errors),
-                                        BatchSource::kOptimizer, turn_s, host_suggest_time_s,
-                                        host_observe_time_s, host_cpu_s});
+    return Evaluate(*live,
+                    PendingBatch{std::move(points), std::move(replaced), std::move(suggested),
+                                 std::move(errors), BatchSource::kOptimizer, turn_s, turn});
   }();
   Release(live);
   return out;
 }
 
-absl::StatusOr<BatchOutcome> StudyManager::ReportSuggestFailure(int64_t study_id, int batch,
-                                                                const std::string& raw_message,
-                                                                bool optimizer_dead) {
+absl::StatusOr<BatchOutcome> StudyManager::FillAfterFailure(int64_t study_id, int batch,
+                                                            const std::string& raw_message,
+                                                            bool optimizer_dead) {
   const std::string message = Bounded(raw_message);
   ASSIGN_OR_RETURN(std::shared_ptr<Live> live, Claim(study_id, batch));
   double turn_s = absl::ToDoubleSeconds(clock_->Now() - live->turn_started);
@@ -111,9 +109,9 @@ absl::StatusOr<BatchOutcome> StudyManager::ReportSuggestFailure(int64_t study_id
     std::vector<std::string> errors = {
         Bounded(absl::StrCat("suggest failed (batch filled by random search): ", message))};
     std::vector<std::string> suggested(points.size());
-    return Evaluate(*live, PendingBatch{std::move(points), std::move(replaced),
-                                        std::move(suggested), std::move(errors),
-                                        BatchSource::kRandomFill, turn_s, 0, 0, std::nullopt});
+    return Evaluate(
+        *live, PendingBatch{std::move(points), std::move(replaced), std::move(suggested),
+                            std::move(errors), BatchSource::kRandomFill, turn_s, TurnReport{}});
   }();
   Release(live);
   return out;
@@ -149,12 +147,12 @@ absl::StatusOr<BatchOutcome> StudyManager::ReportValues(const Identity& who, int
   if (std::optional<BatchOutcome> again = Answered(who, study_id, batch, request_id)) {
     return *again;
   }
-  absl::StatusOr<BatchOutcome> out = ReportValues(study_id, batch, std::move(results), eval_s);
+  absl::StatusOr<BatchOutcome> out = RecordValues(study_id, batch, std::move(results), eval_s);
   Remember(who, study_id, batch, request_id, out);
   return out;
 }
 
-absl::StatusOr<BatchOutcome> StudyManager::ReportValues(int64_t study_id, int batch,
+absl::StatusOr<BatchOutcome> StudyManager::RecordValues(int64_t study_id, int batch,
                                                         std::vector<EvaluatedPoint> results,
                                                         double eval_s) {
   ASSIGN_OR_RETURN(std::shared_ptr<Live> live, Claim(study_id, batch, /*values=*/true));
@@ -205,13 +203,9 @@ absl::StatusOr<BatchOutcome> StudyManager::Record(Live& live, PendingBatch batch
   rec.batch = live.next_batch;
   rec.source = batch.source;
   rec.turn_time_s = turn_s;
-  rec.host_suggest_time_s = batch.host_suggest_s;
-  rec.host_observe_time_s = batch.host_observe_s;
-  // A host's CPU figure is informational: a negative or non-finite one means "unknown".
-  if (batch.host_cpu_s.has_value() && std::isfinite(*batch.host_cpu_s) &&
-      *batch.host_cpu_s >= 0) {
-    rec.optimizer_cpu_s = batch.host_cpu_s;
-  }
+  rec.host_suggest_time_s = batch.host.suggest_s;
+  rec.host_observe_time_s = batch.host.observe_s;
+  rec.figures = CheckedFigures(batch.host.figures);
   rec.eval_time_s = eval_s;
   rec.errors = errors;
   double best = live.best;

@@ -16,23 +16,9 @@ absl::StatusOr<const StudyPhase*> StudyManager::Phase(const std::string& key) co
       absl::StrCat("no phase \"", key, "\" on this coordinator (its phases: ", known, ")"));
 }
 
-std::vector<ProblemInfo> StudyManager::ListProblems() const {
-  std::vector<ProblemInfo> out;
-  const ProblemSet* problems = phases_.front().problems;
-  for (const std::string& name : problems->names()) {
-    const Problem* p = *problems->Get(name);
-    out.push_back({name, p->description(), p->space().api_config().dump()});
-  }
-  return out;
-}
-
-absl::StatusOr<std::vector<ProblemInfo>> StudyManager::ListProblems(const Identity& who) const {
-  return ListProblems(who, phases_.front().key);
-}
-
 absl::StatusOr<std::vector<ProblemInfo>> StudyManager::ListProblems(
-    const Identity& who, const std::string& phase_key) const {
-  ASSIGN_OR_RETURN(const StudyPhase* phase, Phase(phase_key));
+    const Identity& who, const std::optional<std::string>& phase_key) const {
+  ASSIGN_OR_RETURN(const StudyPhase* phase, Phase(phase_key.value_or(phases_.front().key)));
   RETURN_IF_ERROR(
       AccessPolicy(phase->options.hidden_phase).RequireOrganizerIfHidden(who, "the problems"));
   std::vector<ProblemInfo> out;

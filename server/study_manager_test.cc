@@ -65,14 +65,15 @@ class StudyManagerTest : public ::testing::Test {
 };
 
 TEST_F(StudyManagerTest, RunsAllBatchesAndCompletes) {
-  auto study = manager_->OpenPractice("mixed");
+  auto study = manager_->OpenPractice(Identity::Organizer(), "mixed");
   ASSERT_TRUE(study.ok()) << study.status();
   EXPECT_EQ(study->budget.batch_size, 4);
   EXPECT_EQ(study->budget.n_batches, 3);
   EXPECT_THAT(study->api_config.dump(), HasSubstr("kernel"));
   for (int b = 0; b < 3; ++b) {
     clock_.Advance(absl::Seconds(1));
-    auto out = manager_->SubmitBatch(study->study_id, b, Batch(4), 0.5, 0.1);
+    auto out = manager_->SubmitBatch(Identity::Coordinator(), study->study_id, b, Batch(4),
+                                     TurnReport{.suggest_s = 0.5, .observe_s = 0.1});
     ASSERT_TRUE(out.ok()) << out.status();
     ASSERT_EQ(out->values.size(), 4u);
     EXPECT_DOUBLE_EQ(out->values[0], 0.0);                   // x = 1: the optimum
@@ -88,19 +89,19 @@ TEST_F(StudyManagerTest, RunsAllBatchesAndCompletes) {
   ASSERT_TRUE(values.ok());
   EXPECT_EQ(values->size(), 3u);
   // A completed study takes no more batches.
-  auto again = manager_->SubmitBatch(study->study_id, 3, Batch(4), 0, 0);
+  auto again = manager_->SubmitBatch(Identity::Coordinator(), study->study_id, 3, Batch(4));
   EXPECT_EQ(again.status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
 TEST_F(StudyManagerTest, InvalidSuggestionsOfEachKindAreReportedAndReplaced) {
-  auto study = manager_->OpenPractice("mixed");
+  auto study = manager_->OpenPractice(Identity::Organizer(), "mixed");
   ASSERT_TRUE(study.ok());
   std::vector<IncomingPoint> batch = Batch(4);
   batch[0].point["x"] = 7.5;                            // out of range
   batch[1].point["n"] = 2.5;                            // non-integral int
   batch[2].point["kernel"] = std::string("sigmoid");   // unknown cat
   batch[3].point.erase("flag");                         // missing key
-  auto out = manager_->SubmitBatch(study->study_id, 0, batch, 0, 0);
+  auto out = manager_->SubmitBatch(Identity::Coordinator(), study->study_id, 0, batch);
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ(out->errors.size(), 4u);
   EXPECT_THAT(out->errors[0], HasSubstr("\"x\""));
@@ -117,7 +118,7 @@ TEST_F(StudyManagerTest, InvalidSuggestionsOfEachKindAreReportedAndReplaced) {
   batch2[0].point["extra"] = 1.0;                                   // extra key
   batch2[1].point["x"] = std::numeric_limits<double>::quiet_NaN();  // NaN
   batch2[2].decode_error = "parameter \"x\": no value set";         // undecodable
-  auto out2 = manager_->SubmitBatch(study->study_id, 1, batch2, 0, 0);
+  auto out2 = manager_->SubmitBatch(Identity::Coordinator(), study->study_id, 1, batch2);
   ASSERT_TRUE(out2.ok()) << out2.status();
   ASSERT_EQ(out2->errors.size(), 3u);
   EXPECT_THAT(out2->errors[0], HasSubstr("extra"));
@@ -134,17 +135,17 @@ TEST_F(StudyManagerTest, InvalidSuggestionsOfEachKindAreReportedAndReplaced) {
 }
 
 TEST_F(StudyManagerTest, WrongBatchSizeIsPaddedOrTruncated) {
-  auto study = manager_->OpenPractice("mixed");
+  auto study = manager_->OpenPractice(Identity::Organizer(), "mixed");
   ASSERT_TRUE(study.ok());
-  auto few = manager_->SubmitBatch(study->study_id, 0, Batch(2), 0, 0);
+  auto few = manager_->SubmitBatch(Identity::Coordinator(), study->study_id, 0, Batch(2));
   ASSERT_TRUE(few.ok());
   EXPECT_EQ(few->values.size(), 4u);
   EXPECT_THAT(few->errors[0], HasSubstr("2 suggestions, expected 4"));
-  auto many = manager_->SubmitBatch(study->study_id, 1, Batch(6), 0, 0);
+  auto many = manager_->SubmitBatch(Identity::Coordinator(), study->study_id, 1, Batch(6));
   ASSERT_TRUE(many.ok());
   EXPECT_EQ(many->values.size(), 4u);
   EXPECT_THAT(many->errors[0], HasSubstr("extra points ignored"));
-  auto none = manager_->SubmitBatch(study->study_id, 2, {}, 0, 0);
+  auto none = manager_->SubmitBatch(Identity::Coordinator(), study->study_id, 2, {});
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(none->values.size(), 4u);
   EXPECT_TRUE(none->study_done);
@@ -156,15 +157,13 @@ TEST_F(StudyManagerTest, ARequestOverThePointLimitIsRefusedAndTheBatchStaysOpen)
   const Identity team = Identity::Team("red");
   auto study = manager_->OpenPractice(team, "mixed");
   ASSERT_TRUE(study.ok()) << study.status();
-  auto flood =
-      manager_->SubmitBatch(team, study->study_id, 0, Batch(kMaxBatchSize + 1), 0, 0, std::nullopt);
+  auto flood = manager_->SubmitBatch(team, study->study_id, 0, Batch(kMaxBatchSize + 1));
   EXPECT_EQ(flood.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(flood.status().message(),
               HasSubstr("suggestions: 1025 points in one request is over the limit of 1024"));
   EXPECT_TRUE(store_->StudyValues(study->study_id)->empty());
   // At the limit: the extra points are ignored, as for any batch that is too long.
-  auto at_limit =
-      manager_->SubmitBatch(team, study->study_id, 0, Batch(kMaxBatchSize), 0, 0, std::nullopt);
+  auto at_limit = manager_->SubmitBatch(team, study->study_id, 0, Batch(kMaxBatchSize));
   ASSERT_TRUE(at_limit.ok()) << at_limit.status();
   EXPECT_EQ(at_limit->values.size(), 4u);
   EXPECT_THAT(at_limit->errors[0], HasSubstr("extra points ignored"));
@@ -176,37 +175,28 @@ TEST_F(StudyManagerTest, ARetriedBatchIsAnsweredAgainAndEvaluatedOnce) {
   const Identity team = Identity::Team("red");
   auto study = manager_->OpenPractice(team, "mixed");
   ASSERT_TRUE(study.ok()) << study.status();
-  auto first = manager_->SubmitBatch(team, study->study_id, 0, Batch(4), 0, 0, std::nullopt, "r0");
+  auto first = manager_->SubmitBatch(team, study->study_id, 0, Batch(4), {}, "r0");
   ASSERT_TRUE(first.ok()) << first.status();
-  auto again =
-      manager_->SubmitBatch(team, study->study_id, 0, Batch(4, 2.0), 0, 0, std::nullopt, "r0");
+  auto again = manager_->SubmitBatch(team, study->study_id, 0, Batch(4, 2.0), {}, "r0");
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(again->values, first->values);
   EXPECT_EQ(store_->StudyValues(study->study_id)->size(), 1u);
   // Another caller with the same id is refused as for any study not its own.
-  EXPECT_EQ(manager_
-                ->SubmitBatch(Identity::Team("blue"), study->study_id, 0, Batch(4), 0, 0,
-                              std::nullopt, "r0")
+  EXPECT_EQ(manager_->SubmitBatch(Identity::Team("blue"), study->study_id, 0, Batch(4), {}, "r0")
                 .status()
                 .code(),
             absl::StatusCode::kNotFound);
   // Without the id, or with another one, a repeat is the protocol error it always was.
-  EXPECT_EQ(manager_->SubmitBatch(team, study->study_id, 0, Batch(4), 0, 0, std::nullopt, "")
-                .status()
-                .code(),
+  EXPECT_EQ(manager_->SubmitBatch(team, study->study_id, 0, Batch(4), {}, "").status().code(),
             absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(manager_->SubmitBatch(team, study->study_id, 0, Batch(4), 0, 0, std::nullopt, "r9")
-                .status()
-                .code(),
+  EXPECT_EQ(manager_->SubmitBatch(team, study->study_id, 0, Batch(4), {}, "r9").status().code(),
             absl::StatusCode::kFailedPrecondition);
   // The last batch: answered again after the study ended.
-  ASSERT_TRUE(
-      manager_->SubmitBatch(team, study->study_id, 1, Batch(4), 0, 0, std::nullopt, "r1").ok());
-  auto last = manager_->SubmitBatch(team, study->study_id, 2, Batch(4), 0, 0, std::nullopt, "r2");
+  ASSERT_TRUE(manager_->SubmitBatch(team, study->study_id, 1, Batch(4), {}, "r1").ok());
+  auto last = manager_->SubmitBatch(team, study->study_id, 2, Batch(4), {}, "r2");
   ASSERT_TRUE(last.ok()) << last.status();
   ASSERT_TRUE(last->study_done);
-  auto last_again =
-      manager_->SubmitBatch(team, study->study_id, 2, Batch(4), 0, 0, std::nullopt, "r2");
+  auto last_again = manager_->SubmitBatch(team, study->study_id, 2, Batch(4), {}, "r2");
   ASSERT_TRUE(last_again.ok()) << last_again.status();
   EXPECT_TRUE(last_again->study_done);
   EXPECT_EQ(last_again->values, last->values);
@@ -214,12 +204,12 @@ TEST_F(StudyManagerTest, ARetriedBatchIsAnsweredAgainAndEvaluatedOnce) {
 }
 
 TEST_F(StudyManagerTest, SlowSuggestCutsOffStudyAndKeepsBestSoFar) {
-  auto study = manager_->OpenPractice("mixed");
+  auto study = manager_->OpenPractice(Identity::Organizer(), "mixed");
   ASSERT_TRUE(study.ok());
-  auto first = manager_->SubmitBatch(study->study_id, 0, Batch(4, 1.5), 0, 0);
+  auto first = manager_->SubmitBatch(Identity::Coordinator(), study->study_id, 0, Batch(4, 1.5));
   ASSERT_TRUE(first.ok());
   clock_.Advance(absl::Seconds(10.5));  // over the 10 s per-suggest budget
-  auto late = manager_->SubmitBatch(study->study_id, 1, Batch(4), 0, 0);
+  auto late = manager_->SubmitBatch(Identity::Coordinator(), study->study_id, 1, Batch(4));
   EXPECT_EQ(late.status().code(), absl::StatusCode::kDeadlineExceeded);
   EXPECT_THAT(late.status().message(), HasSubstr("best value so far stands"));
   auto rec = store_->GetStudy(study->study_id);
@@ -233,22 +223,23 @@ TEST_F(StudyManagerTest, SlowSuggestCutsOffStudyAndKeepsBestSoFar) {
 }
 
 TEST_F(StudyManagerTest, StudyBudgetIsCumulative) {
-  auto study = manager_->OpenPractice("mixed");
+  auto study = manager_->OpenPractice(Identity::Organizer(), "mixed");
   ASSERT_TRUE(study.ok());
   clock_.Advance(absl::Seconds(9));
-  ASSERT_TRUE(manager_->SubmitBatch(study->study_id, 0, Batch(4), 0, 0).ok());
+  ASSERT_TRUE(manager_->SubmitBatch(Identity::Coordinator(), study->study_id, 0, Batch(4)).ok());
   clock_.Advance(absl::Seconds(9));
-  ASSERT_TRUE(manager_->SubmitBatch(study->study_id, 1, Batch(4), 0, 0).ok());
+  ASSERT_TRUE(manager_->SubmitBatch(Identity::Coordinator(), study->study_id, 1, Batch(4)).ok());
   clock_.Advance(absl::Seconds(9));  // 27 s > 25 s in total, though each turn < 10 s
-  auto out = manager_->SubmitBatch(study->study_id, 2, Batch(4), 0, 0);
+  auto out = manager_->SubmitBatch(Identity::Coordinator(), study->study_id, 2, Batch(4));
   EXPECT_EQ(out.status().code(), absl::StatusCode::kDeadlineExceeded);
   EXPECT_THAT(out.status().message(), HasSubstr("study budget"));
 }
 
 TEST_F(StudyManagerTest, SuggestFailureIsFilledByRandomSearch) {
-  auto study = manager_->OpenPractice("mixed");
+  auto study = manager_->OpenPractice(Identity::Organizer(), "mixed");
   ASSERT_TRUE(study.ok());
-  auto out = manager_->ReportSuggestFailure(study->study_id, 0, "ValueError: boom", false);
+  auto out = manager_->ReportSuggestFailure(Identity::Coordinator(), study->study_id, 0,
+                                            "ValueError: boom", false);
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(out->evaluated.size(), 4u);
   EXPECT_EQ(out->values.size(), 4u);
@@ -257,18 +248,19 @@ TEST_F(StudyManagerTest, SuggestFailureIsFilledByRandomSearch) {
   ASSERT_EQ(errors->size(), 1u);
   EXPECT_THAT((*errors)[0].message, HasSubstr("ValueError: boom"));
   // The study goes on with the next batch.
-  EXPECT_TRUE(manager_->SubmitBatch(study->study_id, 1, Batch(4), 0, 0).ok());
+  EXPECT_TRUE(manager_->SubmitBatch(Identity::Coordinator(), study->study_id, 1, Batch(4)).ok());
 }
 
 TEST_F(StudyManagerTest, WorkerTextIsStoredBoundedAndValidUtf8) {
-  auto study = manager_->OpenPractice("mixed");
+  auto study = manager_->OpenPractice(Identity::Organizer(), "mixed");
   ASSERT_TRUE(study.ok());
   const std::string huge = std::string(60u << 20, 'm') + "\xff";
-  auto out = manager_->ReportSuggestFailure(study->study_id, 0, "\xff" + huge, false);
+  auto out = manager_->ReportSuggestFailure(Identity::Coordinator(), study->study_id, 0,
+                                            "\xff" + huge, false);
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ(out->errors.size(), 1u);
   EXPECT_LE(out->errors[0].size(), 9000u);
-  ASSERT_TRUE(manager_->EndStudy(study->study_id, huge, false).ok());
+  ASSERT_TRUE(manager_->EndStudy(Identity::Coordinator(), study->study_id, huge).ok());
   auto errors = store_->ListStudyErrors(study->study_id);
   ASSERT_EQ(errors->size(), 2u);
   for (const auto& e : *errors) {
@@ -279,10 +271,12 @@ TEST_F(StudyManagerTest, WorkerTextIsStoredBoundedAndValidUtf8) {
 }
 
 TEST_F(StudyManagerTest, DeadOptimizerEndsStudyAsFailedWithBestSoFar) {
-  auto study = manager_->OpenPractice("mixed");
+  auto study = manager_->OpenPractice(Identity::Organizer(), "mixed");
   ASSERT_TRUE(study.ok());
-  ASSERT_TRUE(manager_->SubmitBatch(study->study_id, 0, Batch(4, 2.0), 0, 0).ok());
-  auto out = manager_->ReportSuggestFailure(study->study_id, 1, "exited with status 3", true);
+  ASSERT_TRUE(
+      manager_->SubmitBatch(Identity::Coordinator(), study->study_id, 0, Batch(4, 2.0)).ok());
+  auto out = manager_->ReportSuggestFailure(Identity::Coordinator(), study->study_id, 1,
+                                            "exited with status 3", true);
   ASSERT_TRUE(out.ok());
   EXPECT_TRUE(out->study_done);
   auto rec = store_->GetStudy(study->study_id);
@@ -295,11 +289,11 @@ TEST_F(StudyManagerTest, DeadOptimizerEndsStudyAsFailedWithBestSoFar) {
 TEST_F(StudyManagerTest, CrashingAndNanObjectivesYieldInf) {
   for (const std::string& name : problems_->names()) {
     if (name == "mixed") continue;
-    auto study = manager_->OpenPractice(name);
+    auto study = manager_->OpenPractice(Identity::Organizer(), name);
     ASSERT_TRUE(study.ok());
     std::vector<IncomingPoint> batch;
     for (double x : {0.1, 0.2, 0.9, 0.95}) batch.push_back({Point{{"x0", x}}, ""});
-    auto out = manager_->SubmitBatch(study->study_id, 0, batch, 0, 0);
+    auto out = manager_->SubmitBatch(Identity::Coordinator(), study->study_id, 0, batch);
     ASSERT_TRUE(out.ok()) << name << ": " << out.status();
     EXPECT_TRUE(std::isfinite(out->values[0])) << name;
     EXPECT_EQ(out->values[2], kInf) << name;
@@ -310,14 +304,14 @@ TEST_F(StudyManagerTest, CrashingAndNanObjectivesYieldInf) {
 }
 
 TEST_F(StudyManagerTest, RejectsOutOfOrderBatchAndUnknownStudy) {
-  auto study = manager_->OpenPractice("mixed");
+  auto study = manager_->OpenPractice(Identity::Organizer(), "mixed");
   ASSERT_TRUE(study.ok());
-  auto skip = manager_->SubmitBatch(study->study_id, 1, Batch(4), 0, 0);
+  auto skip = manager_->SubmitBatch(Identity::Coordinator(), study->study_id, 1, Batch(4));
   EXPECT_EQ(skip.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(skip.status().message(), HasSubstr("expects batch 0"));
-  auto unknown = manager_->SubmitBatch(424242, 0, Batch(4), 0, 0);
+  auto unknown = manager_->SubmitBatch(Identity::Coordinator(), 424242, 0, Batch(4));
   EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
-  auto bad_problem = manager_->OpenPractice("no-such-problem");
+  auto bad_problem = manager_->OpenPractice(Identity::Organizer(), "no-such-problem");
   EXPECT_EQ(bad_problem.status().code(), absl::StatusCode::kNotFound);
 }
 
@@ -325,41 +319,46 @@ TEST_F(StudyManagerTest, StartUpIsNotChargedOnceTheOptimizerIsReady) {
   ASSERT_TRUE(store_->AddSubmission({0, "opt", SubmissionKind::kPython, "d", 2}, "", {"mixed"}, 1)
                   .ok());
   auto ready_job = **store_->LeaseJob("w", 1e12);
-  auto ready = manager_->OpenForJob(ready_job.id, "w");
+  auto ready = manager_->OpenForJob(Identity::Coordinator(), ready_job.id, "w");
   ASSERT_TRUE(ready.ok()) << ready.status();
   auto slow_job = **store_->LeaseJob("w", 1e12);
-  auto slow = manager_->OpenForJob(slow_job.id, "w");
+  auto slow = manager_->OpenForJob(Identity::Coordinator(), slow_job.id, "w");
   ASSERT_TRUE(slow.ok());
   clock_.Advance(absl::Seconds(30));  // start-up: three times the 10 s turn budget
-  EXPECT_TRUE(manager_->OptimizerReady(ready->study_id).ok());
-  EXPECT_TRUE(manager_->OptimizerReady(ready->study_id).ok());  // repeated: no change
+  EXPECT_TRUE(manager_->OptimizerReady(Identity::Coordinator(), ready->study_id).ok());
+  EXPECT_TRUE(manager_->OptimizerReady(Identity::Coordinator(), ready->study_id)
+                  .ok());  // repeated: no change
   clock_.Advance(absl::Seconds(2));
-  auto batch = manager_->SubmitBatch(ready->study_id, 0, Batch(4), 0, 0);
+  auto batch = manager_->SubmitBatch(Identity::Coordinator(), ready->study_id, 0, Batch(4));
   ASSERT_TRUE(batch.ok()) << batch.status();
-  EXPECT_EQ(manager_->OptimizerReady(ready->study_id).code(),
+  EXPECT_EQ(manager_->OptimizerReady(Identity::Coordinator(), ready->study_id).code(),
             absl::StatusCode::kFailedPrecondition);  // past batch 0
   // Control: a host that never reports ready is charged from the opening, as before.
-  EXPECT_EQ(manager_->SubmitBatch(slow->study_id, 0, Batch(4), 0, 0).status().code(),
-            absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(
+      manager_->SubmitBatch(Identity::Coordinator(), slow->study_id, 0, Batch(4)).status().code(),
+      absl::StatusCode::kDeadlineExceeded);
   // Practice studies have no start-up: their clock starts when they open.
-  auto practice = manager_->OpenPractice("mixed");
+  auto practice = manager_->OpenPractice(Identity::Organizer(), "mixed");
   ASSERT_TRUE(practice.ok());
-  EXPECT_EQ(manager_->OptimizerReady(practice->study_id).code(),
+  EXPECT_EQ(manager_->OptimizerReady(Identity::Coordinator(), practice->study_id).code(),
             absl::StatusCode::kFailedPrecondition);
 }
 
 TEST_F(StudyManagerTest, StartUpHasItsOwnBudget) {
   ASSERT_TRUE(store_->AddSubmission({0, "opt", SubmissionKind::kPython, "d", 2}, "", {"mixed"}, 1)
                   .ok());
-  auto late = manager_->OpenForJob((**store_->LeaseJob("w", 1e12)).id, "w");
-  auto stuck = manager_->OpenForJob((**store_->LeaseJob("w", 1e12)).id, "w");
+  auto late =
+      manager_->OpenForJob(Identity::Coordinator(), (**store_->LeaseJob("w", 1e12)).id, "w");
+  auto stuck =
+      manager_->OpenForJob(Identity::Coordinator(), (**store_->LeaseJob("w", 1e12)).id, "w");
   ASSERT_TRUE(late.ok() && stuck.ok());
   clock_.Advance(absl::Seconds(30));
   ASSERT_TRUE(manager_->Sweep().ok());  // 30 s of start-up: within the 60 s start-up budget
   EXPECT_EQ(store_->GetStudy(stuck->study_id)->state, StudyState::kRunning);
   clock_.Advance(absl::Seconds(31));
   // Ready after 61 s: too late, the study is cut off with no optimizer time charged.
-  EXPECT_EQ(manager_->OptimizerReady(late->study_id).code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(manager_->OptimizerReady(Identity::Coordinator(), late->study_id).code(),
+            absl::StatusCode::kDeadlineExceeded);
   EXPECT_EQ(store_->GetStudy(late->study_id)->state, StudyState::kCutOff);
   clock_.Advance(absl::Seconds(5));
   ASSERT_TRUE(manager_->Sweep().ok());  // 66 s > 60 s + 5 s grace
@@ -371,9 +370,9 @@ TEST_F(StudyManagerTest, StartUpHasItsOwnBudget) {
 }
 
 TEST_F(StudyManagerTest, SweepCutsOffAbandonedPracticeStudy) {
-  auto study = manager_->OpenPractice("mixed");
+  auto study = manager_->OpenPractice(Identity::Organizer(), "mixed");
   ASSERT_TRUE(study.ok());
-  ASSERT_TRUE(manager_->SubmitBatch(study->study_id, 0, Batch(4), 0, 0).ok());
+  ASSERT_TRUE(manager_->SubmitBatch(Identity::Coordinator(), study->study_id, 0, Batch(4)).ok());
   clock_.Advance(absl::Seconds(12));  // within budget + 5 s grace: left alone
   manager_->Sweep();
   EXPECT_EQ(store_->GetStudy(study->study_id)->state, StudyState::kRunning);
@@ -382,7 +381,7 @@ TEST_F(StudyManagerTest, SweepCutsOffAbandonedPracticeStudy) {
   EXPECT_EQ(store_->GetStudy(study->study_id)->state, StudyState::kCutOff);
   EXPECT_EQ(manager_->LiveStudies(), 0);
   // The late host learns that the budget ran out (not a host error to retry).
-  auto late = manager_->SubmitBatch(study->study_id, 1, Batch(4), 0, 0);
+  auto late = manager_->SubmitBatch(Identity::Coordinator(), study->study_id, 1, Batch(4));
   EXPECT_EQ(late.status().code(), absl::StatusCode::kDeadlineExceeded);
 }
 
@@ -391,14 +390,14 @@ TEST_F(StudyManagerTest, FullDiskLosesNothingAndTheStudyCanResume) {
   opts.budget.batch_size = 4;
   opts.budget.n_batches = 100000;
   StudyManager manager(store_.get(), problems_.get(), evaluator_.get(), &clock_, opts);
-  auto study = manager.OpenPractice("mixed");
+  auto study = manager.OpenPractice(Identity::Organizer(), "mixed");
   ASSERT_TRUE(study.ok());
   // A database that cannot grow: SQLite reports SQLITE_FULL exactly as for a full disk.
   ASSERT_TRUE(store_->ExecForTesting("PRAGMA max_page_count = 40").ok());
   int ok_batches = 0;
   absl::Status failure;
   for (int b = 0; b < 5000; ++b) {
-    auto out = manager.SubmitBatch(study->study_id, b, Batch(4), 0, 0);
+    auto out = manager.SubmitBatch(Identity::Coordinator(), study->study_id, b, Batch(4));
     if (!out.ok()) {
       failure = out.status();
       break;
@@ -414,18 +413,19 @@ TEST_F(StudyManagerTest, FullDiskLosesNothingAndTheStudyCanResume) {
   for (const auto& batch : *values) EXPECT_EQ(batch.size(), 4u);
   // Space comes back: the same batch index is accepted and the study goes on.
   ASSERT_TRUE(store_->ExecForTesting("PRAGMA max_page_count = 1073741823").ok());
-  auto retry = manager.SubmitBatch(study->study_id, ok_batches, Batch(4), 0, 0);
+  auto retry = manager.SubmitBatch(Identity::Coordinator(), study->study_id, ok_batches, Batch(4));
   ASSERT_TRUE(retry.ok()) << retry.status();
   EXPECT_EQ(static_cast<int>(store_->StudyValues(study->study_id)->size()), ok_batches + 1);
 }
 
 TEST_F(StudyManagerTest, EndStudyEarlyMarksFailedAndIsIdempotent) {
-  auto study = manager_->OpenPractice("mixed");
+  auto study = manager_->OpenPractice(Identity::Organizer(), "mixed");
   ASSERT_TRUE(study.ok());
-  auto st = manager_->EndStudy(study->study_id, "optimizer failed to start");
+  auto st =
+      manager_->EndStudy(Identity::Coordinator(), study->study_id, "optimizer failed to start");
   ASSERT_TRUE(st.ok());
   EXPECT_EQ(*st, StudyState::kFailed);
-  auto again = manager_->EndStudy(study->study_id, "again");
+  auto again = manager_->EndStudy(Identity::Coordinator(), study->study_id, "again");
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(*again, StudyState::kFailed);
 }
@@ -435,7 +435,7 @@ TEST_F(StudyManagerTest, AnonymizedStudyHidesNamesAndEvaluatesUnderRealOnes) {
   opts.anonymize = true;
   opts.anonymize_seed = 7;
   StudyManager anon(store_.get(), problems_.get(), evaluator_.get(), &clock_, opts);
-  auto study = anon.OpenPractice("mixed");
+  auto study = anon.OpenPractice(Identity::Organizer(), "mixed");
   ASSERT_TRUE(study.ok()) << study.status();
   const nlohmann::json& config = study->api_config;
   for (const char* real : {"x", "n", "kernel", "flag"}) {
@@ -447,7 +447,7 @@ TEST_F(StudyManagerTest, AnonymizedStudyHidesNamesAndEvaluatesUnderRealOnes) {
   for (const auto& [name, spec] : config.items()) type_of[name] = spec["type"];
   EXPECT_EQ(type_of.size(), 4u);
   for (int i = 0; i < 4; ++i) EXPECT_EQ(type_of.count("p" + std::to_string(i)), 1u);
-  auto again = anon.OpenPractice("mixed");
+  auto again = anon.OpenPractice(Identity::Organizer(), "mixed");
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->api_config, study->api_config);
   // Build the optimum under the opaque names from the types.
@@ -468,7 +468,7 @@ TEST_F(StudyManagerTest, AnonymizedStudyHidesNamesAndEvaluatesUnderRealOnes) {
     }
   }
   std::vector<IncomingPoint> batch = {{opt, ""}, {opt, ""}, {opt, ""}, {bad, ""}};
-  auto out = anon.SubmitBatch(study->study_id, 0, batch, 0, 0);
+  auto out = anon.SubmitBatch(Identity::Coordinator(), study->study_id, 0, batch);
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(out->values[0], 0.0);  // evaluated at the real optimum
   EXPECT_TRUE(std::isfinite(out->values[3]));
@@ -507,10 +507,10 @@ TEST_F(StudyManagerTest, RecordsTheHeldOutLossTheOptimizerNeverSees) {
   opts.budget.batch_size = 2;
   opts.budget.n_batches = 1;
   StudyManager manager(store_.get(), &set, evaluator_.get(), &clock_, opts);
-  auto study = manager.OpenPractice("held_out");
+  auto study = manager.OpenPractice(Identity::Organizer(), "held_out");
   ASSERT_TRUE(study.ok()) << study.status();
   std::vector<IncomingPoint> batch = {{GoodPoint(2.0), ""}, {GoodPoint(4.0), ""}};
-  auto out = manager.SubmitBatch(study->study_id, 0, batch, 0, 0);
+  auto out = manager.SubmitBatch(Identity::Coordinator(), study->study_id, 0, batch);
   ASSERT_TRUE(out.ok()) << out.status();
   // The optimizer gets the objective only.
   EXPECT_DOUBLE_EQ(out->values[0], 1.0);
@@ -521,8 +521,8 @@ TEST_F(StudyManagerTest, RecordsTheHeldOutLossTheOptimizerNeverSees) {
   EXPECT_EQ((*evals)[0].second.generalization, 3.0);
   EXPECT_EQ((*evals)[1].second.generalization, kInf);  // NaN held-out loss stored as +inf
   // Problems without a held-out loss store none.
-  auto plain = manager_->OpenPractice("mixed");
-  ASSERT_TRUE(manager_->SubmitBatch(plain->study_id, 0, Batch(4), 0, 0).ok());
+  auto plain = manager_->OpenPractice(Identity::Organizer(), "mixed");
+  ASSERT_TRUE(manager_->SubmitBatch(Identity::Coordinator(), plain->study_id, 0, Batch(4)).ok());
   EXPECT_FALSE((*store_->StudyEvaluations(plain->study_id))[0].second.generalization.has_value());
 }
 
@@ -548,16 +548,16 @@ class StudyManagerStoreFaultTest : public StudyManagerTest {
 
 TEST_F(StudyManagerStoreFaultTest, SweepRetriesACutOffTheStoreRefusedUntilItIsStored) {
   StudyManager& m = *faulty_manager_;
-  auto study = m.OpenPractice("mixed");
+  auto study = m.OpenPractice(Identity::Organizer(), "mixed");
   ASSERT_TRUE(study.ok());
-  ASSERT_TRUE(m.SubmitBatch(study->study_id, 0, Batch(4), 0, 0).ok());
+  ASSERT_TRUE(m.SubmitBatch(Identity::Coordinator(), study->study_id, 0, Batch(4)).ok());
   clock_.Advance(absl::Seconds(16));  // over 10 s + 5 s grace
   faulty_->FailUntilHealed("EndStudy", absl::UnavailableError("disk went away"));
   EXPECT_EQ(m.Sweep().code(), absl::StatusCode::kUnavailable);
   // Cut off in memory, not yet in the store: no more batches, the end is pending.
   EXPECT_EQ(store_->GetStudy(study->study_id)->state, StudyState::kRunning);
   EXPECT_EQ(m.PendingEnds(), 1);
-  auto late = m.SubmitBatch(study->study_id, 1, Batch(4), 0, 0);
+  auto late = m.SubmitBatch(Identity::Coordinator(), study->study_id, 1, Batch(4));
   EXPECT_EQ(late.status().code(), absl::StatusCode::kDeadlineExceeded);
   EXPECT_EQ(m.Sweep().code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(faulty_->InjectedFailures("EndStudy"), 2);
@@ -572,7 +572,7 @@ TEST_F(StudyManagerStoreFaultTest, SweepRetriesACutOffTheStoreRefusedUntilItIsSt
   ASSERT_EQ(errors->size(), 1u);
   EXPECT_EQ((*errors)[0].kind, "budget");
   EXPECT_EQ(store_->ScoringChangesSince(0)->seq, 1);
-  late = m.SubmitBatch(study->study_id, 1, Batch(4), 0, 0);
+  late = m.SubmitBatch(Identity::Coordinator(), study->study_id, 1, Batch(4));
   EXPECT_EQ(late.status().code(), absl::StatusCode::kDeadlineExceeded);
   ASSERT_TRUE(m.Sweep().ok());
   EXPECT_EQ(faulty_->Calls("EndStudy"), 1);
@@ -580,10 +580,11 @@ TEST_F(StudyManagerStoreFaultTest, SweepRetriesACutOffTheStoreRefusedUntilItIsSt
 
 TEST_F(StudyManagerStoreFaultTest, ARefusedErrorRecordIsRetriedAndTheEndStillStored) {
   StudyManager& m = *faulty_manager_;
-  auto study = m.OpenPractice("mixed");
+  auto study = m.OpenPractice(Identity::Organizer(), "mixed");
   ASSERT_TRUE(study.ok());
   faulty_->FailNext("RecordStudyError", absl::ResourceExhaustedError("disk full"));
-  auto dead = m.ReportSuggestFailure(study->study_id, 0, "segfault", /*optimizer_dead=*/true);
+  auto dead = m.ReportSuggestFailure(Identity::Coordinator(), study->study_id, 0, "segfault",
+                                     /*optimizer_dead=*/true);
   EXPECT_EQ(dead.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(store_->GetStudy(study->study_id)->state, StudyState::kFailed);
   EXPECT_TRUE(store_->ListStudyErrors(study->study_id)->empty());
@@ -597,13 +598,13 @@ TEST_F(StudyManagerStoreFaultTest, ARefusedErrorRecordIsRetriedAndTheEndStillSto
 
 TEST_F(StudyManagerStoreFaultTest, EndStudyReturnsTheStoreErrorAndACallAgainStoresTheEnd) {
   StudyManager& m = *faulty_manager_;
-  auto study = m.OpenPractice("mixed");
+  auto study = m.OpenPractice(Identity::Organizer(), "mixed");
   ASSERT_TRUE(study.ok());
   faulty_->FailNext("EndStudy", absl::UnavailableError("locked"));
-  EXPECT_EQ(m.EndStudy(study->study_id, "gave up").status().code(),
+  EXPECT_EQ(m.EndStudy(Identity::Coordinator(), study->study_id, "gave up").status().code(),
             absl::StatusCode::kUnavailable);
   EXPECT_EQ(store_->GetStudy(study->study_id)->state, StudyState::kRunning);
-  auto again = m.EndStudy(study->study_id, "gave up");
+  auto again = m.EndStudy(Identity::Coordinator(), study->study_id, "gave up");
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(*again, StudyState::kFailed);
   EXPECT_EQ(store_->GetStudy(study->study_id)->state, StudyState::kFailed);
@@ -616,18 +617,19 @@ TEST_F(StudyManagerStoreFaultTest, AReopenedJobWhoseOldStudyCannotBeEndedIsNotOp
   ASSERT_TRUE(store_->AddSubmission({0, "opt", SubmissionKind::kPython, "d", 1}, "", {"mixed"}, 1)
                   .ok());
   auto job = **store_->LeaseJob("w", 1e12);
-  auto first = m.OpenForJob(job.id, "w");
+  auto first = m.OpenForJob(Identity::Coordinator(), job.id, "w");
   ASSERT_TRUE(first.ok());
   faulty_->FailNext("EndStudy", absl::UnavailableError("locked"));
-  EXPECT_EQ(m.OpenForJob(job.id, "w").status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(m.OpenForJob(Identity::Coordinator(), job.id, "w").status().code(),
+            absl::StatusCode::kUnavailable);
   EXPECT_EQ(store_->GetStudy(first->study_id)->state, StudyState::kRunning);
   EXPECT_EQ(store_->ListStudyIds()->size(), 1u);
   // The old study is over: a late batch is refused; the sweep stores its end.
-  EXPECT_EQ(m.SubmitBatch(first->study_id, 0, Batch(4), 0, 0).status().code(),
+  EXPECT_EQ(m.SubmitBatch(Identity::Coordinator(), first->study_id, 0, Batch(4)).status().code(),
             absl::StatusCode::kFailedPrecondition);
   ASSERT_TRUE(m.Sweep().ok());
   EXPECT_EQ(store_->GetStudy(first->study_id)->state, StudyState::kAbandoned);
-  auto second = m.OpenForJob(job.id, "w");
+  auto second = m.OpenForJob(Identity::Coordinator(), job.id, "w");
   ASSERT_TRUE(second.ok()) << second.status();
   EXPECT_NE(second->study_id, first->study_id);
 }

@@ -131,14 +131,15 @@ class WorkerEvaluationTest : public ::testing::Test {
 
 TEST_F(WorkerEvaluationTest, AWorkerEvaluatedBatchSlowerThanEveryBudgetIsNotCharged) {
   JobRecord job = LeaseJobOn("mixed");
-  auto study = manager_->OpenForJob(job.id, "w", SignatureOf("mixed"));
+  auto study = manager_->OpenForJob(Identity::Coordinator(), job.id, "w", SignatureOf("mixed"));
   ASSERT_TRUE(study.ok()) << study.status();
-  ASSERT_TRUE(manager_->OptimizerReady(study->study_id).ok());
+  ASSERT_TRUE(manager_->OptimizerReady(Identity::Coordinator(), study->study_id).ok());
   for (int b = 0; b < 3; ++b) {
     // The optimizer's turn: 2 s on the coordinator's clock, of which the worker measured 1.5 s
     // of suggest + observe (the rest is network and the worker's own work).
     clock_.Advance(absl::Seconds(2));
-    auto asked = manager_->SubmitBatch(study->study_id, b, Batch(4), 1.0, 0.5);
+    auto asked = manager_->SubmitBatch(Identity::Coordinator(), study->study_id, b, Batch(4),
+                                       TurnReport{.suggest_s = 1.0, .observe_s = 0.5});
     ASSERT_TRUE(asked.ok()) << asked.status();
     ASSERT_EQ(asked->to_evaluate.size(), 4u);
     EXPECT_TRUE(asked->values.empty());
@@ -146,7 +147,8 @@ TEST_F(WorkerEvaluationTest, AWorkerEvaluatedBatchSlowerThanEveryBudgetIsNotChar
     // The worker evaluates for 1000 s; the sweep meanwhile must not cut the study off.
     clock_.Advance(absl::Seconds(1000));
     EXPECT_TRUE(manager_->Sweep().ok());
-    auto done = manager_->ReportValues(study->study_id, b, Values(*asked, 0.5 + b), 1000);
+    auto done = manager_->ReportValues(Identity::Coordinator(), study->study_id, b,
+                                       Values(*asked, 0.5 + b), 1000);
     ASSERT_TRUE(done.ok()) << done.status();
     EXPECT_EQ(done->study_done, b == 2);
     EXPECT_NEAR(done->remaining_s, 25 - 1.5 * (b + 1), 1e-9);
@@ -168,17 +170,21 @@ TEST_F(WorkerEvaluationTest, AWorkerEvaluatedBatchSlowerThanEveryBudgetIsNotChar
 
 TEST_F(WorkerEvaluationTest, TheCoordinatorsClockCapsWhatAWorkerReports) {
   JobRecord job = LeaseJobOn("mixed");
-  auto study = manager_->OpenForJob(job.id, "w", SignatureOf("mixed"));
+  auto study = manager_->OpenForJob(Identity::Coordinator(), job.id, "w", SignatureOf("mixed"));
   ASSERT_TRUE(study.ok());
-  ASSERT_TRUE(manager_->OptimizerReady(study->study_id).ok());
+  ASSERT_TRUE(manager_->OptimizerReady(Identity::Coordinator(), study->study_id).ok());
   clock_.Advance(absl::Seconds(3));
   // More than elapsed (clock skew, a bug): charged what the coordinator saw.
-  auto asked = manager_->SubmitBatch(study->study_id, 0, Batch(4), 7, 0);
+  auto asked = manager_->SubmitBatch(Identity::Coordinator(), study->study_id, 0, Batch(4),
+                                     TurnReport{.suggest_s = 7, .observe_s = 0});
   ASSERT_TRUE(asked.ok());
-  ASSERT_TRUE(manager_->ReportValues(study->study_id, 0, Values(*asked, 1), 0).ok());
+  ASSERT_TRUE(
+      manager_->ReportValues(Identity::Coordinator(), study->study_id, 0, Values(*asked, 1), 0)
+          .ok());
   // A slow optimizer is still cut off: 11 s measured by the worker, over the 10 s turn.
   clock_.Advance(absl::Seconds(12));
-  auto over = manager_->SubmitBatch(study->study_id, 1, Batch(4), 11, 0);
+  auto over = manager_->SubmitBatch(Identity::Coordinator(), study->study_id, 1, Batch(4),
+                                    TurnReport{.suggest_s = 11, .observe_s = 0});
   EXPECT_EQ(over.status().code(), absl::StatusCode::kDeadlineExceeded);
   EXPECT_THAT(over.status().message(), HasSubstr("11.000 s"));
   ASSERT_EQ(Turns(study->study_id).size(), 1u);
@@ -187,13 +193,15 @@ TEST_F(WorkerEvaluationTest, TheCoordinatorsClockCapsWhatAWorkerReports) {
 
 TEST_F(WorkerEvaluationTest, ACoordinatorEvaluatedSlowObjectiveIsNotChargedEither) {
   JobRecord job = LeaseJobOn("clocked");
-  auto study = manager_->OpenForJob(job.id, "w");  // no signature: evaluated here
+  auto study =
+      manager_->OpenForJob(Identity::Coordinator(), job.id, "w");  // no signature: evaluated here
   ASSERT_TRUE(study.ok());
-  ASSERT_TRUE(manager_->OptimizerReady(study->study_id).ok());
+  ASSERT_TRUE(manager_->OptimizerReady(Identity::Coordinator(), study->study_id).ok());
   for (int b = 0; b < 3; ++b) {
     clock_.Advance(absl::Seconds(1));
     std::vector<IncomingPoint> batch(4, IncomingPoint{Point{{"x0", 0.25}}, ""});
-    auto out = manager_->SubmitBatch(study->study_id, b, batch, 0.5, 0.5);
+    auto out = manager_->SubmitBatch(Identity::Coordinator(), study->study_id, b, batch,
+                                     TurnReport{.suggest_s = 0.5, .observe_s = 0.5});
     ASSERT_TRUE(out.ok()) << out.status();  // 4000 s of evaluation per batch
     EXPECT_TRUE(out->to_evaluate.empty());
     ASSERT_EQ(out->values.size(), 4u);
@@ -226,20 +234,21 @@ TEST_F(WorkerEvaluationTest, ABaselineStudyLongerThanItsLeaseIsNotAbandoned) {
 
 TEST_F(WorkerEvaluationTest, AnotherProblemSignatureIsRefusedAndReported) {
   JobRecord job = LeaseJobOn("mixed");
-  auto refused = manager_->OpenForJob(job.id, "w", "v1:something-else");
+  auto refused = manager_->OpenForJob(Identity::Coordinator(), job.id, "w", "v1:something-else");
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(refused.status().message(), HasSubstr("another worker"));
   ASSERT_EQ(mismatches_.size(), 1u);
   EXPECT_EQ(mismatches_[0], std::make_pair(job.id, std::string("w")));
   EXPECT_EQ(manager_->LiveStudies(), 0);
   // The right one opens.
-  EXPECT_TRUE(manager_->OpenForJob(job.id, "w", SignatureOf("mixed")).ok());
+  EXPECT_TRUE(
+      manager_->OpenForJob(Identity::Coordinator(), job.id, "w", SignatureOf("mixed")).ok());
   EXPECT_EQ(mismatches_.size(), 1u);
 }
 
 TEST_F(WorkerEvaluationTest, ValuesAreTakenOnceInOrderAndChecked) {
   JobRecord job = LeaseJobOn("mixed");
-  auto study = manager_->OpenForJob(job.id, "w", SignatureOf("mixed"));
+  auto study = manager_->OpenForJob(Identity::Coordinator(), job.id, "w", SignatureOf("mixed"));
   ASSERT_TRUE(study.ok());
   const Identity worker = Identity::Worker("(in-process)");
   manager_->set_worker_check(
@@ -252,17 +261,20 @@ TEST_F(WorkerEvaluationTest, ValuesAreTakenOnceInOrderAndChecked) {
                 .code(),
             absl::StatusCode::kNotFound);
   // No batch awaits values yet.
-  EXPECT_EQ(manager_->ReportValues(study->study_id, 0, {}, 0).status().code(),
-            absl::StatusCode::kFailedPrecondition);
-  auto asked = manager_->SubmitBatch(study->study_id, 0, Batch(4), 0, 0);
+  EXPECT_EQ(
+      manager_->ReportValues(Identity::Coordinator(), study->study_id, 0, {}, 0).status().code(),
+      absl::StatusCode::kFailedPrecondition);
+  auto asked = manager_->SubmitBatch(Identity::Coordinator(), study->study_id, 0, Batch(4));
   ASSERT_TRUE(asked.ok());
   // While values are awaited, no other batch is taken.
-  EXPECT_EQ(manager_->SubmitBatch(study->study_id, 0, Batch(4), 0, 0).status().code(),
-            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(
+      manager_->SubmitBatch(Identity::Coordinator(), study->study_id, 0, Batch(4)).status().code(),
+      absl::StatusCode::kFailedPrecondition);
   // A wrong number of values is refused and the batch still awaits them.
   std::vector<EvaluatedPoint> three(3);
-  EXPECT_EQ(manager_->ReportValues(study->study_id, 0, three, 0).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      manager_->ReportValues(Identity::Coordinator(), study->study_id, 0, three, 0).status().code(),
+      absl::StatusCode::kInvalidArgument);
   // NaN is a crash (+inf), as when the coordinator evaluates.
   std::vector<EvaluatedPoint> four = Values(*asked, 2);
   four[1].value = std::numeric_limits<double>::quiet_NaN();
@@ -287,7 +299,8 @@ TEST_F(WorkerEvaluationTest, AnAnonymizedStudyGivesTheWorkerRealNamesAndTheOptim
   opts.anonymize_seed = 3;
   StudyManager anon(store_.get(), problems_.get(), evaluator_.get(), &clock_, opts);
   JobRecord job = LeaseJobOn("mixed");
-  auto study = anon.OpenForJob(job.id, "w", ProblemSignature(**problems_->Get("mixed")));
+  auto study = anon.OpenForJob(Identity::Coordinator(), job.id, "w",
+                               ProblemSignature(**problems_->Get("mixed")));
   ASSERT_TRUE(study.ok()) << study.status();
   EXPECT_FALSE(study->api_config.contains("x"));
   std::vector<IncomingPoint> batch;
@@ -300,7 +313,7 @@ TEST_F(WorkerEvaluationTest, AnAnonymizedStudyGivesTheWorkerRealNamesAndTheOptim
     }
     batch.push_back({p, ""});
   }
-  auto asked = anon.SubmitBatch(study->study_id, 0, batch, 0, 0);
+  auto asked = anon.SubmitBatch(Identity::Coordinator(), study->study_id, 0, batch);
   ASSERT_TRUE(asked.ok()) << asked.status();
   ASSERT_EQ(asked->to_evaluate.size(), 2u);
   for (const Point& p : asked->to_evaluate) {

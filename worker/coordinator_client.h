@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/batch_figures.h"
 #include "common/opened_study.h"
 #include "common/tls_files.h"
 #include "nlohmann/json.hpp"
@@ -51,17 +52,6 @@ struct BatchValues {
   std::vector<std::string> errors;
   bool study_done = false;
   double remaining_s = 0;
-};
-
-// How long the optimizer took in one turn, as the worker measured it (informational: the
-// coordinator's own clock enforces the budget).
-struct TurnTiming {
-  // Wall time of its suggest and of its previous observe, seconds.
-  double suggest_s = 0;
-  double observe_s = 0;
-  // CPU time of all its processes in the turn (the study cgroup's accounting), seconds; unset
-  // when the worker runs without cgroups.
-  std::optional<double> cpu_s;
 };
 
 class CoordinatorClient {
@@ -107,7 +97,7 @@ class CoordinatorClient {
   // number or string travel unset and are reported by the coordinator.
   virtual absl::StatusOr<BatchValues> SubmitBatch(int64_t study_id, int batch,
                                                   const std::vector<nlohmann::json>& suggestions,
-                                                  const TurnTiming& timing) = 0;
+                                                  const TurnReport& turn) = 0;
   virtual absl::StatusOr<BatchValues> ReportSuggestFailure(int64_t study_id, int batch,
                                                            const std::string& message,
                                                            bool optimizer_dead) = 0;

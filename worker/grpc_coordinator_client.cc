@@ -226,7 +226,7 @@ class GrpcCoordinatorClient : public CoordinatorClient {
 
   absl::StatusOr<BatchValues> SubmitBatch(int64_t study_id, int batch,
                                           const std::vector<nlohmann::json>& suggestions,
-                                          const TurnTiming& timing) override {
+                                          const TurnReport& turn) override {
     v1::SubmitBatchRequest req;
     req.set_request_id(NewRequestId());
     req.set_study_id(study_id);
@@ -240,9 +240,7 @@ class GrpcCoordinatorClient : public CoordinatorClient {
                       std::string(encoded.message()));
       }
     }
-    req.set_suggest_time_s(timing.suggest_s);
-    req.set_observe_time_s(timing.observe_s);
-    if (timing.cpu_s.has_value()) req.set_optimizer_cpu_s(*timing.cpu_s);
+    TurnReportToProto(turn, &req);
     v1::SubmitBatchResponse resp;
     if (auto s =
             Retried([&](grpc::ClientContext& c) { return study_->SubmitBatch(&c, req, &resp); },

@@ -283,11 +283,13 @@ absl::StatusOr<BatchValues> Worker::ReportTurn(OptimizerHost& host, const Opened
   absl::StatusOr<BatchValues> values;
   SetFrozen(cgroup, study.study_id, true);
   if (x.ok() && limit_hit.empty()) {
-    TurnTiming timing;
-    timing.suggest_s = host.last_suggest_seconds();
-    timing.observe_s = clock.observe_s;
-    if (clock.cpu_start_s && turn_cpu_end) timing.cpu_s = *turn_cpu_end - *clock.cpu_start_s;
-    values = client_->SubmitBatch(study.study_id, b, *x, timing);
+    TurnReport turn;
+    turn.suggest_s = host.last_suggest_seconds();
+    turn.observe_s = clock.observe_s;
+    if (clock.cpu_start_s && turn_cpu_end) {
+      turn.figures.optimizer_cpu_s = *turn_cpu_end - *clock.cpu_start_s;
+    }
+    values = client_->SubmitBatch(study.study_id, b, *x, turn);
   } else {
     const absl::StatusCode code = x.status().code();
     const bool dead = !limit_hit.empty() || code == absl::StatusCode::kUnavailable ||

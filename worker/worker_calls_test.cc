@@ -72,7 +72,7 @@ class CallsCoordinator : public CoordinatorClient {
     return absl::FailedPreconditionError("this test ends the job after its fetch");
   }
   absl::StatusOr<BatchValues> SubmitBatch(int64_t, int, const std::vector<nlohmann::json>&,
-                                          const TurnTiming&) override {
+                                          const TurnReport&) override {
     return absl::UnimplementedError("SubmitBatch");
   }
   absl::StatusOr<BatchValues> ReportSuggestFailure(int64_t, int, const std::string&,

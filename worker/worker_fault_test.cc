@@ -195,9 +195,8 @@ class RecordingCoordinator : public CoordinatorClient {
     s.remaining_s = 640;
     return s;
   }
-  absl::StatusOr<BatchValues> SubmitBatch(int64_t study_id, int batch,
-                                          const std::vector<json>& x,
-                                          const TurnTiming& timing) override {
+  absl::StatusOr<BatchValues> SubmitBatch(int64_t study_id, int batch, const std::vector<json>& x,
+                                          const TurnReport& timing) override {
     absl::MutexLock l(&mu_);
     submitted.push_back({study_id, batch});
     suggest_times.push_back(timing.suggest_s);

@@ -41,7 +41,7 @@ class ScriptedCoordinator : public CoordinatorClient {
   // What the worker did.
   std::vector<int> submitted;
   std::vector<size_t> submitted_sizes;  // points per submitted batch
-  std::vector<TurnTiming> timings;       // per submitted batch
+  std::vector<TurnReport> timings;      // per submitted batch
   int ready_calls = 0;
   std::vector<std::pair<int, bool>> failures;  // batch, optimizer_dead
   std::vector<std::string> failure_messages;
@@ -84,9 +84,8 @@ class ScriptedCoordinator : public CoordinatorClient {
     turn_started_ = absl::Now();
     return absl::OkStatus();
   }
-  absl::StatusOr<BatchValues> SubmitBatch(int64_t, int batch,
-                                          const std::vector<nlohmann::json>& x,
-                                          const TurnTiming& timing) override {
+  absl::StatusOr<BatchValues> SubmitBatch(int64_t, int batch, const std::vector<nlohmann::json>& x,
+                                          const TurnReport& timing) override {
     submitted.push_back(batch);
     submitted_sizes.push_back(x.size());
     timings.push_back(timing);
@@ -494,12 +493,12 @@ TEST_F(WorkerCgroupTest, OptimizerIsFrozenWhileItsBatchIsEvaluatedAndItsCpuIsAcc
   // later turns are short, so with the optimizer frozen during the 300 ms evaluations they
   // are charged far less than 300 ms each.
   ASSERT_EQ(coordinator_.timings.size(), 3u);
-  for (const TurnTiming& t : coordinator_.timings) {
-    ASSERT_TRUE(t.cpu_s.has_value());
-    EXPECT_GE(*t.cpu_s, 0);
+  for (const TurnReport& t : coordinator_.timings) {
+    ASSERT_TRUE(t.figures.optimizer_cpu_s.has_value());
+    EXPECT_GE(*t.figures.optimizer_cpu_s, 0);
   }
-  EXPECT_LT(*coordinator_.timings[1].cpu_s, 0.2);
-  EXPECT_LT(*coordinator_.timings[2].cpu_s, 0.2);
+  EXPECT_LT(*coordinator_.timings[1].figures.optimizer_cpu_s, 0.2);
+  EXPECT_LT(*coordinator_.timings[2].figures.optimizer_cpu_s, 0.2);
 }
 
 TEST_F(WorkerCgroupTest, ADaemonDoesNotOutliveItsStudy) {

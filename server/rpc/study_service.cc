@@ -1,4 +1,5 @@
 #include "absl/strings/str_cat.h"
+#include "common/wire.h"
 #include "server/rpc/convert.h"
 #include "server/rpc/services.h"
 
@@ -57,9 +58,7 @@ grpc::Status StudyServiceImpl::SubmitBatch(grpc::ServerContext* context,
   points.reserve(req->suggestions_size());
   for (const auto& s : req->suggestions()) points.push_back(FromProto(s));
   absl::StatusOr<BatchOutcome> out = studies_->SubmitBatch(
-      who, req->study_id(), req->batch(), points, req->suggest_time_s(), req->observe_time_s(),
-      req->has_optimizer_cpu_s() ? std::optional<double>(req->optimizer_cpu_s()) : std::nullopt,
-      req->request_id());
+      who, req->study_id(), req->batch(), points, TurnReportFromProto(*req), req->request_id());
   if (!out.ok()) return ToGrpcStatus(out.status());
   OutcomeToProto(*out, resp);
   for (const auto& e : out->errors) resp->add_errors(e);

@@ -21,6 +21,7 @@ scoring::ResultsTable ResultsTableOf(const std::vector<ScoredEvaluationRecord>& 
       r.suggestion = e.suggestion;
       r.value = e.value;
       r.generalization = e.generalization.value_or(e.value);
+      r.figures = e.figures;
     } else {
       r.value = kInf;
       r.generalization = kInf;

@@ -145,7 +145,7 @@ class InMemoryStore : public Store {
   struct Batch {
     BatchSource source = BatchSource::kOptimizer;
     double turn_time_s = 0, host_suggest_time_s = 0, host_observe_time_s = 0, eval_time_s = 0;
-    std::optional<double> optimizer_cpu_s;
+    BatchFigures figures;
     std::vector<EvaluationRecord> evaluations;  // values stored as SqliteStore stores them
   };
   struct Study {

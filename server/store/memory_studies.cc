@@ -61,7 +61,7 @@ absl::Status InMemoryStore::RecordBatch(const BatchRecord& b) {
   batch.turn_time_s = b.turn_time_s;
   batch.host_suggest_time_s = b.host_suggest_time_s;
   batch.host_observe_time_s = b.host_observe_time_s;
-  batch.optimizer_cpu_s = b.optimizer_cpu_s;
+  batch.figures = b.figures;
   batch.eval_time_s = b.eval_time_s;
   batch.evaluations = b.evaluations;
   for (EvaluationRecord& e : batch.evaluations) {
@@ -249,7 +249,7 @@ absl::StatusOr<ScoringData> InMemoryStore::LoadScoringData(const std::vector<std
   for (const auto& filter : filters) {
     for (const auto& [study, sub] : methods) {
       if (filter && study->record.problem != *filter) continue;
-      StudyCurve curve{study->record.id, study->record.trial, {}, {}};
+      StudyCurve curve{study->record.id, study->record.trial, {}, {}, {}};
       double optimizer_s = 0;  // as SqliteStore sums it: batches with evaluations, in order
       for (const auto& [b, batch] : study->batches) {
         if (batch.evaluations.empty()) continue;
@@ -258,10 +258,12 @@ absl::StatusOr<ScoringData> InMemoryStore::LoadScoringData(const std::vector<std
         if (curve.batch_min.size() <= static_cast<size_t>(b)) {
           curve.batch_min.resize(b + 1, kInf);
           curve.batch_end_seconds.resize(b + 1, optimizer_s);
+          curve.batch_figures.resize(b + 1);
         }
         curve.batch_min[b] = m;
         optimizer_s += batch.turn_time_s;
         curve.batch_end_seconds[b] = optimizer_s;
+        curve.batch_figures[b] = batch.figures;
       }
       data.methods[sub->record.name][study->record.problem].push_back(std::move(curve));
     }
@@ -310,6 +312,7 @@ absl::StatusOr<std::vector<ScoredEvaluationRecord>> InMemoryStore::ScoredEvaluat
         e.suggestion = static_cast<int>(i);
         e.value = batch.evaluations[i].value;
         e.generalization = batch.evaluations[i].generalization;
+        e.figures = batch.figures;
         rows.push_back({std::move(e), study->record.id});
         any = true;
       }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/batch_figures.h"
 #include "common/study_budget.h"
 
 namespace bbo {
@@ -137,9 +138,9 @@ struct BatchRecord {
   // Suggest / observe time measured by the host (worker), seconds; informational.
   double host_suggest_time_s = 0;
   double host_observe_time_s = 0;
-  // CPU seconds the optimizer's processes used in this turn, as the worker's control group
-  // accounted them; unset when the host could not account them (or for built-in batches).
-  std::optional<double> optimizer_cpu_s;
+  // The host's per-batch figures of the turn (common/batch_figures.h), each unset when unknown
+  // (and for built-in batches): a column of `batches` each.
+  BatchFigures figures;
   // Wall time the coordinator spent evaluating the batch, seconds.
   double eval_time_s = 0;
   std::vector<EvaluationRecord> evaluations;
@@ -159,6 +160,8 @@ struct StudyCurve {
   // turn_time_s (BatchRecord), the time the study budget counts (evaluating the objective is not
   // in it). Same size as batch_min; a batch missing from the record adds nothing.
   std::vector<double> batch_end_seconds;
+  // The host's figures of each batch (BatchRecord::figures). Same size as batch_min.
+  std::vector<BatchFigures> batch_figures;
 };
 
 struct ScoringData {
@@ -211,6 +214,7 @@ struct ScoredEvaluationRecord {
   int suggestion = 0;  // index within the batch
   double value = 0;    // +inf for a crashed evaluation
   std::optional<double> generalization;  // the held-out loss, when the problem has one
+  BatchFigures figures;                  // the host's figures of its batch
 };
 
 // One round of a racing phase (RaceStore): the planner's state after the round's decisions

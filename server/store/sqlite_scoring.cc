@@ -4,20 +4,45 @@
 #include <map>
 #include <optional>
 
+#include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/store/internal/sqlite_rows.h"
 #include "server/store/sqlite_store.h"
 
 namespace bbo {
+
+using store_internal::FigureColumns;
+using store_internal::ForEachRow;
+using store_internal::ReadFigures;
+using store_internal::ScalarInt;
+using store_internal::ValueOrInf;
+
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-}  // namespace
+// Batch minima of the latest finished study of every job of non-baseline submissions; columns
+// 7, 8, ...: the batch's figures. ?1 = a problem (NULL: every one), ?2 = the board.
+const char* CurvesSql() {
+  static const std::string* const kSql = new std::string(absl::StrCat(
+      "SELECT sub.name, s.problem, s.id, s.trial, e.batch, MIN(e.value), bt.turn_time_s",
+      FigureColumns("bt"), R"sql(
+FROM studies s
+JOIN submissions sub ON sub.id = s.submission_id
+LEFT JOIN evaluations e ON e.study_id = s.id
+LEFT JOIN batches bt ON bt.study_id = s.id AND bt.batch = e.batch
+WHERE sub.is_baseline = 0
+  AND (?1 IS NULL OR s.problem = ?1)
+  AND s.board = ?2
+  AND s.state IN ('completed', 'cut_off', 'failed')
+  AND s.id = (SELECT MAX(s2.id) FROM studies s2
+              WHERE s2.job_id = s.job_id AND s2.state IN ('completed', 'cut_off', 'failed'))
+GROUP BY s.id, e.batch
+ORDER BY sub.name, s.problem, s.id, e.batch)sql"));
+  return kSql->c_str();
+}
 
-using store_internal::ForEachRow;
-using store_internal::ScalarInt;
-using store_internal::ValueOrInf;
+}  // namespace
 
 absl::StatusOr<ScoringData> SqliteStore::LoadScoringData(const std::vector<std::string>& problems,
                                                          const std::string& board) {
@@ -32,20 +57,7 @@ absl::StatusOr<ScoringData> SqliteStore::LoadScoringData(const std::vector<std::
     for (const std::string& p : problems) filters.push_back(p);
   }
   // Batch minima of the latest finished study of every job of non-baseline submissions.
-  ASSIGN_OR_RETURN(auto* q, Stmt(R"sql(
-SELECT sub.name, s.problem, s.id, s.trial, e.batch, MIN(e.value), bt.turn_time_s
-FROM studies s
-JOIN submissions sub ON sub.id = s.submission_id
-LEFT JOIN evaluations e ON e.study_id = s.id
-LEFT JOIN batches bt ON bt.study_id = s.id AND bt.batch = e.batch
-WHERE sub.is_baseline = 0
-  AND (?1 IS NULL OR s.problem = ?1)
-  AND s.board = ?2
-  AND s.state IN ('completed', 'cut_off', 'failed')
-  AND s.id = (SELECT MAX(s2.id) FROM studies s2
-              WHERE s2.job_id = s.job_id AND s2.state IN ('completed', 'cut_off', 'failed'))
-GROUP BY s.id, e.batch
-ORDER BY sub.name, s.problem, s.id, e.batch)sql"));
+  ASSIGN_OR_RETURN(auto* q, Stmt(CurvesSql()));
   // The order is the one SQLite's plan gave before it was spelled out (studies_by_submission).
   ASSIGN_OR_RETURN(auto* b, Stmt(R"sql(
 SELECT s.problem, e.value FROM evaluations e
@@ -74,7 +86,7 @@ ORDER BY s.submission_id, s.problem, s.id, e.batch, e.idx)sql"));
       const int64_t study_id = r.Int(2);
       if (curve == nullptr || study_id != current_study) {
         auto& v = data.methods[r.Text(0)][r.Text(1)];
-        v.push_back(StudyCurve{study_id, static_cast<int>(r.Int(3)), {}, {}});
+        v.push_back(StudyCurve{study_id, static_cast<int>(r.Int(3)), {}, {}, {}});
         curve = &v.back();
         current_study = study_id;
         optimizer_s = 0;
@@ -84,10 +96,12 @@ ORDER BY s.submission_id, s.problem, s.id, e.batch, e.idx)sql"));
         if (curve->batch_min.size() <= bt) {
           curve->batch_min.resize(bt + 1, kInf);
           curve->batch_end_seconds.resize(bt + 1, optimizer_s);
+          curve->batch_figures.resize(bt + 1);
         }
         curve->batch_min[bt] = ValueOrInf(r, 5);
         if (!r.IsNull(6)) optimizer_s += r.Double(6);
         curve->batch_end_seconds[bt] = optimizer_s;
+        curve->batch_figures[bt] = ReadFigures(r, 7);
       }
     }));
     RETURN_IF_ERROR(ForEachRow(*b, [&](const sqlite::Statement& r) {
@@ -116,16 +130,20 @@ absl::StatusOr<std::vector<ScoredEvaluationRecord>> SqliteStore::ScoredEvaluatio
   absl::MutexLock l(&mu_);
   // The same studies LoadScoringData scores: the latest finished study of each job (for the
   // baseline: its completed studies).
-  ASSIGN_OR_RETURN(auto* q, Stmt(R"sql(
-SELECT s.problem, sub.name, s.trial, e.batch, e.idx, e.value, e.generalization
+  // Columns 7, 8, ...: the figures of the evaluation's batch.
+  static const std::string* const kRows = new std::string(
+      absl::StrCat("SELECT s.problem, sub.name, s.trial, e.batch, e.idx, e.value, e.generalization",
+                   FigureColumns("bt"), R"sql(
 FROM studies s
 JOIN submissions sub ON sub.id = s.submission_id
 LEFT JOIN evaluations e ON e.study_id = s.id
+LEFT JOIN batches bt ON bt.study_id = s.id AND bt.batch = e.batch
 WHERE ((sub.is_baseline = 0 AND s.board = ?1 AND s.state IN ('completed', 'cut_off', 'failed')
         AND s.id = (SELECT MAX(s2.id) FROM studies s2
                     WHERE s2.job_id = s.job_id AND s2.state IN ('completed', 'cut_off', 'failed')))
        OR (sub.is_baseline = 1 AND s.state = 'completed' AND s.board = ?2))
 ORDER BY s.problem, sub.name, s.trial, e.batch, e.idx, s.id)sql"));
+  ASSIGN_OR_RETURN(auto* q, Stmt(kRows->c_str()));
   q->Bind(1, board).Bind(2, MainBoardKey(PhaseKeyOfBoard(board)));
   std::vector<ScoredEvaluationRecord> out;
   RETURN_IF_ERROR(ForEachRow(*q, [&](const sqlite::Statement& r) {
@@ -139,6 +157,7 @@ ORDER BY s.problem, sub.name, s.trial, e.batch, e.idx, s.id)sql"));
       e.suggestion = static_cast<int>(r.Int(4));
       e.value = ValueOrInf(r, 5);
       if (!r.IsNull(6)) e.generalization = r.Double(6);
+      e.figures = ReadFigures(r, 7);
     }
     out.push_back(std::move(e));
   }));

@@ -172,13 +172,13 @@ INSERT INTO batches (study_id, batch, source, turn_time_s, host_suggest_time_s,
     BatchRecord b;
     b.study_id = 3;
     b.batch = 1;
-    b.optimizer_cpu_s = 0.375;
+    b.figures.optimizer_cpu_s = 0.375;
     b.evaluations.push_back({});
     b.evaluations.back().params_json = "{}";
     b.evaluations.back().value = 2;
     ASSERT_TRUE((*store)->RecordBatch(b).ok());
     b.batch = 2;
-    b.optimizer_cpu_s.reset();  // a host without cgroups
+    b.figures.optimizer_cpu_s.reset();  // a host without cgroups
     ASSERT_TRUE((*store)->RecordBatch(b).ok());
   }
   auto db = sqlite::Database::Open(path);

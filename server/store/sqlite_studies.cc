@@ -13,6 +13,8 @@
 namespace bbo {
 
 using store_internal::BatchSourceName;
+using store_internal::BindFigures;
+using store_internal::FigureColumns;
 using store_internal::ForEachRow;
 using store_internal::ParseStudyState;
 using store_internal::ScalarInt;
@@ -203,18 +205,20 @@ absl::Status SqliteStore::RecordBatch(const BatchRecord& b) {
 absl::Status SqliteStore::InsertBatchLocked(const BatchRecord& b) {
   int n_replaced = 0;
   for (const auto& e : b.evaluations) n_replaced += e.replaced ? 1 : 0;
-  ASSIGN_OR_RETURN(auto* ib, Stmt("INSERT INTO batches (study_id, batch, source, turn_time_s,"
-                                  " host_suggest_time_s, host_observe_time_s, eval_time_s,"
-                                  " n_replaced, optimizer_cpu_s)"
-                                  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+  static const std::string* const kInsert = [] {
+    std::string values = "?, ?, ?, ?, ?, ?, ?, ?";
+    for (size_t i = 0; i < kNumBatchFigures; ++i) values += ", ?";
+    return new std::string(
+        absl::StrCat("INSERT INTO batches (study_id, batch, source, turn_time_s,"
+                     " host_suggest_time_s, host_observe_time_s, eval_time_s,"
+                     " n_replaced",
+                     FigureColumns(), ") VALUES (", values, ")"));
+  }();
+  ASSIGN_OR_RETURN(auto* ib, Stmt(kInsert->c_str()));
   ib->Bind(1, b.study_id).Bind(2, b.batch).Bind(3, BatchSourceName(b.source));
   ib->Bind(4, b.turn_time_s).Bind(5, b.host_suggest_time_s).Bind(6, b.host_observe_time_s);
   ib->Bind(7, b.eval_time_s).Bind(8, n_replaced);
-  if (b.optimizer_cpu_s.has_value()) {
-    ib->Bind(9, *b.optimizer_cpu_s);
-  } else {
-    ib->BindNull(9);
-  }
+  BindFigures(*ib, 9, b.figures);
   RETURN_IF_ERROR(ib->Run());
   ASSIGN_OR_RETURN(auto* ie, Stmt("INSERT INTO evaluations (study_id, batch, idx, params_json,"
                                   " value, replaced, eval_time_s, suggested_json, generalization)"

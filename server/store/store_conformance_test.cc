@@ -612,6 +612,36 @@ TEST_P(StoreConformanceTest, ScoringDataCarriesTheCumulativeTurnTimesOfTheScored
               ElementsAre(0.5, 0.75, 0.75, 1.75));
 }
 
+TEST_P(StoreConformanceTest, PerBatchFiguresReachTheScoringDataAndTheExport) {
+  ASSERT_TRUE(store_->AddSubmission(Sub("opt", 1), "", {"p"}, 1).ok());
+  std::vector<JobRecord> jobs = LeaseAll();
+  ASSERT_EQ(jobs.size(), 1u);
+  int64_t study = Study(jobs[0]);
+  for (int batch = 0; batch < 2; ++batch) {
+    BatchRecord b;
+    b.study_id = study;
+    b.batch = batch;
+    if (batch == 1) b.figures.optimizer_cpu_s = 0.75;  // batch 0: the host could not say
+    b.evaluations = {{"{}", 2.0 - batch, false, 0}, {"{}", 3.0, false, 0}};
+    ASSERT_TRUE(store_->RecordBatch(b).ok());
+  }
+  ASSERT_TRUE(store_->EndStudy(study, StudyState::kCompleted, "done", 2, 1).ok());
+
+  auto data = store_->LoadScoringData();
+  ASSERT_TRUE(data.ok()) << data.status();
+  const StudyCurve& curve = data->methods.at("opt").at("p").at(0);
+  ASSERT_EQ(curve.batch_figures.size(), 2u);
+  EXPECT_FALSE(curve.batch_figures[0].optimizer_cpu_s.has_value());
+  EXPECT_EQ(curve.batch_figures[1].optimizer_cpu_s, 0.75);
+  auto rows = store_->ScoredEvaluations(kMainBoard);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), 4u);
+  for (const ScoredEvaluationRecord& r : *rows) {
+    EXPECT_EQ(r.figures.optimizer_cpu_s.has_value(), r.batch == 1) << r.batch;
+  }
+  EXPECT_EQ(rows->back().figures.optimizer_cpu_s, 0.75);
+}
+
 TEST_P(StoreConformanceTest, ScoringSequenceCountsScoredEndsOnly) {
   ASSERT_TRUE(store_->AddSubmission(Sub("a", 1), "", {"p", "q", "r", "s"}, 1).ok());
   std::vector<JobRecord> jobs = LeaseAll();

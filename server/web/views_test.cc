@@ -87,11 +87,13 @@ class WebViewsTest : public ::testing::Test {
       ASSERT_TRUE(job.ok()) << job.status();
       if (!job->has_value()) return;
       const double x = offsets.at((*job)->submission_id);
-      auto study = coordinator_->studies().OpenForJob((*job)->id, "w");
+      auto study = coordinator_->studies().OpenForJob(Identity::Coordinator(), (*job)->id, "w");
       ASSERT_TRUE(study.ok()) << study.status();
       for (int b = 0; b < 2; ++b) {
         std::vector<IncomingPoint> points(2, {Point{{"x0", x}, {"x1", x}}, ""});
-        ASSERT_TRUE(coordinator_->studies().SubmitBatch(study->study_id, b, points, 0, 0).ok());
+        ASSERT_TRUE(coordinator_->studies()
+                        .SubmitBatch(Identity::Coordinator(), study->study_id, b, points)
+                        .ok());
       }
       ASSERT_TRUE(coordinator_->store().FinishJob((*job)->id, "w", "", 2).ok());
     }

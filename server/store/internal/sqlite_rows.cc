@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 
 namespace bbo::store_internal {
@@ -50,6 +51,35 @@ const char* BatchSourceName(BatchSource s) {
 
 double ValueOrInf(const sqlite::Statement& q, int col) {
   return q.IsNull(col) ? std::numeric_limits<double>::infinity() : q.Double(col);
+}
+
+std::string FigureColumns(const std::string& alias) {
+  std::string out;
+  for (const BatchFigure& f : kBatchFigures) {
+    absl::StrAppend(&out, ", ", alias, alias.empty() ? "" : ".", f.name);
+  }
+  return out;
+}
+
+void BindFigures(sqlite::Statement& q, int first, const BatchFigures& figures) {
+  for (size_t i = 0; i < kNumBatchFigures; ++i) {
+    const std::optional<double>& v = figures.*kBatchFigures[i].value;
+    const int at = first + static_cast<int>(i);
+    if (v.has_value()) {
+      q.Bind(at, *v);
+    } else {
+      q.BindNull(at);
+    }
+  }
+}
+
+BatchFigures ReadFigures(const sqlite::Statement& q, int first) {
+  BatchFigures out;
+  for (size_t i = 0; i < kNumBatchFigures; ++i) {
+    const int at = first + static_cast<int>(i);
+    if (!q.IsNull(at)) out.*kBatchFigures[i].value = q.Double(at);
+  }
+  return out;
 }
 
 JobRecord ReadJob(const sqlite::Statement& q) {

@@ -30,6 +30,14 @@ const char* BatchSourceName(BatchSource s);
 // A REAL column that may be NULL (read as +inf).
 double ValueOrInf(const sqlite::Statement& q, int col);
 
+// The per-batch figures' columns of `batches` (common/batch_figures.h), in kBatchFigures order,
+// each as ", <alias>.<name>" (alias "" : ", <name>"): appended to a SELECT or INSERT list.
+std::string FigureColumns(const std::string& alias = "");
+// Binds the figures to parameters first, first + 1, ... (NULL when unknown).
+void BindFigures(sqlite::Statement& q, int first, const BatchFigures& figures);
+// Reads the figures from columns first, first + 1, ...
+BatchFigures ReadFigures(const sqlite::Statement& q, int first);
+
 JobRecord ReadJob(const sqlite::Statement& q);
 SubmissionRecord ReadSubmission(const sqlite::Statement& q);
 // Every row of a query of BBO_SUBMISSION_COLUMNS; resets the statement.
