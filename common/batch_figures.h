@@ -27,6 +27,9 @@ struct BatchFigures {
   // CPU seconds (user + system) of all the optimizer's processes in the turn, as the study's
   // control group accounted them.
   std::optional<double> optimizer_cpu_s;
+  // The most memory the optimizer's processes held at once in the turn, MiB (the study's
+  // control group's high-water mark, reset at the start of the turn).
+  std::optional<double> optimizer_peak_memory_mb;
 
   bool operator==(const BatchFigures&) const = default;
 };
@@ -41,6 +44,8 @@ struct BatchFigure {
 
 inline constexpr BatchFigure kBatchFigures[] = {
     {"optimizer_cpu_s", "CPU s per batch", &BatchFigures::optimizer_cpu_s},
+    {"optimizer_peak_memory_mb", "peak memory MiB per batch",
+     &BatchFigures::optimizer_peak_memory_mb},
 };
 inline constexpr size_t kNumBatchFigures = sizeof(kBatchFigures) / sizeof(kBatchFigures[0]);
 

@@ -76,6 +76,7 @@ void TurnReportToProto(const TurnReport& turn, v1::SubmitBatchRequest* out) {
   out->set_observe_time_s(turn.observe_s);
   const BatchFigures& f = turn.figures;
   if (f.optimizer_cpu_s) out->set_optimizer_cpu_s(*f.optimizer_cpu_s);
+  if (f.optimizer_peak_memory_mb) out->set_optimizer_peak_memory_mb(*f.optimizer_peak_memory_mb);
 }
 
 TurnReport TurnReportFromProto(const v1::SubmitBatchRequest& in) {
@@ -84,6 +85,7 @@ TurnReport TurnReportFromProto(const v1::SubmitBatchRequest& in) {
   turn.observe_s = in.observe_time_s();
   BatchFigures& f = turn.figures;
   if (in.has_optimizer_cpu_s()) f.optimizer_cpu_s = in.optimizer_cpu_s();
+  if (in.has_optimizer_peak_memory_mb()) f.optimizer_peak_memory_mb = in.optimizer_peak_memory_mb();
   return turn;
 }
 

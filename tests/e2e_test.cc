@@ -743,6 +743,40 @@ TEST_F(E2eTest, BboReportFromTheDatabaseIsTheServersReport) {
   ASSERT_TRUE(server["plackett_luce"].contains("final"));
   EXPECT_EQ(server["phase"], "feedback");
   EXPECT_EQ(server, db) << nlohmann::json::diff(server, db).dump().substr(0, 4000);
+
+  // The field-travel check: the optimizer's peak memory per batch goes from the worker's control
+  // group over the protocol into the store, the report (JSON, CSV) and `bbo export`. A worker
+  // measures it as root on cgroup v1 (v2 cannot restart the mark per turn).
+  const bool measurable =
+      geteuid() == 0 && fs::exists("/sys/fs/cgroup/memory/memory.max_usage_in_bytes");
+  const std::string stored = Q("SELECT COUNT(*) FROM batches WHERE optimizer_peak_memory_mb > 0");
+  EXPECT_EQ(stored != "0", measurable) << stored;
+  if (!measurable) return;
+  const nlohmann::json* steady_use = nullptr;
+  for (const nlohmann::json& m : server["resources"]["methods"]) {
+    if (m["method"] == "steady") steady_use = &m;
+  }
+  ASSERT_NE(steady_use, nullptr) << server["resources"].dump();
+  const nlohmann::json& peak = (*steady_use)["optimizer_peak_memory_mb"];
+  EXPECT_EQ(peak["batches"].get<int>(),
+            std::stoi(Q("SELECT COUNT(b.optimizer_peak_memory_mb) FROM batches b JOIN studies s "
+                        "ON s.id = b.study_id WHERE s.submission_id = " + std::to_string(steady))));
+  EXPECT_GT(peak["median"].get<double>(), 1.0);  // a Python optimizer holds megabytes
+  EXPECT_GE(peak["max"].get<double>(), peak["median"].get<double>());
+  const fs::path csv_dir = root_ / "from_db_csv";
+  ASSERT_EQ(std::system((std::string(BBO_CLI_BIN) + " report --format csv --bootstrap 50 --out " +
+                         csv_dir.string() + " --db " + db_ + " --phase feedback >/dev/null 2>&1")
+                            .c_str()),
+            0);
+  EXPECT_THAT(ReadFile(csv_dir / "resources.csv"), HasSubstr("steady,optimizer_peak_memory_mb,"));
+  const fs::path exported = root_ / "export.csv";
+  ASSERT_EQ(std::system((std::string(BBO_CLI_BIN) + " export --db " + db_ +
+                         " --phase feedback --out " + exported.string() + " >/dev/null 2>&1")
+                            .c_str()),
+            0);
+  const std::string text = ReadFile(exported);
+  const std::string header = text.substr(0, text.find('\n'));
+  EXPECT_THAT(header, HasSubstr(",optimizer_cpu_s,optimizer_peak_memory_mb")) << header;
 }
 
 TEST_F(E2eTest, HiddenAnonymizedPhaseServesOrganizersOnlyAndHidesNames) {

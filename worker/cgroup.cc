@@ -582,6 +582,21 @@ absl::StatusOr<uint64_t> StudyCgroup::MemoryPeakBytes() const {
   return ReadUint(file);
 }
 
+absl::Status StudyCgroup::ResetMemoryPeak() {
+  const std::string dir = Dir("memory");
+  if (dir.empty() || version_ != CgroupVersion::kV1) {
+    return absl::UnimplementedError("the peak memory of this cgroup cannot be reset");
+  }
+  absl::Status s = WriteFile(dir + "/memory.max_usage_in_bytes", "0");
+  peak_reset_ = s.ok();
+  return s;
+}
+
+absl::StatusOr<uint64_t> StudyCgroup::MemoryPeakSinceReset() const {
+  if (!peak_reset_) return absl::FailedPreconditionError("the memory peak was not reset");
+  return MemoryPeakBytes();
+}
+
 absl::StatusOr<CgroupLimitHit> StudyCgroup::LimitHit() const {
   if (std::string mem = Dir("memory"); !mem.empty()) {
     if (version_ == CgroupVersion::kV1) {

@@ -100,6 +100,13 @@ class StudyCgroup {
   // Highest memory use of the group so far, bytes (v1 memory.max_usage_in_bytes, v2
   // memory.peak). Unimplemented when the kernel does not record it (v2 before 5.19).
   absl::StatusOr<uint64_t> MemoryPeakBytes() const;
+  // Starts a new high-water mark at the group's current use, so that MemoryPeakBytes gives the
+  // peak since this call (v1: writes memory.max_usage_in_bytes). Unimplemented on v2, whose
+  // memory.peak cannot be reset for other readers.
+  absl::Status ResetMemoryPeak();
+  // The peak since the last successful ResetMemoryPeak, bytes; FailedPrecondition when there
+  // was none (the figure would be the whole study's).
+  absl::StatusOr<uint64_t> MemoryPeakSinceReset() const;
 
   // Whether the memory limit killed a process (OOM kill) or a fork/clone failed at the pids
   // limit. Memory wins when both happened. Reads counters, so it stays true after KillAll.
@@ -136,6 +143,8 @@ class StudyCgroup {
   std::vector<std::pair<std::string, std::string>> controller_dirs_;
   // Distinct directories, created in this order and removed in reverse.
   std::vector<std::string> dirs_;
+  // ResetMemoryPeak succeeded (the study's host calls it, one thread).
+  bool peak_reset_ = false;
   std::vector<std::string> procs_files_;
   bool removed_ = false;
 };

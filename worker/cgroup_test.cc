@@ -182,6 +182,31 @@ TEST_F(CgroupTest, MemoryHogIsKilledAndReported) {
   EXPECT_TRUE(group->Remove().ok());
 }
 
+TEST_F(CgroupTest, TheMemoryPeakRestartsWhenReset) {
+  auto group = MakeGroup("study-peak", CgroupLimits{256 * kMiB, 64, 1.0});
+  ASSERT_NE(group, nullptr);
+  // Never reset: no figure (it would be the whole study's).
+  EXPECT_EQ(group->MemoryPeakSinceReset().status().code(), absl::StatusCode::kFailedPrecondition);
+  pid_t pid = Spawn(group.get(), {"/usr/bin/python3", "-c", "x = b'x' * (96 << 20)"});
+  ASSERT_EQ(WaitFor(pid, absl::Seconds(30)), 0);
+  absl::Status reset = group->ResetMemoryPeak();
+  if (manager_->version() != CgroupVersion::kV1) {
+    EXPECT_EQ(reset.code(), absl::StatusCode::kUnimplemented);
+    return;
+  }
+  ASSERT_TRUE(reset.ok()) << reset;
+  auto after = group->MemoryPeakSinceReset();
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_LT(*after, 32 * kMiB);  // the 96 MiB process is gone: the mark starts again
+  pid = Spawn(group.get(), {"/usr/bin/python3", "-c", "x = b'x' * (48 << 20)"});
+  ASSERT_EQ(WaitFor(pid, absl::Seconds(30)), 0);
+  auto peak = group->MemoryPeakSinceReset();
+  ASSERT_TRUE(peak.ok()) << peak.status();
+  EXPECT_GE(*peak, 48 * kMiB);
+  EXPECT_LT(*peak, 96 * kMiB);
+  EXPECT_TRUE(group->Remove().ok());
+}
+
 // bwrap's --tmpfs has no size option in 0.8: the memory cgroup is what bounds /tmp and /dev/shm.
 class TmpfsChargeTest : public CgroupTest, public ::testing::WithParamInterface<std::string> {};
 

@@ -50,6 +50,19 @@ std::optional<double> CpuSeconds(StudyCgroup* cgroup) {
   return cpu.ok() ? std::optional<double>(*cpu) : std::nullopt;
 }
 
+// A turn begins: the group's memory high-water mark restarts (where the kernel allows it).
+// Returns the CPU time of the study's processes so far (nullopt: no group, or it cannot say).
+std::optional<double> TurnBegins(StudyCgroup* cgroup) {
+  if (cgroup != nullptr) cgroup->ResetMemoryPeak().IgnoreError();  // unknown then: no figure
+  return CpuSeconds(cgroup);
+}
+
+// The most memory the study's processes held at once since the turn began, MiB.
+std::optional<double> TurnPeakMiB(StudyCgroup* cgroup) {
+  if (cgroup == nullptr) return std::nullopt;
+  absl::StatusOr<uint64_t> bytes = cgroup->MemoryPeakSinceReset();
+  return bytes.ok() ? std::optional<double>(static_cast<double>(*bytes) / (1 << 20)) : std::nullopt;
+}
 
 }  // namespace
 
@@ -220,7 +233,7 @@ absl::Status Worker::RunTurns(OptimizerHost& host, const OpenedStudy& study, Stu
                               const Problem* problem, uint64_t generation) {
   TurnClock clock;
   clock.remaining_s = study.remaining_s;
-  clock.cpu_start_s = CpuSeconds(cgroup);
+  clock.cpu_start_s = TurnBegins(cgroup);
   for (int b = 0; b < study.budget.n_batches && !stop_; ++b) {
     // The coordinator's clock for this turn started before observe; what observe used is gone.
     const double turn_left = std::min(study.budget.suggest_budget_s - clock.observe_s,
@@ -250,7 +263,7 @@ absl::Status Worker::RunTurns(OptimizerHost& host, const OpenedStudy& study, Stu
       EndDoneStudy(host, study, b, *values);
       return absl::OkStatus();
     }
-    clock.cpu_start_s = CpuSeconds(cgroup);
+    clock.cpu_start_s = TurnBegins(cgroup);
     absl::Status obs = host.Observe(b, values->evaluated, values->values,
                                     absl::Seconds(clock.remaining_s + options_.kill_grace_s));
     clock.observe_s = host.last_observe_seconds();
@@ -271,6 +284,7 @@ absl::StatusOr<BatchValues> Worker::ReportTurn(OptimizerHost& host, const Opened
                                                const TurnClock& clock, StudyCgroup* cgroup,
                                                const Problem* problem) {
   std::optional<double> turn_cpu_end = CpuSeconds(cgroup);
+  std::optional<double> turn_peak_mib = TurnPeakMiB(cgroup);
   // A limit of the study's group hit in this turn (an OOM kill, a fork refused at the task
   // limit) ends the study, even when the optimizer survived it: its best so far stands.
   std::string limit_hit;
@@ -289,6 +303,7 @@ absl::StatusOr<BatchValues> Worker::ReportTurn(OptimizerHost& host, const Opened
     if (clock.cpu_start_s && turn_cpu_end) {
       turn.figures.optimizer_cpu_s = *turn_cpu_end - *clock.cpu_start_s;
     }
+    turn.figures.optimizer_peak_memory_mb = turn_peak_mib;
     values = client_->SubmitBatch(study.study_id, b, *x, turn);
   } else {
     const absl::StatusCode code = x.status().code();

@@ -253,6 +253,10 @@ CREATE TABLE race_rounds (
   PRIMARY KEY (phase, round)
 );
 )sql",
+    // 11: the optimizer's peak memory per turn, from the worker's control group (NULL: unknown).
+    R"sql(
+ALTER TABLE batches ADD COLUMN optimizer_peak_memory_mb REAL;
+)sql",
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #   daemon   double-forks a process that leaves the session and sleeps for 120 s
 #   forks    starts up to 64 sleeping children in the second suggest (stopping at the first
 #            refused fork) and answers normally
+#   peak     allocates and touches 96 MiB in the second suggest and frees it before answering
 import json
 import os
 import sys
@@ -59,6 +60,11 @@ for line in sys.stdin:
                     children.append(subprocess.Popen(["/bin/sleep", "30"]))
             except OSError:
                 pass
+        if mode == "peak" and count == 2:
+            held = bytearray(96 << 20)
+            for i in range(0, len(held), 4096):
+                held[i] = 1
+            del held
         if mode == "hog" and count == 1:
             threading.Thread(target=spin, daemon=True).start()
         if mode == "daemon" and count == 1:
