@@ -13,8 +13,8 @@ namespace bbo {
 Competition::Competition(Store* store, Clock* calendar, int64_t seed)
     : store_(store), calendar_(calendar), seed_(seed) {}
 
-void Competition::Add(Phase* phase, const PhaseSpec* spec) {
-  phases_.push_back({phase, spec});
+void Competition::Add(Phase* phase, const PhaseSpec& spec) {
+  phases_.push_back({phase, &spec});
 }
 
 const Competition::Entry* Competition::Find(const std::string& name) const {
@@ -55,7 +55,7 @@ absl::StatusOr<Phase*> Competition::ForSubmission(const std::string& name) {
     for (const Entry& e : phases_) {
       const PhaseOptions& o = e.phase->options();
       if (!o.accepts_submissions) continue;
-      windows.push_back(absl::StrCat(o.phase, " ", e.spec != nullptr ? e.spec->WindowText() : ""));
+      windows.push_back(absl::StrCat(o.phase, " ", e.spec->WindowText()));
     }
     return absl::FailedPreconditionError(absl::StrCat(
         "no phase takes submissions now (", FormatUtc(calendar_->Now()), "); the windows: ",
@@ -103,11 +103,9 @@ std::vector<PhaseView> Competition::Describe() {
     const PhaseOptions& o = e.phase->options();
     PhaseView v;
     v.name = o.phase;
-    if (e.spec != nullptr) {
-      v.title = e.spec->title;
-      v.rules = e.spec->rules;
-      v.migrate_from = e.spec->migrate_from;
-    }
+    v.title = e.spec->title;
+    v.rules = e.spec->rules;
+    v.migrate_from = e.spec->migrate_from;
     v.start = o.window_start;
     v.end = o.window_end;
     v.current = e.phase == current;
@@ -192,7 +190,7 @@ absl::StatusOr<std::string> Competition::Choose(const Identity& who, int64_t sub
   const std::string& name = source->phase->options().phase;
   const Entry* target = nullptr;
   for (const Entry& e : phases_) {
-    if (e.spec != nullptr && e.spec->migrate_from == name) target = &e;
+    if (e.spec->migrate_from == name) target = &e;
   }
   if (target == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -216,7 +214,7 @@ absl::StatusOr<int> Competition::MigrateDue() {
   int moved = 0;
   const absl::Time now = calendar_->Now();
   for (const Entry& target : phases_) {
-    if (target.spec == nullptr || target.spec->migrate_from.empty()) continue;
+    if (target.spec->migrate_from.empty()) continue;
     const Entry* source = Find(target.spec->migrate_from);
     if (source == nullptr) continue;
     const std::optional<absl::Time>& end = source->phase->options().window_end;

@@ -1,10 +1,10 @@
 #ifndef BBO_SERVER_COMPETITION_H_
 #define BBO_SERVER_COMPETITION_H_
 
-// Competition: the phases of the one competition a coordinator serves, on its calendar. A coordinator
-// started from flags has one phase (store key ""); one started from a competition file
-// (server/competition_file.h) has every phase of the file, each with its own Phase
-// (submissions, quotas, boards, visibility) over one Store. Competition picks the phase a call is
+// Competition: the phases of the one competition a coordinator serves (its CompetitionSpec,
+// server/competition_file.h: a competition file's phases, or the one phase a coordinator's flags
+// describe), on its calendar, each with its own Phase (submissions, quotas, boards,
+// visibility) over one Store. Competition picks the phase a call is
 // about (named, or the current one), enforces the windows, records teams' choices of the
 // submission that goes on, and migrates those submissions into the next phase, exactly once,
 // when the earlier phase ends. Thread-safe.
@@ -76,9 +76,8 @@ class Competition {
   // `calendar` decides windows; `seed` seeds migrated jobs. Not owned.
   Competition(Store* store, Clock* calendar, int64_t seed);
 
-  // Adds a phase (in the competition's order). `spec` is null for a coordinator started from
-  // flags. Before use.
-  void Add(Phase* phase, const PhaseSpec* spec);
+  // Adds a phase (in the competition's order) with its spec (not owned). Before use.
+  void Add(Phase* phase, const PhaseSpec& spec);
   // Called after a migration queued jobs.
   void set_on_jobs_changed(std::function<void()> f) { on_jobs_changed_ = std::move(f); }
 
@@ -104,7 +103,7 @@ class Competition {
   // The queue as `who` may see it: its summary is public (how long a submission waits), its
   // details are for SeesQueueDetails(who). The one rule of every transport.
   QueueView Queue(const Identity& who);
-  // The name of the competition ("" = started from flags).
+  // The name of the competition ("" for a coordinator started from flags).
   void set_name(std::string name) { name_ = std::move(name); }
   const std::string& name() const { return name_; }
   // The team of `who` chooses which of its submissions goes on to the next phase: the
@@ -124,7 +123,7 @@ class Competition {
  private:
   struct Entry {
     Phase* phase = nullptr;
-    const PhaseSpec* spec = nullptr;  // null: a coordinator started from flags
+    const PhaseSpec* spec = nullptr;
   };
   absl::StatusOr<int> MigrateInto(const Entry& target, const Entry& source);
   const Entry* Find(const std::string& name) const;

@@ -79,6 +79,11 @@ struct RacingSpec {
 struct PhaseSpec {
   // 1-32 of [a-z0-9_-], unique in the competition; not "main" or "warm-start".
   std::string name;
+  // The phase's key in the store (its submissions, boards and records); nullopt = its name.
+  // The one phase of a coordinator started from flags keeps the key "" its databases have
+  // always had (Coordinator::FlagsCompetition).
+  std::optional<std::string> store_key;
+  std::string key() const { return store_key.value_or(name); }
   // What participants read: a title and the phase's rules (plain text or Markdown).
   std::string title;
   std::string rules;
@@ -114,6 +119,10 @@ struct PhaseSpec {
   // Racing instead of running everything (RacingSpec); the instances are the problems x
   // default_trials.
   RacingSpec racing;
+  // Its problems and budgets are fixed once it has started (Fingerprint): true for a
+  // competition file's phases. The phase of a coordinator started from flags may be restarted
+  // with other flags (its problems are still checked by their signatures).
+  bool fixed_once_started = true;
 
   // The part of the phase that must not change once it has started: its problems and budgets.
   // A canonical JSON text; equal texts mean the same problems, trials and budgets.

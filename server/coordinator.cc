@@ -34,7 +34,7 @@ void ApplyPhase(const CompetitionSpec& spec, const PhaseSpec& p, const Coordinat
   study->evaluate_on_coordinator = p.evaluate_on_coordinator;
   *comp = base.competition;
   comp->phase = p.name;
-  comp->phase_key = p.name;
+  comp->phase_key = p.key();
   comp->seed = spec.seed;
   comp->default_trials = p.default_trials;
   comp->max_trials = p.max_trials;
@@ -54,13 +54,45 @@ void ApplyPhase(const CompetitionSpec& spec, const PhaseSpec& p, const Coordinat
 
 }  // namespace
 
+CompetitionSpec Coordinator::FlagsCompetition(const CoordinatorOptions& o) {
+  const StudyOptions& s = o.study;
+  const PhaseOptions& c = o.competition;
+  PhaseSpec p;
+  p.name = c.phase;
+  p.store_key = "";
+  p.start = c.window_start;
+  p.end = c.window_end;
+  p.budget = s.budget;
+  p.startup_budget_s = s.startup_budget_s;
+  p.limits = s.optimizer_limits;
+  p.default_trials = c.default_trials;
+  p.max_trials = c.max_trials;
+  p.baseline_trials = c.baseline_trials;
+  p.use_known_optimum = c.use_known_optimum;
+  p.hidden = o.hidden_phase;
+  p.anonymize = s.anonymize;
+  p.warm_start_board = c.warm_start_board;
+  p.evaluate_once = c.evaluate_once;
+  p.evaluate_on_coordinator = s.evaluate_on_coordinator;
+  p.max_submissions_per_team = c.max_submissions_per_team;
+  p.max_submissions_per_team_per_day = c.max_submissions_per_team_per_day;
+  p.accepts_submissions = c.accepts_submissions;
+  p.board_hidden_until_published = c.board_hidden_until_published;
+  p.fixed_once_started = false;
+  CompetitionSpec spec;
+  spec.seed = c.seed;
+  spec.phases.push_back(std::move(p));
+  return spec;
+}
+
 absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Create(
     CoordinatorOptions options, std::vector<std::unique_ptr<Problem>> problems,
     std::unique_ptr<Clock> clock, std::unique_ptr<Store> store) {
   if (problems.empty()) problems = MakePracticeSuite();
   std::vector<std::vector<std::unique_ptr<Problem>>> phases;
   phases.push_back(std::move(problems));
-  return Build(std::move(options), std::nullopt, std::move(phases), std::move(clock), nullptr,
+  CompetitionSpec spec = FlagsCompetition(options);
+  return Build(std::move(options), std::move(spec), std::move(phases), std::move(clock), nullptr,
                std::move(store));
 }
 
@@ -145,14 +177,9 @@ std::vector<PhaseOptions> Coordinator::TakeProblems(
     StudyPhase sp;
     sp.problems = problems_.back().get();
     PhaseOptions co;
-    if (spec_) {
-      ApplyPhase(*spec_, spec_->phases[i], options, &sp.options, &co);
-      sp.options.allow_anonymous = options.allow_anonymous;
-      co.allow_anonymous = options.allow_anonymous;
-    } else {
-      sp.options = options.study;
-      co = options.competition;
-    }
+    ApplyPhase(spec_, spec_.phases[i], options, &sp.options, &co);
+    sp.options.allow_anonymous = options.allow_anonymous;
+    co.allow_anonymous = options.allow_anonymous;
     sp.key = co.phase_key;
     study_phases->push_back(std::move(sp));
     phase_options.push_back(std::move(co));
@@ -185,29 +212,27 @@ void Coordinator::BuildCompetition(const CoordinatorOptions& options,
                                    const std::vector<PhaseOptions>& phase_options) {
   Clock* calendar_clock = calendar_ ? calendar_.get() : clock_.get();
   JobQueue* queue = queue_.get();
-  competition_ = std::make_unique<Competition>(store_.get(), calendar_clock,
-                                               spec_ ? spec_->seed : options.competition.seed);
+  competition_ = std::make_unique<Competition>(store_.get(), calendar_clock, spec_.seed);
   competition_->set_on_jobs_changed([queue] { queue->NotifyChanged(); });
-  if (spec_) competition_->set_name(spec_->name);
+  competition_->set_name(spec_.name);
   competition_->set_queue(queue);
   competition_->set_gauges([this] { return Gauges(); });
   for (size_t i = 0; i < problems_.size(); ++i) {
-    const StudyBudget& budget = spec_ ? spec_->phases[i].budget : options.study.budget;
+    const StudyBudget& budget = spec_.phases[i].budget;
     auto phase = std::make_unique<Phase>(store_.get(), problems_[i].get(), clock_.get(),
                                          budget.batch_size, budget.n_batches, phase_options[i]);
     phase->set_calendar(calendar_clock);
     phase->set_on_jobs_changed([queue] { queue->NotifyChanged(); });
     phase->set_metrics(&metrics_);
-    competition_->Add(phase.get(), spec_ ? &spec_->phases[i] : nullptr);
+    competition_->Add(phase.get(), spec_.phases[i]);
     phases_.push_back(std::move(phase));
   }
 }
 
 // Racing phases: their jobs are queued round by round by a race (server/race.h).
 void Coordinator::BuildRaces(const std::vector<PhaseOptions>& phase_options) {
-  if (!spec_) return;
-  for (size_t i = 0; i < spec_->phases.size(); ++i) {
-    const PhaseSpec& p = spec_->phases[i];
+  for (size_t i = 0; i < spec_.phases.size(); ++i) {
+    const PhaseSpec& p = spec_.phases[i];
     if (!p.racing.enabled) continue;
     RaceDriverOptions ro;
     ro.phase_key = phase_options[i].phase_key;
@@ -216,7 +241,7 @@ void Coordinator::BuildRaces(const std::vector<PhaseOptions>& phase_options) {
     ro.budget = p.budget;
     ro.boards = {MainBoardKey(ro.phase_key)};
     if (p.warm_start_board) ro.boards.push_back(WarmStartBoardKey(ro.phase_key));
-    ro.seed = spec_->seed;
+    ro.seed = spec_.seed;
     ro.racing = p.racing;
     races_[p.name] = std::make_unique<RaceDriver>(store_.get(), clock_.get(), std::move(ro));
     RaceDriver* race = races_[p.name].get();
@@ -228,7 +253,7 @@ void Coordinator::BuildRaces(const std::vector<PhaseOptions>& phase_options) {
 }
 
 absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Build(
-    CoordinatorOptions options, std::optional<CompetitionSpec> spec,
+    CoordinatorOptions options, CompetitionSpec spec,
     std::vector<std::vector<std::unique_ptr<Problem>>> problems, std::unique_ptr<Clock> clock,
     std::unique_ptr<Clock> calendar, std::unique_ptr<Store> store) {
   auto c = std::unique_ptr<Coordinator>(new Coordinator());
@@ -260,17 +285,17 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Build(
 }
 
 absl::Status Coordinator::CheckPhaseFingerprints() {
-  if (!spec_) return absl::OkStatus();
   const absl::Time now = competition_->calendar()->Now();
-  for (const PhaseSpec& p : spec_->phases) {
-    ASSIGN_OR_RETURN(std::optional<PhaseRecord> stored, store_->GetPhase(p.name));
+  for (const PhaseSpec& p : spec_.phases) {
+    if (!p.fixed_once_started) continue;
+    ASSIGN_OR_RETURN(std::optional<PhaseRecord> stored, store_->GetPhase(p.key()));
     const std::string fingerprint = p.Fingerprint();
     if (stored && stored->fingerprint == fingerprint) continue;
     if (stored) {
       bool started = !p.start || now >= *p.start;
       ASSIGN_OR_RETURN(std::vector<SubmissionRecord> subs, store_->ListSubmissions());
       for (const SubmissionRecord& s : subs) {
-        started = started || (s.phase == p.name && !s.is_baseline);
+        started = started || (s.phase == p.key() && !s.is_baseline);
       }
       if (started) {
         return absl::FailedPreconditionError(absl::StrCat(
@@ -282,7 +307,7 @@ absl::Status Coordinator::CheckPhaseFingerprints() {
       spdlog::info("event=phase_changed phase={} (not started yet)", p.name);
     }
     PhaseRecord rec;
-    rec.name = p.name;
+    rec.name = p.key();
     rec.fingerprint = fingerprint;
     rec.spec = fingerprint;
     rec.recorded_at = clock_->NowSeconds();

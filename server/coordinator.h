@@ -4,8 +4,8 @@
 // Coordinator: owns and wires the domain objects of bbo-server (store, problems, evaluator,
 // study manager, job queue, competition, baseline runner) and runs the background work (lease
 // expiry, overdue practice studies, baseline studies, migrations between phases). A coordinator
-// serves one competition: one phase when started from flags, or the phases of a competition
-// file, over one store. The gRPC layer (server/rpc) only translates to and from these objects.
+// serves one competition (a CompetitionSpec: a competition file's phases, or the one phase its
+// flags describe, FlagsCompetition) over one store. The gRPC layer (server/rpc) only translates to and from these objects.
 // Thread-safe.
 
 #include <atomic>
@@ -72,8 +72,8 @@ struct CoordinatorOptions {
 
 class Coordinator {
  public:
-  // Opens the store and builds everything. `problems` empty -> the practice suite. `clock`
-  // null -> the real clock.
+  // A coordinator started from flags: the one-phase competition FlagsCompetition(options).
+  // `problems` empty -> the practice suite. `clock` null -> the real clock.
   static absl::StatusOr<std::unique_ptr<Coordinator>> Create(
       CoordinatorOptions options, std::vector<std::unique_ptr<Problem>> problems = {},
       std::unique_ptr<Clock> clock = nullptr, std::unique_ptr<Store> store = nullptr);
@@ -90,6 +90,11 @@ class Coordinator {
       std::unique_ptr<Store> store = nullptr);
   ~Coordinator();
 
+  // The competition of a coordinator started from flags: one phase, named options.competition.
+  // phase, with the flags' budgets, limits, trials and rules, under the store key "" (its
+  // databases' key from before competition files), restartable with other flags.
+  static CompetitionSpec FlagsCompetition(const CoordinatorOptions& options);
+
   // Starts the background threads. Idempotent.
   void Start();
   // Stops them (blocks until they exit).
@@ -99,7 +104,7 @@ class Coordinator {
 
   StudyManager& studies() { return *studies_; }
   JobQueue& queue() { return *queue_; }
-  // The first phase's (the only one of a coordinator started from flags).
+  // The first phase (the only one of a coordinator started from flags).
   Phase& first_phase() { return *phases_.front(); }
   // Every phase, on the calendar.
   Competition& competition() { return *competition_; }
@@ -123,7 +128,7 @@ class Coordinator {
   // Opens the store, recovers, and builds everything for `phases` (the phases' problems are
   // moved into problems_ first).
   static absl::StatusOr<std::unique_ptr<Coordinator>> Build(
-      CoordinatorOptions options, std::optional<CompetitionSpec> spec,
+      CoordinatorOptions options, CompetitionSpec spec,
       std::vector<std::vector<std::unique_ptr<Problem>>> problems, std::unique_ptr<Clock> clock,
       std::unique_ptr<Clock> calendar, std::unique_ptr<Store> store);
   // Build's steps: the store (its lock file) and the credentials; the recovery after a restart;
@@ -155,7 +160,7 @@ class Coordinator {
   int db_lock_fd_ = -1;
   Metrics metrics_;
   std::unique_ptr<Store> store_;
-  std::optional<CompetitionSpec> spec_;
+  CompetitionSpec spec_;
   std::unique_ptr<Clock> calendar_;  // null: clock_
   // One per phase, in the competition's order.
   std::vector<std::unique_ptr<ProblemSet>> problems_;

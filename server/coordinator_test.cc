@@ -34,6 +34,66 @@ std::vector<std::unique_ptr<Problem>> One(double shift) {
   return v;
 }
 
+TEST(CoordinatorTest, FlagsBuildAOnePhaseCompetitionThatStillTakesNewFlagsOnARestart) {
+  const std::string db = (std::filesystem::temp_directory_path() /
+                          ("coordinator_flags_" + std::to_string(::getpid()) + ".sqlite"))
+                             .string();
+  std::filesystem::remove(db);
+  CoordinatorOptions o;
+  o.db_path = db;
+  o.run_baseline = false;
+  o.study.budget.batch_size = 4;
+  o.study.budget.n_batches = 5;
+  o.study.budget.suggest_budget_s = 7;
+  o.study.budget.study_budget_s = 30;
+  o.study.startup_budget_s = 9;
+  o.study.optimizer_limits.memory_mb = 777;
+  o.competition.phase = "warm-up";
+  o.competition.default_trials = 2;
+  o.competition.max_trials = 4;
+  o.competition.max_submissions_per_team_per_day = 3;
+  o.competition.evaluate_once = true;
+  o.competition.warm_start_board = true;
+  o.hidden_phase = true;
+  const CompetitionSpec spec = Coordinator::FlagsCompetition(o);
+  ASSERT_EQ(spec.phases.size(), 1u);
+  EXPECT_EQ(spec.phases[0].name, "warm-up");
+  EXPECT_EQ(spec.phases[0].key(), "");  // the store key of databases from before competitions
+  {
+    auto c = Coordinator::Create(o, One(0.25));
+    ASSERT_TRUE(c.ok()) << c.status();
+    // The flags' rules arrive in the phase and its studies as they did without a spec.
+    const PhaseOptions& phase = (*c)->first_phase().options();
+    EXPECT_EQ(phase.phase, "warm-up");
+    EXPECT_EQ(phase.phase_key, "");
+    EXPECT_EQ(phase.default_trials, 2);
+    EXPECT_EQ(phase.max_trials, 4);
+    EXPECT_EQ(phase.max_submissions_per_team_per_day, 3);
+    EXPECT_TRUE(phase.evaluate_once);
+    EXPECT_TRUE(phase.warm_start_board);
+    EXPECT_TRUE(phase.hidden_phase);
+    const StudyOptions& studies = (*c)->studies().options();
+    EXPECT_EQ(studies.budget.batch_size, 4);
+    EXPECT_EQ(studies.budget.n_batches, 5);
+    EXPECT_EQ(studies.budget.study_budget_s, 30);
+    EXPECT_EQ(studies.startup_budget_s, 9);
+    EXPECT_EQ(studies.optimizer_limits.memory_mb, 777);
+    EXPECT_TRUE(studies.hidden_phase);
+    EXPECT_EQ((*c)->competition().name(), "");
+  }
+  // An organizer may restart a flags coordinator with other budgets (a competition file's
+  // started phase may not: CoordinatorCompetitionTest).
+  o.study.budget.n_batches = 6;
+  o.competition.default_trials = 3;
+  auto again = Coordinator::Create(o, One(0.25));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ((*again)->studies().options().budget.n_batches, 6);
+  again->reset();
+  std::filesystem::remove(db);
+  std::filesystem::remove(db + ".secret");
+  std::filesystem::remove(db + ".lock");
+}
+
 TEST(CoordinatorTest, RefusesAProblemThatChangedSinceItsStudies) {
   const std::string db = (std::filesystem::temp_directory_path() /
                           ("coordinator_test_" + std::to_string(::getpid()) + ".sqlite"))

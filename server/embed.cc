@@ -313,19 +313,24 @@ absl::StatusOr<nlohmann::json> ArenaDatabase::Report(const std::string& board,
 
 absl::StatusOr<std::string> ArenaDatabase::BoardKey(const std::string& phase,
                                                     const std::string& board) {
-  if (phase.empty()) return BoardFromName(board);
-  ASSIGN_OR_RETURN(std::optional<PhaseRecord> known, store_->GetPhase(phase));
-  if (!known) {
-    // A database of a coordinator started from flags has one phase, whose name only labels it.
-    ASSIGN_OR_RETURN(std::vector<SubmissionRecord> subs, store_->ListSubmissions());
-    const bool phased = std::any_of(subs.begin(), subs.end(),
-                                    [](const SubmissionRecord& s) { return !s.phase.empty(); });
-    if (!phased) return BoardFromName(board);
-    return absl::NotFoundError(absl::StrCat("no phase \"", phase, "\" in ", path_,
-                                            " (phases come from a competition file)"));
+  std::string key = phase;
+  if (!phase.empty()) {
+    ASSIGN_OR_RETURN(std::optional<PhaseRecord> known, store_->GetPhase(phase));
+    if (!known) {
+      // A database of a coordinator started from flags: its one phase has the key "" and a
+      // name that only labels it.
+      ASSIGN_OR_RETURN(std::vector<SubmissionRecord> subs, store_->ListSubmissions());
+      const bool phased = std::any_of(subs.begin(), subs.end(),
+                                      [](const SubmissionRecord& s) { return !s.phase.empty(); });
+      if (phased) {
+        return absl::NotFoundError(absl::StrCat("no phase \"", phase, "\" in ", path_,
+                                                " (phases come from a competition file)"));
+      }
+      key = "";
+    }
   }
-  if (board.empty() || board == "main") return MainBoardKey(phase);
-  if (board == "warm-start") return WarmStartBoardKey(phase);
+  if (board.empty() || board == "main") return MainBoardKey(key);
+  if (board == "warm-start") return WarmStartBoardKey(key);
   return absl::InvalidArgumentError(
       absl::StrCat("board: \"", board, "\" is neither main nor warm-start"));
 }

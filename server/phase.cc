@@ -100,8 +100,6 @@ std::string BoardDisplayName(const std::string& board) {
   return IsWarmStartBoard(board) ? "warm-start" : "main";
 }
 
-std::string BoardFromName(const std::string& name) { return name == "main" ? kMainBoard : name; }
-
 std::string Phase::BoardKey(const std::string& name) const {
   if (name.empty() || name == "main") return MainBoardKey(options_.phase_key);
   if (name == "warm-start") return WarmStartBoardKey(options_.phase_key);

@@ -72,8 +72,7 @@ struct PhaseOptions {
   // A hidden phase: per-problem results and the scoring reports are for organizers only
   // (server/access.h).
   bool hidden_phase = false;
-  // The phase's key in the store: "" for the one phase of a coordinator started from flags, the
-  // phase's name for a phase of a competition file. Submissions (their names, quotas, the
+  // The phase's key in the store (PhaseSpec::key). Submissions (their names, quotas, the
   // evaluate-once rule) and boards (MainBoardKey / WarmStartBoardKey) are per key.
   std::string phase_key;
   // Teams may submit into this phase directly (false: it is fed by migration only).
@@ -110,9 +109,6 @@ struct RegisteredSubmission {
 
 // A board's public name: "warm-start" for a warm-start board (of any phase), else "main".
 std::string BoardDisplayName(const std::string& board);
-// The board of a public name in the phase of a coordinator started from flags: kMainBoard for
-// "main" (and ""), else the name itself (Phase::BoardKey for a phase of a competition).
-std::string BoardFromName(const std::string& name);
 
 struct SubmissionStatus {
   SubmissionRecord submission;

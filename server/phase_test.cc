@@ -44,8 +44,7 @@ class CompetitionTest : public ::testing::Test {
     StudyOptions so;
     so.budget.batch_size = 4;
     so.budget.n_batches = 3;
-    studies_ = std::make_unique<StudyManager>(store_.get(), problems_.get(), evaluator_.get(),
-                                              &clock_, so);
+    studies_ = std::make_unique<StudyManager>(store_.get(), store_.get(), std::vector<StudyPhase>{StudyPhase{"", problems_.get(), so}}, evaluator_.get(), &clock_);
     PhaseOptions co;
     co.baseline_trials = 5;
     co.default_trials = 2;
@@ -622,7 +621,7 @@ TEST_F(CompetitionTest, WarmStartBoardRunsTheSameJobsWithRealNamesOnItsOwnBoard)
   so.budget.n_batches = 3;
   so.anonymize = true;
   so.anonymize_seed = 5;
-  StudyManager anon_studies(store_.get(), problems_.get(), evaluator_.get(), &clock_, so);
+  StudyManager anon_studies(store_.get(), store_.get(), std::vector<StudyPhase>{StudyPhase{"", problems_.get(), so}}, evaluator_.get(), &clock_);
   PhaseOptions co;
   co.phase = "final";
   co.baseline_trials = 5;

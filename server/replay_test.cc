@@ -30,7 +30,7 @@ TEST(ReplayTest, ReproducesARecordedStudyAndDetectsAChangedProblem) {
   StudyOptions so;
   so.budget.batch_size = 4;
   so.budget.n_batches = 3;
-  StudyManager studies(store.get(), &set, &evaluator, &clock, so);
+  StudyManager studies(store.get(), store.get(), std::vector<StudyPhase>{StudyPhase{"", &set, so}}, &evaluator, &clock);
   std::mt19937_64 rng(3);
   for (const std::string& name : set.names()) {
     auto study = studies.OpenPractice(Identity::Organizer(), name);

@@ -145,7 +145,7 @@ class PlackettLuceSecondsReportTest : public ::testing::Test {
     so.budget.batch_size = 2;
     so.budget.n_batches = 3;
     studies_ =
-        std::make_unique<StudyManager>(&store_, problems_.get(), evaluator_.get(), &clock_, so);
+        std::make_unique<StudyManager>(&store_, &store_, std::vector<StudyPhase>{StudyPhase{"", problems_.get(), so}}, evaluator_.get(), &clock_);
     PhaseOptions co;
     co.baseline_trials = 2;
     co.default_trials = 2;

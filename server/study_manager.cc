@@ -16,11 +16,6 @@ namespace bbo {
 using study_manager_internal::Bounded;
 using study_manager_internal::kInf;
 
-StudyManager::StudyManager(StudyStore* studies, JobStore* jobs, const ProblemSet* problems,
-                           Evaluator* evaluator, Clock* clock, StudyOptions options)
-    : StudyManager(studies, jobs, {StudyPhase{"", problems, std::move(options)}}, evaluator,
-                   clock) {}
-
 StudyManager::StudyManager(StudyStore* studies, JobStore* jobs, std::vector<StudyPhase> phases,
                            Evaluator* evaluator, Clock* clock)
     : studies_(studies),

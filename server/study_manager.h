@@ -117,25 +117,19 @@ struct IncomingPoint {
 
 // The problems and study options of one phase (a coordinator serves one or more).
 struct StudyPhase {
-  std::string key;  // the phase's store key (records.h: "" = the one phase started from flags)
+  std::string key;  // the phase's store key (PhaseSpec::key)
   const ProblemSet* problems = nullptr;
   StudyOptions options;
 };
 
 class StudyManager {
  public:
-  // Dependencies are not owned and must outlive the manager. `jobs` is read only (GetJob).
-  // One phase, whose key is "".
-  StudyManager(StudyStore* studies, JobStore* jobs, const ProblemSet* problems,
-               Evaluator* evaluator, Clock* clock, StudyOptions options);
-  // Several phases (a competition file): a job's study runs under the phase of its board; the
+  // The studies of a competition's phases: a job's study runs under the phase of its board; the
   // first phase is the default of practice studies and ListProblems. `phases` must not be
-  // empty; their problem sets are not owned.
+  // empty. Dependencies (the phases' problem sets included) are not owned and must outlive the
+  // manager. `jobs` is read only (GetJob).
   StudyManager(StudyStore* studies, JobStore* jobs, std::vector<StudyPhase> phases,
                Evaluator* evaluator, Clock* clock);
-  StudyManager(Store* store, const ProblemSet* problems, Evaluator* evaluator, Clock* clock,
-               StudyOptions options)
-      : StudyManager(store, store, problems, evaluator, clock, options) {}
 
   // Every call takes its caller's identity once. A remote caller acts on its own studies only:
   // the worker identity that opened it for its job (set_worker_check), or the team or

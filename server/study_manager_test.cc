@@ -41,8 +41,7 @@ class StudyManagerTest : public ::testing::Test {
     opts.budget.n_batches = 3;
     opts.budget.suggest_budget_s = 10;
     opts.budget.study_budget_s = 25;
-    manager_ = std::make_unique<StudyManager>(store_.get(), problems_.get(), evaluator_.get(),
-                                              &clock_, opts);
+    manager_ = std::make_unique<StudyManager>(store_.get(), store_.get(), std::vector<StudyPhase>{StudyPhase{"", problems_.get(), opts}}, evaluator_.get(), &clock_);
   }
   void TearDown() override {
     manager_.reset();
@@ -389,7 +388,7 @@ TEST_F(StudyManagerTest, FullDiskLosesNothingAndTheStudyCanResume) {
   StudyOptions opts;
   opts.budget.batch_size = 4;
   opts.budget.n_batches = 100000;
-  StudyManager manager(store_.get(), problems_.get(), evaluator_.get(), &clock_, opts);
+  StudyManager manager(store_.get(), store_.get(), std::vector<StudyPhase>{StudyPhase{"", problems_.get(), opts}}, evaluator_.get(), &clock_);
   auto study = manager.OpenPractice(Identity::Organizer(), "mixed");
   ASSERT_TRUE(study.ok());
   // A database that cannot grow: SQLite reports SQLITE_FULL exactly as for a full disk.
@@ -434,7 +433,7 @@ TEST_F(StudyManagerTest, AnonymizedStudyHidesNamesAndEvaluatesUnderRealOnes) {
   StudyOptions opts = manager_->options();
   opts.anonymize = true;
   opts.anonymize_seed = 7;
-  StudyManager anon(store_.get(), problems_.get(), evaluator_.get(), &clock_, opts);
+  StudyManager anon(store_.get(), store_.get(), std::vector<StudyPhase>{StudyPhase{"", problems_.get(), opts}}, evaluator_.get(), &clock_);
   auto study = anon.OpenPractice(Identity::Organizer(), "mixed");
   ASSERT_TRUE(study.ok()) << study.status();
   const nlohmann::json& config = study->api_config;
@@ -506,7 +505,7 @@ TEST_F(StudyManagerTest, RecordsTheHeldOutLossTheOptimizerNeverSees) {
   StudyOptions opts;
   opts.budget.batch_size = 2;
   opts.budget.n_batches = 1;
-  StudyManager manager(store_.get(), &set, evaluator_.get(), &clock_, opts);
+  StudyManager manager(store_.get(), store_.get(), std::vector<StudyPhase>{StudyPhase{"", &set, opts}}, evaluator_.get(), &clock_);
   auto study = manager.OpenPractice(Identity::Organizer(), "held_out");
   ASSERT_TRUE(study.ok()) << study.status();
   std::vector<IncomingPoint> batch = {{GoodPoint(2.0), ""}, {GoodPoint(4.0), ""}};
@@ -534,8 +533,7 @@ class StudyManagerStoreFaultTest : public StudyManagerTest {
     StudyManagerTest::SetUp();
     faulty_ = std::make_unique<testing::FaultInjectionStore>(store_.get());
     StudyOptions opts = manager_->options();
-    faulty_manager_ = std::make_unique<StudyManager>(faulty_.get(), problems_.get(),
-                                                     evaluator_.get(), &clock_, opts);
+    faulty_manager_ = std::make_unique<StudyManager>(faulty_.get(), faulty_.get(), std::vector<StudyPhase>{StudyPhase{"", problems_.get(), opts}}, evaluator_.get(), &clock_);
   }
   void TearDown() override {
     faulty_manager_.reset();

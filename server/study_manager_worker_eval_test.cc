@@ -73,8 +73,7 @@ class WorkerEvaluationTest : public ::testing::Test {
     opts.budget.n_batches = 3;
     opts.budget.suggest_budget_s = 10;
     opts.budget.study_budget_s = 25;
-    manager_ = std::make_unique<StudyManager>(store_.get(), problems_.get(), evaluator_.get(),
-                                              &clock_, opts);
+    manager_ = std::make_unique<StudyManager>(store_.get(), store_.get(), std::vector<StudyPhase>{StudyPhase{"", problems_.get(), opts}}, evaluator_.get(), &clock_);
     manager_->set_signature_mismatch([this](int64_t job, const std::string& worker) {
       mismatches_.emplace_back(job, worker);
     });
@@ -297,7 +296,7 @@ TEST_F(WorkerEvaluationTest, AnAnonymizedStudyGivesTheWorkerRealNamesAndTheOptim
   opts.budget.n_batches = 1;
   opts.anonymize = true;
   opts.anonymize_seed = 3;
-  StudyManager anon(store_.get(), problems_.get(), evaluator_.get(), &clock_, opts);
+  StudyManager anon(store_.get(), store_.get(), std::vector<StudyPhase>{StudyPhase{"", problems_.get(), opts}}, evaluator_.get(), &clock_);
   JobRecord job = LeaseJobOn("mixed");
   auto study = anon.OpenForJob(Identity::Coordinator(), job.id, "w",
                                ProblemSignature(**problems_->Get("mixed")));
