@@ -1,6 +1,7 @@
 #include "scoring/bootstrap.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <numeric>
 #include <random>
@@ -126,22 +127,27 @@ class BlockRanker {
   std::vector<Xoshiro> tie_breaks_;
 };
 
-// ranks[i * M + m] = rank (0-based) of method m in replicate i, over `options.threads`.
+// ranks[i * M + m] = rank (0-based) of method m in replicate i, over `options.threads`. The
+// threads take blocks of kBlock replicates as they finish the previous one (not fixed halves):
+// a core shared with other work (the report fits the Plackett-Luce ranking beside the
+// bootstrap) then takes fewer blocks instead of holding up the rest.
 std::vector<int> ReplicateRanks(const TrialScores& scores, const BootstrapOptions& options) {
   const int M = static_cast<int>(scores.size());
   const int B = options.replicates;
   std::vector<int> ranks(static_cast<size_t>(B) * M);
-  auto run = [&](int begin, int end) {
-    BlockRanker(scores, options.seed).Rank(begin, end, &ranks);
+  std::atomic<int> next{0};
+  auto run = [&] {
+    BlockRanker ranker(scores, options.seed);
+    for (int first; (first = next.fetch_add(kBlock)) < B;) {
+      ranker.Rank(first, std::min(B, first + kBlock), &ranks);
+    }
   };
   int threads = options.threads > 0 ? options.threads
                                     : std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min(threads, B);
+  threads = std::min(threads, (B + kBlock - 1) / kBlock);
   std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back(run, static_cast<int>(static_cast<int64_t>(B) * t / threads),
-                      static_cast<int>(static_cast<int64_t>(B) * (t + 1) / threads));
-  }
+  for (int t = 1; t < threads; ++t) pool.emplace_back(run);
+  run();
   for (auto& th : pool) th.join();
   return ranks;
 }
