@@ -15,6 +15,7 @@
 #include "server/scoreboard.h"
 #include "server/race.h"
 #include "server/replay.h"
+#include "server/requeue.h"
 #include "server/rpc/grpc_server.h"
 #include "server/store/export.h"
 #include "server/store/sqlite_store.h"
@@ -204,7 +205,7 @@ absl::StatusOr<std::vector<FailedJobInfo>> ArenaDatabase::ListFailedJobs() {
 }
 
 absl::StatusOr<int> ArenaDatabase::RequeueFailedJobs(int64_t job_id, const std::string& actor) {
-  absl::StatusOr<int> n = store_->RequeueFailedJobs(job_id);
+  absl::StatusOr<int> n = bbo::RequeueFailedJobs(*store_, job_id);
   ASSIGN_OR_RETURN(Credentials * creds, Creds());
   AuditOffline(creds, actor, "jobs requeue", n.status(),
                job_id == 0 ? std::string("all failed") : absl::StrCat("job ", job_id));

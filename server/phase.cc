@@ -18,6 +18,7 @@
 #include "common/status_macros.h"
 #include "report/report.h"
 #include "server/competition_file.h"
+#include "server/requeue.h"
 #include "spdlog/spdlog.h"
 
 namespace bbo {
@@ -369,7 +370,7 @@ absl::StatusOr<int> Phase::Withdraw(const Identity& who, int64_t submission_id) 
     return absl::NotFoundError(absl::StrCat("no submission ", submission_id, " of yours"));
   }
   absl::StatusOr<int> n =
-      store_->CancelQueuedJobs(submission_id, absl::StrCat("withdrawn by ", who.Describe()));
+      store_->CancelQueuedJobs(submission_id, WithdrawnReason(who));
   if (n.ok() && on_jobs_changed_) on_jobs_changed_();
   return n;
 }

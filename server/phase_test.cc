@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "report/results_csv.h"
 #include "server/baseline_runner.h"
+#include "server/requeue.h"
 #include "server/store/export.h"
 #include "server/store/sqlite_store.h"
 #include "server/study_manager.h"
@@ -323,7 +324,7 @@ TEST_F(CompetitionTest, ARowIsCompleteOnlyWithEveryJobDoneAndNoSubmissionDropsOf
   EXPECT_EQ(board->pending[0].name, "never");
   EXPECT_EQ(board->pending[0].jobs.failed, 2);
   // An organizer requeues the lost job; once it has its final study the row is complete.
-  ASSERT_EQ(*store_->RequeueFailedJobs(0), 1);  // the withdrawn ones stay withdrawn
+  ASSERT_EQ(*RequeueFailedJobs(*store_, 0), 1);  // the withdrawn ones stay withdrawn
   PlayQueuedJobs();
   board = phase_->Leaderboard(Identity::Organizer(), "main");
   ASSERT_TRUE(board.ok());

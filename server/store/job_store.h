@@ -65,10 +65,10 @@ class JobStore {
                                                const std::string& reason) = 0;
   // Jobs in kFailed, by id.
   virtual absl::StatusOr<std::vector<FailedJob>> ListFailedJobs() = 0;
-  // Puts failed job `job_id` (or, with 0, every failed job not withdrawn by its team) back in
-  // the queue with its attempts reset. Returns how many. NotFound for an unknown job,
-  // FailedPrecondition for one that has not failed.
-  virtual absl::StatusOr<int> RequeueFailedJobs(int64_t job_id) = 0;
+  // Puts failed job `job_id` back in the queue with its attempts reset (which failed jobs may
+  // run again is server/requeue.h's rule). NotFound for an unknown job, FailedPrecondition for
+  // one that has not failed.
+  virtual absl::Status RequeueFailedJob(int64_t job_id) = 0;
   // A coordinator starts: records a new epoch (1, 2, ...) at `now` and returns it.
   virtual absl::StatusOr<int64_t> BeginEpoch(double now) = 0;
   // After a coordinator restart, before anything is served: every running study is abandoned

@@ -282,24 +282,16 @@ absl::StatusOr<std::vector<FailedJob>> InMemoryStore::ListFailedJobs() {
   return out;
 }
 
-absl::StatusOr<int> InMemoryStore::RequeueFailedJobs(int64_t job_id) {
+absl::Status InMemoryStore::RequeueFailedJob(int64_t job_id) {
   absl::MutexLock l(&mu_);
-  if (job_id != 0) {
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("no job with id ", job_id));
-    if (it->second.record.state != JobState::kFailed) {
-      return absl::FailedPreconditionError(absl::StrCat("job ", job_id, " has not failed"));
-    }
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return absl::NotFoundError(absl::StrCat("no job with id ", job_id));
+  if (it->second.record.state != JobState::kFailed) {
+    return absl::FailedPreconditionError(absl::StrCat("job ", job_id, " has not failed"));
   }
-  int n = 0;
-  for (auto& [id, job] : jobs_) {
-    if (job.record.state != JobState::kFailed) continue;
-    if (job_id != 0 ? id != job_id : job.last_error.rfind("withdrawn", 0) == 0) continue;
-    job.record.state = JobState::kQueued;
-    job.record.attempts = 0;
-    ++n;
-  }
-  return n;
+  it->second.record.state = JobState::kQueued;
+  it->second.record.attempts = 0;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<int64_t> InMemoryStore::BeginEpoch(double) {

@@ -219,24 +219,17 @@ absl::StatusOr<std::vector<FailedJob>> SqliteStore::ListFailedJobs() {
   return out;
 }
 
-absl::StatusOr<int> SqliteStore::RequeueFailedJobs(int64_t job_id) {
+absl::Status SqliteStore::RequeueFailedJob(int64_t job_id) {
   absl::MutexLock l(&mu_);
-  if (job_id != 0) {
-    ASSIGN_OR_RETURN(std::optional<JobRecord> j, QueryJob(job_id));
-    if (!j) return absl::NotFoundError(absl::StrCat("no job with id ", job_id));
-    if (j->state != JobState::kFailed) {
-      return absl::FailedPreconditionError(absl::StrCat("job ", job_id, " has not failed"));
-    }
+  ASSIGN_OR_RETURN(std::optional<JobRecord> j, QueryJob(job_id));
+  if (!j) return absl::NotFoundError(absl::StrCat("no job with id ", job_id));
+  if (j->state != JobState::kFailed) {
+    return absl::FailedPreconditionError(absl::StrCat("job ", job_id, " has not failed"));
   }
-  ASSIGN_OR_RETURN(auto* u,
-                   Stmt(job_id != 0 ? "UPDATE jobs SET state = 'queued', attempts = 0 WHERE"
-                                      " state = 'failed' AND id = ?"
-                                    : "UPDATE jobs SET state = 'queued', attempts = 0 WHERE"
-                                      " state = 'failed' AND COALESCE(last_error, '') NOT LIKE"
-                                      " 'withdrawn%' AND ? = 0"));
+  ASSIGN_OR_RETURN(auto* u, Stmt("UPDATE jobs SET state = 'queued', attempts = 0 WHERE"
+                                 " state = 'failed' AND id = ?"));
   u->Bind(1, job_id);
-  RETURN_IF_ERROR(u->Run());
-  return db_->Changes();
+  return u->Run();
 }
 
 absl::StatusOr<int64_t> SqliteStore::BeginEpoch(double now) {

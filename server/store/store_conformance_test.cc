@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/requeue.h"
 #include "server/store/export.h"
 #include "server/store/memory_store.h"
 #include "server/store/sqlite_store.h"
@@ -364,13 +365,21 @@ TEST_P(StoreConformanceTest, FailedJobsAreListedAndRequeued) {
   EXPECT_EQ(failed[0].submission, "lost");
   EXPECT_EQ(failed[0].last_error, "lease expired");
   EXPECT_EQ(failed[1].submission, "withdrawn");
-  EXPECT_EQ(store_->RequeueFailedJobs(999).status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(*store_->RequeueFailedJobs(0), 1);  // not the withdrawn one
+  EXPECT_EQ(RequeueFailedJobs(*store_, 999).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->RequeueFailedJob(999).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(*RequeueFailedJobs(*store_, 0), 1);  // not the withdrawn one
   EXPECT_EQ(store_->GetJob(j.id)->state, JobState::kQueued);
   EXPECT_EQ(store_->GetJob(j.id)->attempts, 0);
-  EXPECT_EQ(store_->RequeueFailedJobs(j.id).status().code(), absl::StatusCode::kFailedPrecondition);
-  // By id, a withdrawn job can be requeued too.
-  EXPECT_EQ(*store_->RequeueFailedJobs(failed[1].job.id), 1);
+  EXPECT_EQ(RequeueFailedJobs(*store_, j.id).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(store_->RequeueFailedJob(j.id).code(), absl::StatusCode::kFailedPrecondition);
+  // By id, a withdrawn job stays withdrawn too (the rule is server/requeue.h's).
+  auto refused = RequeueFailedJobs(*store_, failed[1].job.id);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.status().message(), HasSubstr("stays withdrawn"));
+  ASSERT_EQ(store_->ListFailedJobs()->size(), 1u);
+  // The store's primitive does what it is told: the rule is not its business.
+  EXPECT_TRUE(store_->RequeueFailedJob(failed[1].job.id).ok());
   EXPECT_TRUE(store_->ListFailedJobs()->empty());
 }
 

@@ -342,9 +342,9 @@ absl::StatusOr<std::vector<FailedJob>> FaultInjectionStore::ListFailedJobs() {
   return base_->ListFailedJobs();
 }
 
-absl::StatusOr<int> FaultInjectionStore::RequeueFailedJobs(int64_t job_id) {
-  if (absl::Status s = Check("RequeueFailedJobs"); !s.ok()) return s;
-  return base_->RequeueFailedJobs(job_id);
+absl::Status FaultInjectionStore::RequeueFailedJob(int64_t job_id) {
+  if (absl::Status s = Check("RequeueFailedJob"); !s.ok()) return s;
+  return base_->RequeueFailedJob(job_id);
 }
 
 absl::StatusOr<int64_t> FaultInjectionStore::BeginEpoch(double now) {

@@ -85,7 +85,7 @@ class FaultInjectionStore : public Store {
                          int max_attempts) override;
   absl::StatusOr<JobCounts> CountJobs(int64_t submission_id) override;
   absl::StatusOr<std::vector<FailedJob>> ListFailedJobs() override;
-  absl::StatusOr<int> RequeueFailedJobs(int64_t job_id) override;
+  absl::Status RequeueFailedJob(int64_t job_id) override;
   absl::StatusOr<int64_t> BeginEpoch(double now) override;
   absl::StatusOr<RecoveryCounts> RecoverAfterRestart(double now) override;
   absl::StatusOr<int> CancelQueuedJobs(int64_t submission_id, const std::string& reason) override;
