@@ -60,7 +60,6 @@
 #include "server/metrics.h"
 #include "server/problem_set.h"
 #include "server/store/job_store.h"
-#include "server/store/store.h"
 #include "server/store/study_store.h"
 
 namespace bbo {
