@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "report/report_json.h"
+#include "scoring/estimators.h"
 #include "scoring/plackett_luce/seconds.h"
 
 namespace bbo::scoring {
@@ -90,14 +91,15 @@ Attainment ComputeAttainment(const Leaderboard& board, const ScoringInput& input
       }
       for (size_t t = 0; t < T; ++t) {
         std::vector<double>& v = norm[t];
-        std::sort(v.begin(), v.end());
         const size_t n = v.size();
-        for (size_t l = 0; l < levels.size(); ++l) {
-          // Order statistic ceil(level * n) (1-based), level 0 -> the best trial.
-          size_t k = static_cast<size_t>(std::ceil(levels[l] * static_cast<double>(n)));
-          k = std::clamp<size_t>(k, 1, n);
-          sum[l][t] += n == 0 ? 1.0 : v[k - 1];
+        // Order statistic ceil(level * n) (1-based) of each level, level 0 -> the best trial.
+        std::vector<long> ks;
+        for (double level : levels) {
+          const size_t k = static_cast<size_t>(std::ceil(level * static_cast<double>(n)));
+          ks.push_back(static_cast<long>(std::clamp<size_t>(k, 1, std::max<size_t>(n, 1))));
         }
+        SelectOrderStats(v, ks);
+        for (size_t l = 0; l < levels.size(); ++l) sum[l][t] += n == 0 ? 1.0 : v[ks[l] - 1];
       }
       ++problems;
     }

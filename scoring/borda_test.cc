@@ -1,5 +1,7 @@
 #include "scoring/borda.h"
 
+#include <random>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scoring/mann_whitney.h"
@@ -8,6 +10,12 @@ namespace bbo::scoring {
 namespace {
 
 using ::testing::ElementsAre;
+
+std::vector<double> Range(double from, int n) {
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back(from + i);
+  return v;
+}
 
 TEST(MannWhitneyTest, ExactSmallSamples) {
   // {1,2,3} vs {4,5,6}: U_x = 0, max U = 9; one of C(6,3) = 20 arrangements has U >= 9:
@@ -38,17 +46,49 @@ TEST(MannWhitneyTest, NormalApproximationWithTies) {
   EXPECT_FALSE(MannWhitneyU({}, {1}).ok());
 }
 
+// U_x by its definition: pairs with x above y count 1, equal pairs 1/2.
+double UByPairs(const std::vector<double>& x, const std::vector<double>& y) {
+  double u = 0;
+  for (double a : x) {
+    for (double b : y) u += a > b ? 1.0 : a == b ? 0.5 : 0.0;
+  }
+  return u;
+}
+
+TEST(MannWhitneyTest, UIsThePairCountWithAndWithoutTiesWithinAndAcrossSamples) {
+  // Large samples (normal approximation) drawn on a coarse grid (ties) and a fine one (none);
+  // a tie only across the samples, and only within one.
+  std::mt19937_64 rng(11);
+  for (int grid : {7, 1 << 30}) {
+    for (int rep = 0; rep < 40; ++rep) {
+      std::uniform_int_distribution<int> size(1, 60), value(0, grid);
+      std::vector<double> x(size(rng)), y(size(rng));
+      for (double& v : x) v = value(rng);
+      for (double& v : y) v = value(rng);
+      auto r = MannWhitneyU(x, y);
+      ASSERT_TRUE(r.ok());
+      EXPECT_EQ(r->u_x, UByPairs(x, y)) << "grid " << grid << " rep " << rep;
+    }
+  }
+  std::vector<double> x = Range(0, 30), y = Range(29, 30);  // 29 in both
+  EXPECT_EQ(MannWhitneyU(x, y)->u_x, UByPairs(x, y));
+  x[5] = x[4];  // and one within x
+  EXPECT_EQ(MannWhitneyU(x, y)->u_x, UByPairs(x, y));
+  // Without ties the normal approximation has no tie correction: x = 0..29, y = 28.5..57.5,
+  // only x = 29 is above a y: U_x = 1, U = 899, mu = 450, var = 30 * 30 * 61 / 12,
+  // z = (899 - 450 - .5) / 67.639 = 6.63081, p = 2 (1 - Phi(z)) = 3.3384e-11.
+  std::vector<double> y2 = Range(28.5, 30);
+  auto r = MannWhitneyU(Range(0, 30), y2);
+  EXPECT_EQ(r->u_x, 1);
+  EXPECT_NEAR(r->p_value / 3.3384e-11, 1.0, 1e-3);
+}
+
 TEST(MannWhitneyTest, FamilywiseAlpha) {
   // 4 methods: 6 tests; 1 - (1 - .05)^(1/6) = 0.0085124.
   EXPECT_NEAR(PairwiseAlpha(0.05, 4), 0.008512444610847103, 1e-12);
   EXPECT_LE(1 - std::pow(1 - PairwiseAlpha(0.05, 10), 45), 0.05 + 1e-12);
 }
 
-std::vector<double> Range(double from, int n) {
-  std::vector<double> v;
-  for (int i = 0; i < n; ++i) v.push_back(from + i);
-  return v;
-}
 
 TEST(BordaTest, LossesThenAucThenTies) {
   // A and B both clearly beat C and D on Best Found; C beats D; A and B tie on Best Found

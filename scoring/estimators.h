@@ -33,6 +33,10 @@ absl::StatusOr<double> MinQuantile(const std::vector<double>& X, double q, int m
 // InvalidArgument: m < 1, m > n (no unbiased estimate exists), NaN in X.
 absl::StatusOr<double> ExpectedMin(const std::vector<double>& X, int m);
 
+// Moves the order statistics ks (1-based; those outside [1, n] are ignored) of `v` to their
+// places in sorted order, in linear time: v[k - 1] is then the k-th smallest.
+void SelectOrderStats(std::vector<double>& v, std::vector<long> ks);
+
 // ExpectedMin for a sample already sorted in descending order (no checks; m <= n). Same
 // estimator, O(n) without lgamma: w_{k-1} / w_k = (k - m) / (k - 1).
 double ExpectedMinSortedDesc(const std::vector<double>& desc, int m);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 #include <limits>
+#include <random>
 
 #include "gtest/gtest.h"
 
@@ -119,6 +120,30 @@ TEST(QuantileCITest, BinomialOrderStatisticBounds) {
   EXPECT_EQ(one->lo, -HUGE_VAL);
   EXPECT_EQ(one->hi, HUGE_VAL);
   EXPECT_FALSE(QuantileCI(x, 0.5, 0).ok());
+}
+
+TEST(QuantileCITest, ShuffledSamplesGiveTheOrderStatisticsOfTheSortedOnes) {
+  // The order statistics are selected, not sorted: every order of a sample (with ties and
+  // infinities) gives what its sorted copy gives, for several n and levels.
+  std::mt19937_64 rng(3);
+  for (int n : {1, 2, 5, 10, 37, 100, 101}) {
+    for (double q : {0.1, 0.5, 0.9}) {
+      std::vector<double> x;
+      for (int i = 0; i < n; ++i) x.push_back(i % 7 == 3 ? kInf : static_cast<double>(i % 11));
+      std::vector<double> sorted = x;
+      std::sort(sorted.begin(), sorted.end());
+      const QuantileWithCI want = *QuantileAndCI(sorted, q, 0.05);
+      EXPECT_EQ(want.estimate, sorted[static_cast<size_t>(std::ceil(n * q)) - 1]);
+      for (int rep = 0; rep < 5; ++rep) {
+        std::shuffle(x.begin(), x.end(), rng);
+        const QuantileWithCI got = *QuantileAndCI(x, q, 0.05);
+        EXPECT_EQ(got.estimate, want.estimate) << n << " " << q;
+        EXPECT_EQ(got.ci.lo, want.ci.lo) << n << " " << q;
+        EXPECT_EQ(got.ci.hi, want.ci.hi) << n << " " << q;
+        EXPECT_EQ(*Quantile(x, q), want.estimate) << n << " " << q;
+      }
+    }
+  }
 }
 
 TEST(QuantileCITest, MinQuantileUsesTheAdjustedLevel) {

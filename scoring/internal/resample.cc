@@ -119,6 +119,65 @@ __attribute__((target("avx2"))) static double ResampledSumAvx2(Xoshiro4& rng, co
   _mm256_store_pd(a + 4, acc_b);
   return Combine(a);
 }
+
+// Candidates 0-7 and 8-15 gathered into one vector of the eight accumulators (lane k is
+// accumulator k): each accumulator adds candidate k, then candidate k + 8, as the rules say.
+__attribute__((target("avx2,avx512f,avx512bw,avx512vl"))) static double ResampledSumAvx512(
+    Xoshiro4& rng, const double* x, uint32_t n) {
+  const uint32_t reject_below = 65536u % n;
+  __m256i s0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(rng.s[0]));
+  __m256i s1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(rng.s[1]));
+  __m256i s2 = _mm256_load_si256(reinterpret_cast<const __m256i*>(rng.s[2]));
+  __m256i s3 = _mm256_load_si256(reinterpret_cast<const __m256i*>(rng.s[3]));
+  const __m256i nv = _mm256_set1_epi16(static_cast<short>(n));
+  const __m256i threshold = _mm256_set1_epi16(static_cast<short>(reject_below));
+  alignas(32) uint16_t idx[16];
+  __m512d acc = _mm512_setzero_pd();
+  uint32_t taken = 0;
+  while (taken < n) {
+    const __m256i out = _mm256_add_epi64(s0, s3);
+    const __m256i t = _mm256_slli_epi64(s1, 17);
+    s2 = _mm256_xor_si256(s2, s0);
+    s3 = _mm256_xor_si256(s3, s1);
+    s1 = _mm256_xor_si256(s1, s2);
+    s0 = _mm256_xor_si256(s0, s3);
+    s2 = _mm256_xor_si256(s2, t);
+    s3 = _mm256_or_si256(_mm256_slli_epi64(s3, 45), _mm256_srli_epi64(s3, 19));
+    const __m256i lo = _mm256_mullo_epi16(out, nv);
+    const __m256i hi = _mm256_mulhi_epu16(out, nv);
+    const uint32_t rejected = _mm256_cmplt_epu16_mask(lo, threshold);  // bit k: candidate k
+    if (rejected == 0 && taken + 16 <= n) {
+      // (The masked forms with every lane on: GCC 12 warns about the unmasked ones' undefined
+      // start value.)
+      const __m512i wide = _mm512_maskz_cvtepu16_epi32(0xffff, hi);
+      const __m256i first = _mm512_maskz_extracti64x4_epi64(0xff, wide, 0);
+      const __m256i second = _mm512_maskz_extracti64x4_epi64(0xff, wide, 1);
+      const __m512d zero = _mm512_setzero_pd();
+      const __m512d g0 = _mm512_mask_i32gather_pd(zero, 0xff, first, x, 8);
+      const __m512d g1 = _mm512_mask_i32gather_pd(zero, 0xff, second, x, 8);
+      acc = _mm512_add_pd(_mm512_add_pd(acc, g0), g1);
+      taken += 16;
+      continue;
+    }
+    // A rejected candidate, or the last step: candidate by candidate, as the portable code.
+    _mm256_store_si256(reinterpret_cast<__m256i*>(idx), hi);
+    alignas(64) double a[8];
+    _mm512_store_pd(a, acc);
+    for (int k = 0; k < 16 && taken < n; ++k) {
+      if ((rejected >> k) & 1) continue;
+      a[k & 7] += x[idx[k]];
+      ++taken;
+    }
+    acc = _mm512_load_pd(a);
+  }
+  _mm256_store_si256(reinterpret_cast<__m256i*>(rng.s[0]), s0);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(rng.s[1]), s1);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(rng.s[2]), s2);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(rng.s[3]), s3);
+  alignas(64) double a[8];
+  _mm512_store_pd(a, acc);
+  return Combine(a);
+}
 #endif
 
 void SumPickedRowsPortable(const double* rows, int stride, const uint32_t* picks,
@@ -174,11 +233,35 @@ bool ResampleUsesAvx2() {
 #endif
 }
 
-double ResampledSum(Xoshiro4& rng, const double* x, uint32_t n) {
+ResampleIsa BestResampleIsa() {
 #if defined(__x86_64__)
-  if (ResampleUsesAvx2()) return ResampledSumAvx2(rng, x, n);
+  static const ResampleIsa best = __builtin_cpu_supports("avx512f") &&
+                                          __builtin_cpu_supports("avx512bw") &&
+                                          __builtin_cpu_supports("avx512vl") && ResampleUsesAvx2()
+                                      ? ResampleIsa::kAvx512
+                                  : ResampleUsesAvx2() ? ResampleIsa::kAvx2
+                                                       : ResampleIsa::kPortable;
+  return best;
+#else
+  return ResampleIsa::kPortable;
 #endif
-  return ResampledSumPortable(rng, x, n);
+}
+
+double ResampledSumUsing(ResampleIsa isa, Xoshiro4& rng, const double* x, uint32_t n) {
+  switch (isa) {
+#if defined(__x86_64__)
+    case ResampleIsa::kAvx512:
+      return ResampledSumAvx512(rng, x, n);
+    case ResampleIsa::kAvx2:
+      return ResampledSumAvx2(rng, x, n);
+#endif
+    default:
+      return ResampledSumPortable(rng, x, n);
+  }
+}
+
+double ResampledSum(Xoshiro4& rng, const double* x, uint32_t n) {
+  return ResampledSumUsing(BestResampleIsa(), rng, x, n);
 }
 
 }  // namespace bbo::scoring::internal

@@ -11,8 +11,9 @@
 //  - accepted candidate k (its position 0..15 in the step) is added to accumulator k mod 8;
 //    the eight are summed as ((a0 + a4) + (a1 + a5)) + ((a2 + a6) + (a3 + a7)). A step's
 //    candidates left over when n values are taken are discarded.
-// The AVX2 and the portable implementation follow these rules exactly, so the result is
-// bit-for-bit the same on every x86-64 machine (tested).
+// The AVX-512, the AVX2 and the portable implementation follow these rules exactly, so the
+// result is bit-for-bit the same on every x86-64 machine (tested): AVX-512 gathers candidates
+// 0-7 and 8-15 into one vector of the eight accumulators, which adds them in the same order.
 
 #include <cstdint>
 
@@ -26,9 +27,16 @@ struct Xoshiro4 {
   void Next(uint64_t out[4]);
 };
 
+// The instruction sets ResampledSum can use, slowest first.
+enum class ResampleIsa { kPortable, kAvx2, kAvx512 };
+// The fastest one this machine runs: the one ResampledSum uses.
+ResampleIsa BestResampleIsa();
+
 // n in [1, 65535].
 double ResampledSum(Xoshiro4& rng, const double* x, uint32_t n);
 double ResampledSumPortable(Xoshiro4& rng, const double* x, uint32_t n);
+// ResampledSum on a given instruction set, which must be at most BestResampleIsa() (tests).
+double ResampledSumUsing(ResampleIsa isa, Xoshiro4& rng, const double* x, uint32_t n);
 // out[t] = sum over j of rows[picks[j] * stride + t], t < stride, summed in j order for each t
 // (so every implementation gives the same bits). stride is a multiple of 4, at most 64.
 void SumPickedRows(const double* rows, int stride, const uint32_t* picks, uint32_t count,

@@ -9,8 +9,8 @@
 namespace bbo::scoring::internal {
 namespace {
 
-TEST(ResampleTest, Avx2AndPortableAgreeBitForBit) {
-  if (!ResampleUsesAvx2()) GTEST_SKIP() << "no AVX2 on this machine";
+// Every instruction set this machine runs against the portable code (`isa` at most the best).
+void ExpectSameBitsAsPortable(ResampleIsa isa) {
   std::vector<double> x(70000);
   for (size_t i = 0; i < x.size(); ++i) x[i] = 1.0 / (1.0 + static_cast<double>(i) * 0.37);
   // Sizes around the 16-candidate steps, powers of two (no rejection) and large n (frequent
@@ -19,12 +19,22 @@ TEST(ResampleTest, Avx2AndPortableAgreeBitForBit) {
                      65535u}) {
     Xoshiro4 a(42 + n), b(42 + n);
     for (int rep = 0; rep < 50; ++rep) {
-      const double fast = ResampledSum(a, x.data(), n);
+      const double fast = ResampledSumUsing(isa, a, x.data(), n);
       const double portable = ResampledSumPortable(b, x.data(), n);
       ASSERT_EQ(std::memcmp(&fast, &portable, sizeof(double)), 0) << "n " << n << " rep " << rep;
     }
     ASSERT_EQ(std::memcmp(a.s, b.s, sizeof(a.s)), 0) << "generator state differs, n " << n;
   }
+}
+
+TEST(ResampleTest, Avx2AndPortableAgreeBitForBit) {
+  if (BestResampleIsa() < ResampleIsa::kAvx2) GTEST_SKIP() << "no AVX2 on this machine";
+  ExpectSameBitsAsPortable(ResampleIsa::kAvx2);
+}
+
+TEST(ResampleTest, Avx512AndPortableAgreeBitForBit) {
+  if (BestResampleIsa() < ResampleIsa::kAvx512) GTEST_SKIP() << "no AVX-512 on this machine";
+  ExpectSameBitsAsPortable(ResampleIsa::kAvx512);
 }
 
 TEST(ResampleTest, SumPickedRowsMatchesPortableBitForBit) {
