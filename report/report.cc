@@ -76,6 +76,7 @@ Attainment ComputeAttainment(const Leaderboard& board, const ScoringInput& input
   const size_t T = static_cast<size_t>(input.n_batches);
   for (const auto& [method, per_problem] : input.methods) {
     std::vector<std::vector<double>> sum(levels.size(), std::vector<double>(T, 0.0));
+    std::vector<int> problems_at(T, 0);  // problems on which a trial ran batch t
     int problems = 0;
     for (const auto& [problem, data] : per_problem) {
       auto bit = board.baselines.find(problem);
@@ -85,7 +86,9 @@ Attainment ComputeAttainment(const Leaderboard& board, const ScoringInput& input
       std::vector<std::vector<double>> norm(T);
       for (const TrialCurve& c : data.trials) {
         std::vector<double> s = BestSoFar(c);
-        for (size_t t = 0; t < T && t < s.size(); ++t) {
+        // A race's shortened trial has no result after its horizon.
+        const size_t run = static_cast<size_t>(BatchesRun(c, static_cast<int>(T)));
+        for (size_t t = 0; t < run && t < s.size(); ++t) {
           norm[t].push_back(std::clamp((s[t] - b.opt) / (b.clip - b.opt), -1.0, 1.0));
         }
       }
@@ -98,14 +101,16 @@ Attainment ComputeAttainment(const Leaderboard& board, const ScoringInput& input
           const size_t k = static_cast<size_t>(std::ceil(level * static_cast<double>(n)));
           ks.push_back(static_cast<long>(std::clamp<size_t>(k, 1, std::max<size_t>(n, 1))));
         }
+        if (n == 0) continue;  // no trial ran batch t here (a raced board)
         SelectOrderStats(v, ks);
-        for (size_t l = 0; l < levels.size(); ++l) sum[l][t] += n == 0 ? 1.0 : v[ks[l] - 1];
+        for (size_t l = 0; l < levels.size(); ++l) sum[l][t] += v[ks[l] - 1];
+        ++problems_at[t];
       }
       ++problems;
     }
     if (problems == 0) continue;
     for (auto& row : sum) {
-      for (double& x : row) x /= problems;
+      for (size_t t = 0; t < T; ++t) row[t] = problems_at[t] > 0 ? row[t] / problems_at[t] : NAN;
     }
     out.curves[method] = std::move(sum);
   }

@@ -119,8 +119,11 @@ struct PlackettLuceFits {
 };
 
 // Both rankings of `input` with the model, decisions and band of `options`. Never fails: a
-// ranking that cannot be made holds the reason. Pure; thread-safe.
-PlackettLuceFits FitPlackettLuce(const ScoringInput& input, const pl::SummaryOptions& options = {});
+// ranking that cannot be made holds the reason. `same_input` (optional): fits of this same input
+// with the same model, whose posteriors are summarized again (other decisions or exclusions)
+// instead of fitted anew. Pure; thread-safe.
+PlackettLuceFits FitPlackettLuce(const ScoringInput& input, const pl::SummaryOptions& options = {},
+                                 const PlackettLuceFits* same_input = nullptr);
 
 struct Report {
   ReportOptions options;

@@ -38,6 +38,7 @@ nlohmann::json LeaderboardJson(const Leaderboard& board, const ScoringInput& inp
       }
       problems.push_back({{"problem", p.problem},
                           {"trials", p.trials},
+                          {"trials_run", p.trials_run},
                           {"score", JsonNumber(p.score)},
                           {"normalized_mean", JsonNumbers(p.norm_mean_perf)},
                           {"normalized_median", JsonNumbers(p.norm_med_perf)},

@@ -3,6 +3,7 @@
 // Racing", computed by scoring/plackett_luce/summary.h, or the reason it was not.
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -34,14 +35,42 @@ absl::StatusOr<pl::PlackettLuceSummary> ReportPlackettLuce(const ScoringInput& i
   return pl::SummarizePlackettLuce(input, options);
 }
 
-PlackettLuceFits FitPlackettLuce(const ScoringInput& input, const pl::SummaryOptions& options) {
+namespace {
+
+// The summary of `earlier`'s posterior under `options`, when `earlier` has one.
+std::optional<absl::StatusOr<pl::PlackettLuceSummary>> Resummarize(
+    const absl::StatusOr<pl::PlackettLuceSummary>* earlier, const pl::SummaryOptions& options) {
+  if (earlier == nullptr || !earlier->ok() || (*earlier)->posterior == nullptr) return std::nullopt;
+  absl::StatusOr<pl::PlackettLuceSummary> s =
+      pl::SummarizePlackettLuce(*(*earlier)->posterior, options);
+  if (s.ok()) {
+    s->runs = (*earlier)->runs;
+    s->posterior = (*earlier)->posterior;
+  }
+  return s;
+}
+
+}  // namespace
+
+PlackettLuceFits FitPlackettLuce(const ScoringInput& input, const pl::SummaryOptions& options,
+                                 const PlackettLuceFits* same_input) {
   PlackettLuceFits fits;
-  fits.batches = ReportPlackettLuce(input, options);
+  if (auto again = Resummarize(same_input ? &same_input->batches : nullptr, options)) {
+    fits.batches = *std::move(again);
+  } else {
+    fits.batches = ReportPlackettLuce(input, options);
+  }
   if (pl::HasTimings(input)) {
-    pl::SecondsOptions seconds;
-    seconds.timepoints = std::clamp(input.n_batches, 10, 100);
-    seconds.summary = options;
-    fits.seconds = pl::PlackettLuceSeconds(input, seconds);
+    const absl::StatusOr<pl::PlackettLuceSummary>* earlier =
+        same_input != nullptr && same_input->seconds ? &*same_input->seconds : nullptr;
+    if (auto again = Resummarize(earlier, options)) {
+      fits.seconds = *std::move(again);
+    } else {
+      pl::SecondsOptions seconds;
+      seconds.timepoints = std::clamp(input.n_batches, 10, 100);
+      seconds.summary = options;
+      fits.seconds = pl::PlackettLuceSeconds(input, seconds);
+    }
   }
   return fits;
 }

@@ -10,6 +10,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
@@ -63,6 +64,48 @@ absl::StatusOr<std::optional<double>> ParseFigure(absl::string_view field, int l
   return v;
 }
 
+// One data row's fields, by the header's columns.
+absl::StatusOr<ResultsRow> ParseRow(const std::vector<std::string>& f,
+                                    std::map<std::string, int>& col, int lineno,
+                                    bool has_generalization) {
+  ResultsRow r;
+  r.problem = std::string(absl::StripAsciiWhitespace(f[col["problem"]]));
+  r.method = std::string(absl::StripAsciiWhitespace(f[col["method"]]));
+  if (r.problem.empty() || r.method.empty()) return LineError(lineno, "empty problem or method");
+  auto trial = ParseIndex(f[col["trial"]], lineno, "trial");
+  if (!trial.ok()) return trial.status();
+  auto batch = ParseIndex(f[col["batch"]], lineno, "batch");
+  if (!batch.ok()) return batch.status();
+  auto sugg = ParseIndex(f[col["suggestion"]], lineno, "suggestion");
+  if (!sugg.ok()) return sugg.status();
+  auto value = ParseValue(f[col["value"]], lineno, "value");
+  if (!value.ok()) return value.status();
+  r.trial = *trial;
+  r.batch = *batch;
+  r.suggestion = *sugg;
+  r.value = *value;
+  if (has_generalization) {
+    auto g = ParseValue(f[col["generalization"]], lineno, "generalization");
+    if (!g.ok()) return g.status();
+    r.generalization = *g;
+  }
+  if (auto c = col.find("planned_batches");
+      c != col.end() && !absl::StripAsciiWhitespace(f[c->second]).empty()) {
+    auto planned = ParseIndex(f[c->second], lineno, "planned_batches");
+    if (!planned.ok()) return planned.status();
+    if (*planned < 1) return LineError(lineno, "planned_batches must be at least 1");
+    r.planned_batches = *planned;
+  }
+  for (const BatchFigure& figure : kBatchFigures) {
+    auto c = col.find(figure.name);
+    if (c == col.end()) continue;
+    auto v = ParseFigure(f[c->second], lineno, figure.name);
+    if (!v.ok()) return v.status();
+    r.figures.*figure.value = *v;
+  }
+  return r;
+}
+
 }  // namespace
 
 absl::Status WriteResultsCsv(std::ostream& out, const ResultsTable& table) {
@@ -76,8 +119,15 @@ absl::Status WriteResultsCsv(std::ostream& out, const ResultsTable& table) {
       }
     }
   }
+  // Planned batches only matter when a race planned some studies shorter than others.
+  int most_planned = 0;
+  for (const ResultsRow& r : table.rows) most_planned = std::max(most_planned, r.planned_batches);
+  const bool planned = std::any_of(table.rows.begin(), table.rows.end(), [&](const ResultsRow& r) {
+    return r.planned_batches > 0 && r.planned_batches < most_planned;
+  });
   out << "problem,method,trial,batch,suggestion,value"
-      << (table.has_generalization ? ",generalization" : "");
+      << (table.has_generalization ? ",generalization" : "")
+      << (planned ? ",planned_batches" : "");
   for (const BatchFigure* f : figures) out << ',' << f->name;
   out << '\n';
   for (const ResultsRow& r : table.rows) {
@@ -87,6 +137,10 @@ absl::Status WriteResultsCsv(std::ostream& out, const ResultsTable& table) {
     if (table.has_generalization) {
       out << ',';
       WriteNumber(out, r.generalization);
+    }
+    if (planned) {
+      out << ',';
+      if (r.planned_batches > 0) out << r.planned_batches;
     }
     for (const BatchFigure* f : figures) {
       out << ',';
@@ -134,34 +188,7 @@ absl::StatusOr<ResultsTable> ParseResultsCsv(std::istream& in) {
       return LineError(lineno, absl::StrCat("has ", f.size(), " fields, the header has ",
                                             header.size()));
     }
-    ResultsRow r;
-    r.problem = std::string(absl::StripAsciiWhitespace(f[col["problem"]]));
-    r.method = std::string(absl::StripAsciiWhitespace(f[col["method"]]));
-    if (r.problem.empty() || r.method.empty()) return LineError(lineno, "empty problem or method");
-    auto trial = ParseIndex(f[col["trial"]], lineno, "trial");
-    if (!trial.ok()) return trial.status();
-    auto batch = ParseIndex(f[col["batch"]], lineno, "batch");
-    if (!batch.ok()) return batch.status();
-    auto sugg = ParseIndex(f[col["suggestion"]], lineno, "suggestion");
-    if (!sugg.ok()) return sugg.status();
-    auto value = ParseValue(f[col["value"]], lineno, "value");
-    if (!value.ok()) return value.status();
-    r.trial = *trial;
-    r.batch = *batch;
-    r.suggestion = *sugg;
-    r.value = *value;
-    if (table.has_generalization) {
-      auto g = ParseValue(f[col["generalization"]], lineno, "generalization");
-      if (!g.ok()) return g.status();
-      r.generalization = *g;
-    }
-    for (const BatchFigure& figure : kBatchFigures) {
-      auto c = col.find(figure.name);
-      if (c == col.end()) continue;
-      auto v = ParseFigure(f[c->second], lineno, figure.name);
-      if (!v.ok()) return v.status();
-      r.figures.*figure.value = *v;
-    }
+    ASSIGN_OR_RETURN(ResultsRow r, ParseRow(f, col, lineno, table.has_generalization));
     if (!seen.insert({r.problem, r.method, r.trial, r.batch, r.suggestion}).second) {
       return LineError(lineno, absl::StrCat("repeats problem ", r.problem, ", method ", r.method,
                                             ", trial ", r.trial, ", batch ", r.batch,
@@ -184,8 +211,12 @@ struct Cell {
   BatchFigures figures;  // the batch's (the first row that knows each)
 };
 
-// (method, problem, trial) -> its T batches.
-using Cells = std::map<std::tuple<std::string, std::string, int>, std::vector<Cell>>;
+// (method, problem, trial) -> its T batches, and the batches it was planned to run (0: all).
+struct Study {
+  std::vector<Cell> cells;
+  int planned = 0;
+};
+using Cells = std::map<std::tuple<std::string, std::string, int>, Study>;
 
 // Sorts the rows into cells, and the values of each problem into in->problems (the random-search
 // method's as its baseline sample). Returns whether the random-search method has rows.
@@ -194,9 +225,10 @@ bool CollectCells(const ResultsTable& table, const std::string& random_search_me
   bool has_rs = false;
   for (const ResultsRow& r : table.rows) {
     const double scored = generalization ? r.generalization : r.value;
-    auto& cells = (*curves)[{r.method, r.problem, r.trial}];
-    cells.resize(in->n_batches);
-    Cell& c = cells[r.batch];
+    Study& study = (*curves)[{r.method, r.problem, r.trial}];
+    study.cells.resize(in->n_batches);
+    if (r.planned_batches > 0) study.planned = r.planned_batches;
+    Cell& c = study.cells[r.batch];
     // Bayesmark takes the first argmin of the visible loss within a batch.
     if (r.value < c.visible || (r.value == c.visible && r.suggestion < c.first_suggestion)) {
       c.visible = r.value;
@@ -238,13 +270,19 @@ absl::Status CheckRandomSearch(const ScoringInput& in, bool has_rs,
 // those with fewer than batch_size.
 void AddTrialCurves(const Cells& curves, bool generalization, ScoringInput* in,
                     int* short_batches, int* missing_batches) {
-  for (const auto& [key, cells] : curves) {
+  for (const auto& [key, study] : curves) {
     const auto& [method, problem, trial] = key;
+    const std::vector<Cell>& cells = study.cells;
     TrialCurve c;
+    c.trial = trial;
+    if (study.planned > 0 && study.planned < in->n_batches) c.horizon = study.planned;
     bool any_figure = false;
-    for (const Cell& cell : cells) {
+    for (size_t b = 0; b < cells.size(); ++b) {
+      const Cell& cell = cells[b];
       any_figure |= AnyFigure(cell.figures);
-      if (cell.count == 0) {
+      if (static_cast<int>(b) >= BatchesRun(c, in->n_batches)) {
+        // Not run: a race planned the study shorter.
+      } else if (cell.count == 0) {
         ++*missing_batches;
       } else if (cell.count < in->batch_size) {
         ++*short_batches;

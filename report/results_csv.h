@@ -2,11 +2,14 @@
 #define BBO_REPORT_RESULTS_CSV_H_
 
 // Offline scoring input: a results table with one row per evaluation,
-//   problem,method,trial,batch,suggestion,value[,generalization][,<figure>...]
+//   problem,method,trial,batch,suggestion,value[,generalization][,planned_batches][,<figure>...]
 // (a header row naming the columns, in any order; `inf` for a crashed evaluation; a <figure> is
 // one of the per-batch figures of common/batch_figures.h, e.g. optimizer_cpu_s, repeated on
-// every row of its batch and empty where unknown; other columns are ignored). The
-// random-search method supplies the baselines. Used by `bbo score`; written by `bbo export`.
+// every row of its batch and empty where unknown; planned_batches, repeated on every row of a
+// study, is the number of batches a racing phase planned it to run when that is fewer than the
+// others': its later batches did not run and are not results (TrialCurve::horizon); other
+// columns are ignored). The random-search method supplies the baselines. Used by `bbo score`;
+// written by `bbo export`.
 
 #include <istream>
 #include <ostream>
@@ -27,6 +30,9 @@ struct ResultsRow {
   // The host's figures of the row's batch (common/batch_figures.h): a column each, written
   // when any row has the figure, empty where unknown.
   BatchFigures figures;
+  // The batches the row's study was planned to run; 0 = unknown (all). Written as the
+  // planned_batches column when studies were planned to different lengths (a raced board).
+  int planned_batches = 0;
 };
 
 struct ResultsTable {

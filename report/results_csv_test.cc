@@ -229,6 +229,55 @@ TEST(ResultsCsvTest, PerBatchFiguresTravelAsColumnsAndIntoTheTrialCurves) {
   EXPECT_TRUE(trials[1].batch_figures.empty());  // nothing measured: no figures at all
 }
 
+TEST(ResultsCsvTest, AStudyARacePlannedShorterTravelsAsPlannedBatchesAndIsNotCarriedForward) {
+  // Trial 1 of A was planned for one batch of two (a race's tau_A); the others for two.
+  ResultsTable table;
+  for (auto [trial, batch, value, planned] :
+       {std::tuple{0, 0, 3.0, 2}, std::tuple{0, 1, 1.0, 2}, std::tuple{1, 0, 2.0, 1}}) {
+    ResultsRow r{"p", "A", trial, batch, 0, value, 0};
+    r.planned_batches = planned;
+    table.rows.push_back(r);
+  }
+  ResultsRow rs{"p", "random-search", 0, 0, 0, 4.0, 0};
+  ResultsRow rs2{"p", "random-search", 0, 1, 0, 5.0, 0};
+  table.rows.push_back(rs);
+  table.rows.push_back(rs2);
+  std::stringstream csv;
+  ASSERT_TRUE(WriteResultsCsv(csv, table).ok());
+  EXPECT_EQ(csv.str(),
+            "problem,method,trial,batch,suggestion,value,planned_batches\n"
+            "p,A,0,0,0,3,2\np,A,0,1,0,1,2\np,A,1,0,0,2,1\n"
+            "p,random-search,0,0,0,4,\np,random-search,0,1,0,5,\n");
+  auto parsed = Parse(csv.str());
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  auto built = BuildScoringInput(*parsed, "random-search", false);
+  ASSERT_TRUE(built.ok()) << built.status();
+  const auto& trials = built->input.methods.at("A").at("p").trials;
+  ASSERT_EQ(trials.size(), 2u);
+  EXPECT_EQ(trials[0].horizon, -1);
+  EXPECT_EQ(trials[1].horizon, 1);
+  EXPECT_EQ(trials[1].trial, 1);
+  // The batch it was not planned to run is not a missing batch.
+  for (const std::string& w : built->warnings) EXPECT_THAT(w, ::testing::Not(HasSubstr("missing")));
+  // Scored at batch 2 on trial 0 alone (clip = o[ceil(2 * 0.5)] of {4, 5} = 4, opt = 1):
+  // trial 0 reaches 1 -> 0; carried forward, trial 1 (2 -> 1/3) would make it 1/6.
+  auto board = ComputeLeaderboard(built->input, "");
+  ASSERT_TRUE(board.ok()) << board.status();
+  const MethodResult* a = Find(*board, "A");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->problems[0].trials_run, (std::vector<int>{2, 1}));
+  EXPECT_NEAR(a->mean_perf[1], 0.0, 1e-9);  // opt sits 1e-12 of the range below the best
+  EXPECT_NEAR(a->mean_perf[0], (2.0 / 3 + 1.0 / 3) / 2, 1e-9);
+  // Equal plans write no column; a planned count below 1 names its line.
+  table.rows[2].planned_batches = 2;
+  std::stringstream plain;
+  ASSERT_TRUE(WriteResultsCsv(plain, table).ok());
+  EXPECT_THAT(plain.str(), ::testing::StartsWith("problem,method,trial,batch,suggestion,value\n"));
+  auto bad = Parse("problem,method,trial,batch,suggestion,value,planned_batches\np,A,0,0,0,1,0\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("line 2"));
+}
+
 TEST(ResultsCsvTest, AFigureThatIsNotANonNegativeNumberNamesItsLine) {
   for (const char* bad : {"-1", "nan", "inf", "x"}) {
     auto parsed = Parse(absl::StrCat("problem,method,trial,batch,suggestion,value,optimizer_cpu_s\n",

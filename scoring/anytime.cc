@@ -58,9 +58,16 @@ std::vector<double> CollectMethod(const Leaderboard& board,
   for (const auto& [problem, data] : problems) {
     if (data.trials.empty()) continue;
     const ProblemBaseline& b = board.baselines.at(problem);
-    Entry e{m, static_cast<uint32_t>(data.trials.size()), {}};
+    // On a raced board only the trials that ran every batch (TrialCurve::horizon): the curves
+    // of shortened ones do not exist beyond their horizon.
+    Entry e{m, 0, {}};
     e.flat.reserve(data.trials.size() * stride);
-    for (const TrialCurve& c : data.trials) AddTrial(b, c, stride, &e, &first_reached, &total);
+    for (const TrialCurve& c : data.trials) {
+      if (BatchesRun(c, T) < T) continue;
+      AddTrial(b, c, stride, &e, &first_reached, &total);
+      ++e.trials;
+    }
+    if (e.trials == 0) continue;
     (*entries_of)[problem].push_back(std::move(e));
   }
   std::vector<double> reached(T, 0);

@@ -27,7 +27,9 @@ double LargeResampledSum(Xoshiro& rng, const double* x, uint32_t n) {
   return s;
 }
 
-// Each non-baseline method's trial scores, in leaderboard order; its name goes to `methods`.
+// Each non-baseline method's trial scores, in leaderboard order; its name goes to `methods`. On
+// a raced board only the trials that ran the last batch have a score there (TrialCurve::horizon),
+// and a problem where none did is left out of the method's mean, as on the leaderboard.
 TrialScores CollectScores(const Leaderboard& board, const ScoringInput& input,
                           std::vector<std::string>* methods) {
   TrialScores scores;
@@ -40,11 +42,13 @@ TrialScores CollectScores(const Leaderboard& board, const ScoringInput& input,
       const ProblemBaseline& b = board.baselines.at(p.problem);
       std::vector<double> trials;
       for (const TrialCurve& c : mit->second.at(p.problem).trials) {
+        if (BatchesRun(c, input.n_batches) < input.n_batches) continue;
         std::vector<double> s = BestSoFar(c);
         trials.push_back(std::clamp((s.back() - b.opt) / (b.clip - b.opt), -1.0, 1.0));
       }
-      per_problem.push_back(std::move(trials));
+      if (!trials.empty()) per_problem.push_back(std::move(trials));
     }
+    if (per_problem.empty()) continue;
     methods->push_back(r.method);
     scores.push_back(std::move(per_problem));
   }

@@ -145,6 +145,9 @@ absl::StatusOr<NonparametricRanking> RankMethods(const ScoringInput& input,
         MethodTrials mt;
         mt.method = method;
         for (const TrialCurve& c : it->second.trials) {
+          // On a raced board, a trial the race shortened has no best found over the whole
+          // study, nor an area under its whole curve: only complete trials are compared.
+          if (BatchesRun(c, input.n_batches) < input.n_batches) continue;
           std::vector<double> s = BestSoFar(c);
           if (s.empty()) continue;
           mt.best_found.push_back(s.back());

@@ -105,39 +105,42 @@ void RsEquivalent(MethodResult& r, RandomSearchCurve& f, int evals_used) {
   r.rs_efficiency = r.rs_equivalent_evals / evals_used;
 }
 
-// Aggregates per-problem curves into the method's curves (eq. 6 and the median of medians).
+// Aggregates per-problem curves into the method's curves (eq. 6 and the median of medians), at
+// each batch over the problems on which a trial ran it.
 absl::Status Aggregate(MethodResult& r, int n_batches, double alpha,
                        const std::vector<double>& rand_mean_perf) {
-  if (r.problems.empty()) {
-    r.mean_perf.assign(n_batches, NAN);
-    r.mean_perf_eb.assign(n_batches, NAN);
-    r.med_perf.assign(n_batches, NAN);
-    r.med_perf_ci.assign(n_batches, Interval{NAN, NAN});
-    r.normalized_mean_perf.assign(n_batches, NAN);
-    r.score = r.median_score = NAN;
-    return absl::OkStatus();
-  }
+  r.mean_perf.assign(n_batches, NAN);
+  r.mean_perf_eb.assign(n_batches, NAN);
+  r.med_perf.assign(n_batches, NAN);
+  r.med_perf_ci.assign(n_batches, Interval{NAN, NAN});
+  r.normalized_mean_perf.assign(n_batches, NAN);
   for (int t = 0; t < n_batches; ++t) {
     std::vector<double> means, meds;
     for (const ProblemResult& p : r.problems) {
+      if (!p.trials_run.empty() && p.trials_run[t] == 0) continue;
       means.push_back(p.norm_mean_perf[t]);
       meds.push_back(p.norm_med_perf[t]);
     }
+    if (means.empty()) continue;
     double sum = 0;
     for (double m : means) sum += m;
-    r.mean_perf.push_back(sum / static_cast<double>(means.size()));
-    ASSIGN_OR_RETURN(double eb, StudentTErrorBar(means, alpha));
-    r.mean_perf_eb.push_back(eb);
+    r.mean_perf[t] = sum / static_cast<double>(means.size());
+    ASSIGN_OR_RETURN(r.mean_perf_eb[t], StudentTErrorBar(means, alpha));
     ASSIGN_OR_RETURN(QuantileWithCI med, QuantileAndCI(meds, 0.5, alpha));
-    r.med_perf.push_back(med.estimate);
-    r.med_perf_ci.push_back(med.ci);
-    r.normalized_mean_perf.push_back(r.mean_perf.back() / rand_mean_perf[t]);
+    r.med_perf[t] = med.estimate;
+    r.med_perf_ci[t] = med.ci;
+    r.normalized_mean_perf[t] = r.mean_perf[t] / rand_mean_perf[t];
   }
   // Turner et al. (2021) eq. 7.
   r.score = 100 * (1 - r.mean_perf.back());
   double sum_med = 0;
-  for (const ProblemResult& p : r.problems) sum_med += p.norm_median_clip_last;
-  r.table2_median_score = 100 * (1 - sum_med / static_cast<double>(r.problems.size()));
+  int with_last = 0;
+  for (const ProblemResult& p : r.problems) {
+    if (!p.trials_run.empty() && p.trials_run.back() == 0) continue;
+    sum_med += p.norm_median_clip_last;
+    ++with_last;
+  }
+  r.table2_median_score = with_last > 0 ? 100 * (1 - sum_med / with_last) : NAN;
   r.median_score = 100 * (1 - r.med_perf.back());
   return absl::OkStatus();
 }
@@ -156,7 +159,7 @@ bool SameDoubles(const std::vector<double>& a, const std::vector<double>& b) {
 bool SameTrials(const std::vector<TrialCurve>& a, const std::vector<TrialCurve>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (!SameDoubles(a[i].batch_min, b[i].batch_min) ||
+    if (a[i].horizon != b[i].horizon || !SameDoubles(a[i].batch_min, b[i].batch_min) ||
         !SameDoubles(a[i].visible_min, b[i].visible_min)) {
       return false;
     }
@@ -166,7 +169,8 @@ bool SameTrials(const std::vector<TrialCurve>& a, const std::vector<TrialCurve>&
 
 bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) == 0; }
 
-// One method on one problem: eqs. 2-5 per batch, the median with its CI, the Table 2 median.
+// One method on one problem: eqs. 2-5 per batch, the median with its CI, the Table 2 median. At
+// each batch, over the trials that ran it (every trial but on a raced board).
 absl::StatusOr<ProblemResult> ScoreProblem(const std::string& method, const std::string& problem,
                                            const MethodProblemData& data,
                                            const ProblemBaseline& base, const ScoringInput& input) {
@@ -175,6 +179,7 @@ absl::StatusOr<ProblemResult> ScoreProblem(const std::string& method, const std:
   pr.problem = problem;
   pr.trials = static_cast<int>(data.trials.size());
   std::vector<std::vector<double>> S;
+  std::vector<int> run;
   for (const TrialCurve& c : data.trials) {
     if (static_cast<int>(c.batch_min.size()) != T) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -182,22 +187,28 @@ absl::StatusOr<ProblemResult> ScoreProblem(const std::string& method, const std:
           c.batch_min.size(), " batches, expected ", T));
     }
     S.push_back(BestSoFar(c));
+    run.push_back(BatchesRun(c, T));
   }
-  pr.norm_mean_perf.resize(T);
-  pr.norm_med_perf.resize(T);
-  pr.norm_med_ci.resize(T);
+  pr.norm_mean_perf.assign(T, NAN);
+  pr.norm_med_perf.assign(T, NAN);
+  pr.norm_med_ci.assign(T, Interval{NAN, NAN});
+  pr.trials_run.assign(T, 0);
   const double range = base.clip - base.opt;
-  std::vector<double> col(S.size());
+  std::vector<double> col;
   for (int t = 0; t < T; ++t) {
     // Eqs. 3-5 as Bayesmark's compute_aggregates computes them: each trial is normalized
     // and clipped to [-1, 1] (the upper clip is S' = min(S, clip_p); the lower one bounds the
     // influence of a single run below the estimated optimum), then averaged over trials.
     double sum = 0;
+    col.clear();
     for (size_t n = 0; n < S.size(); ++n) {
+      if (t >= run[n]) continue;
       sum += std::clamp((S[n][t] - base.opt) / range, -1.0, 1.0);
-      col[n] = S[n][t];
+      col.push_back(S[n][t]);
     }
-    pr.norm_mean_perf[t] = sum / static_cast<double>(S.size());
+    pr.trials_run[t] = static_cast<int>(col.size());
+    if (col.empty()) continue;
+    pr.norm_mean_perf[t] = sum / static_cast<double>(col.size());
     // Bayesmark's "Median scores": (med_n S - opt) / (rand-med-perf_pt - opt).
     ASSIGN_OR_RETURN(QuantileWithCI med, QuantileAndCI(col, 0.5, input.alpha));
     const double denom = base.rand_med_perf[t] - base.opt;
@@ -206,8 +217,15 @@ absl::StatusOr<ProblemResult> ScoreProblem(const std::string& method, const std:
   }
   pr.score = 100 * (1 - pr.norm_mean_perf.back());
   std::vector<double> last;
-  for (const auto& s : S) last.push_back(std::clamp((s.back() - base.opt) / range, -1.0, 1.0));
-  ASSIGN_OR_RETURN(pr.norm_median_clip_last, Quantile(last, 0.5));
+  for (size_t n = 0; n < S.size(); ++n) {
+    if (run[n] < T) continue;
+    last.push_back(std::clamp((S[n].back() - base.opt) / range, -1.0, 1.0));
+  }
+  if (last.empty()) {
+    pr.norm_median_clip_last = NAN;
+  } else {
+    ASSIGN_OR_RETURN(pr.norm_median_clip_last, Quantile(last, 0.5));
+  }
   return pr;
 }
 
@@ -326,7 +344,9 @@ absl::StatusOr<MethodResult> ScoreMethod(const std::string& method,
                      CachedProblemResult(cache, method, problem, data, bit->second, input));
     r.problems.push_back(std::move(pr));
   }
-  r.complete = r.problems.size() == input.problems.size();
+  r.complete = r.problems.size() == input.problems.size() &&
+               std::all_of(r.problems.begin(), r.problems.end(),
+                           [](const ProblemResult& p) { return p.trials_run.back() > 0; });
   RETURN_IF_ERROR(Aggregate(r, input.n_batches, input.alpha, board.rand_mean_perf));
   return r;
 }
@@ -450,8 +470,12 @@ void AddRsEquivalents(const ScoringInput& input, Leaderboard* board) {
   std::map<std::vector<std::string>, std::unique_ptr<RandomSearchCurve>> curves;
   for (MethodResult& r : board->rows) {
     if (r.problems.empty()) continue;
+    // The problems its last batch is scored on (on a raced board, those where a trial ran it).
     std::vector<std::string> names;
-    for (const ProblemResult& p : r.problems) names.push_back(p.problem);
+    for (const ProblemResult& p : r.problems) {
+      if (p.trials_run.empty() || p.trials_run.back() > 0) names.push_back(p.problem);
+    }
+    if (names.empty()) continue;
     auto& f = curves[names];
     if (f == nullptr) f = std::make_unique<RandomSearchCurve>(input, board->baselines, names);
     RsEquivalent(r, *f, input.batch_size * input.n_batches);

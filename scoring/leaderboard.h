@@ -42,7 +42,17 @@ struct TrialCurve {
   // Optional: the host's figures of each batch the study ran (common/batch_figures.h: the
   // optimizer's CPU seconds, ...), each unset when not measured. Empty: none recorded.
   std::vector<BatchFigures> batch_figures;
+  // The batches that are results, when a racing phase ended the study early because its later
+  // batches were already decided (Wurth et al.'s tau_A; not the optimizer's doing): batches from
+  // `horizon` on did not run and no view reads them as results. -1: every batch (a study cut off
+  // for its budget is not shortened: its best so far stands, as above).
+  int horizon = -1;
 };
+
+// The batches of `trial` that are results: its horizon when a race shortened it, else all.
+inline int BatchesRun(const TrialCurve& trial, int n_batches) {
+  return trial.horizon >= 0 && trial.horizon < n_batches ? trial.horizon : n_batches;
+}
 
 // All trials of one method (a submission) on one problem.
 struct MethodProblemData {
@@ -78,6 +88,10 @@ struct ProblemResult {
   // median over trials of the clamped normalized S at the last batch (Turner et al. (2021) Table
   // 2).
   double norm_median_clip_last = 0;
+  // The trials that ran each batch (all of them but on a raced board: TrialCurve::horizon). At a
+  // batch that no trial ran, the per-batch values above are NaN and the problem is left out of
+  // the method's means over problems at that batch.
+  std::vector<int> trials_run;
 };
 
 struct MethodResult {
@@ -110,7 +124,8 @@ struct MethodResult {
   // across trials, 100 x (1 - mean_p median_n clamp((S_pTn - opt_p) / (clip_p - opt_p), -1, 1)).
   double table2_median_score = 0;
   std::vector<ProblemResult> problems;
-  // False when the method has no trial on some problem of the input.
+  // False when the method has no trial on some problem of the input (or, on a raced board, none
+  // that ran the last batch).
   bool complete = true;
   // True for the pooled random-search row (see ComputeLeaderboard).
   bool is_baseline = false;

@@ -58,7 +58,7 @@ size_t EditDistance(const std::string& a, const std::string& b) {
 const std::vector<std::string>& RacingKeys() {
   static const auto* k = new std::vector<std::string>{
       "alpha", "epsilon", "elimination", "resolution", "initial_batch", "b_min", "b_max",
-      "shrink_fraction"};
+      "shrink_fraction", "quorum"};
   return *k;
 }
 
@@ -175,6 +175,10 @@ absl::Status ReadRacing(const json& r, const std::string& phase_where, RacingSpe
   if (!(out->shrink_fraction > 0 && out->shrink_fraction <= 1)) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, "\"shrink_fraction\" must be in (0, 1]"));
+  }
+  RETURN_IF_ERROR(Read(r, "quorum", where, &out->quorum));
+  if (out->quorum < 1 || out->quorum > 100000) {
+    return absl::InvalidArgumentError(absl::StrCat(where, "\"quorum\" must be in [1, 100000]"));
   }
   return absl::OkStatus();
 }
@@ -368,10 +372,9 @@ std::string PhaseSpec::Fingerprint() const {
   j["optimizer_tmp_mb"] = limits.tmp_mb;
   // Only when set, so the fingerprints of phases without racing stay what they were.
   if (racing.enabled) {
-    j["racing"] = {{"alpha", racing.alpha},           {"epsilon", racing.epsilon},
-                   {"elimination", racing.elimination}, {"resolution", racing.resolution},
-                   {"initial_batch", racing.initial_batch}, {"b_min", racing.b_min},
-                   {"b_max", racing.b_max},           {"shrink_fraction", racing.shrink_fraction}};
+    j["racing"] = racing.ToJson();
+    // Only when set, so the fingerprints of racing phases recorded before it stay the same.
+    if (racing.quorum == RacingSpec{}.quorum) j["racing"].erase("quorum");
   }
   return j.dump();  // nlohmann's object keys are sorted: canonical
 }
@@ -505,6 +508,24 @@ absl::StatusOr<std::vector<std::unique_ptr<Problem>>> MakePhaseProblems(
     out.push_back(std::move(problem));
   }
   return out;
+}
+
+nlohmann::json RacingSpec::ToJson() const {
+  return {{"alpha", alpha},
+          {"epsilon", epsilon},
+          {"elimination", elimination},
+          {"resolution", resolution},
+          {"initial_batch", initial_batch},
+          {"b_min", b_min},
+          {"b_max", b_max},
+          {"shrink_fraction", shrink_fraction},
+          {"quorum", quorum}};
+}
+
+absl::StatusOr<RacingSpec> RacingSpec::FromJson(const nlohmann::json& j) {
+  RacingSpec r;
+  RETURN_IF_ERROR(ReadRacing(j, "", &r));
+  return r;
 }
 
 }  // namespace bbo

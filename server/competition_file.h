@@ -32,6 +32,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "common/optimizer_limits.h"
+#include "nlohmann/json.hpp"
 #include "common/study_budget.h"
 #include "problems/definition.h"
 #include "problems/problem.h"
@@ -72,6 +73,15 @@ struct RacingSpec {
   int b_max = 64;
   // Halve b when more than this fraction of the unresolved pairs resolve in one round.
   double shrink_fraction = 0.2;
+  // Round 0 waits for this many entries (a phase taking direct submissions), or for the end of
+  // the phase's window when it has one and fewer arrived; entries migrated into the phase arrive
+  // together.
+  int quorum = 2;
+
+  // The object form of the competition file's "racing" (every key); FromJson reads that form
+  // (InvalidArgument naming the key).
+  nlohmann::json ToJson() const;
+  static absl::StatusOr<RacingSpec> FromJson(const nlohmann::json& j);
 
   friend bool operator==(const RacingSpec&, const RacingSpec&) = default;
 };

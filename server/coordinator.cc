@@ -50,6 +50,7 @@ void ApplyPhase(const CompetitionSpec& spec, const PhaseSpec& p, const Coordinat
   comp->window_end = p.end;
   comp->board_hidden_until_published = p.board_hidden_until_published;
   comp->racing = p.racing.enabled;
+  comp->racing_spec = p.racing;
 }
 
 }  // namespace
@@ -243,12 +244,17 @@ void Coordinator::BuildRaces(const std::vector<PhaseOptions>& phase_options) {
     if (p.warm_start_board) ro.boards.push_back(WarmStartBoardKey(ro.phase_key));
     ro.seed = spec_.seed;
     ro.racing = p.racing;
-    races_[p.name] = std::make_unique<RaceDriver>(store_.get(), clock_.get(), std::move(ro));
+    ro.entries_close = p.end;
+    ro.calendar = calendar_ != nullptr ? calendar_.get() : clock_.get();
+    absl::StatusOr<Scoreboard*> board = phases_[i]->Board(kMainBoard);
+    races_[p.name] = std::make_unique<RaceDriver>(store_.get(), clock_.get(), std::move(ro),
+                                                  board.ok() ? *board : nullptr);
     RaceDriver* race = races_[p.name].get();
     phases_[i]->set_race_view([race]() -> absl::StatusOr<nlohmann::json> {
       ASSIGN_OR_RETURN(RaceView v, race->View());
       return v.ToJson();
     });
+    phases_[i]->set_race_entries([race] { return race->AcceptsEntries(); });
   }
 }
 

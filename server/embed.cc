@@ -303,13 +303,21 @@ absl::StatusOr<nlohmann::json> ArenaDatabase::Report(const std::string& board,
                                                      const scoring::BootstrapOptions& bootstrap) {
   ASSIGN_OR_RETURN(std::string key, BoardKey(phase, board));
   ASSIGN_OR_RETURN(ScoreboardSpec spec, RecordedScoreboard(key, phase));
-  Scoreboard scoreboard(store_.get(), key, std::move(spec));
+  Scoreboard scoreboard(store_.get(), key, spec, store_.get());
   ReportRequest request;
   request.bootstrap_replicates = bootstrap.replicates;
   request.seed = bootstrap.seed;
   request.top_k = bootstrap.top_k;
   ASSIGN_OR_RETURN(BoardReport report, scoreboard.Report(request, path_));
-  return scoring::ReportJson(*report.report, report.snapshot->input);
+  // A racing phase's main board: the race as its rounds recorded it (as the coordinator shows it).
+  nlohmann::json racing = nullptr;
+  if (spec.race && !IsWarmStartBoard(key)) {
+    RealClock clock;
+    RaceDriver race(store_.get(), &clock, RaceDriverOptions::OfBoard(spec));
+    ASSIGN_OR_RETURN(RaceView view, race.View());
+    racing = view.ToJson();
+  }
+  return scoring::ReportJson(*report.report, report.snapshot->input, racing);
 }
 
 absl::StatusOr<std::string> ArenaDatabase::BoardKey(const std::string& phase,

@@ -89,11 +89,19 @@ Phase::Phase(Store* store, const ProblemSet* problems, Clock* clock, int batch_s
   calendar_ = clock;
   boards_.push_back(MainBoardKey(options_.phase_key));
   if (options_.warm_start_board) boards_.push_back(WarmStartBoardKey(options_.phase_key));
-  const ScoreboardSpec spec =
+  ScoreboardSpec spec =
       ScoreboardSpec::ForProblems(*problems_, options_.phase, batch_size_, n_batches_,
                                   options_.use_known_optimum, options_.baseline_name);
+  if (options_.racing) {
+    ScoreboardRace race;
+    race.phase_key = options_.phase_key;
+    race.racing = options_.racing_spec;
+    race.trials = options_.default_trials;
+    race.seed = options_.seed;
+    spec.race = std::move(race);
+  }
   for (const std::string& b : boards_) {
-    scoreboards_[b] = std::make_unique<Scoreboard>(store_, b, spec);
+    scoreboards_[b] = std::make_unique<Scoreboard>(store_, b, spec, store_);
   }
 }
 
@@ -325,6 +333,7 @@ absl::StatusOr<RegisteredSubmission> Phase::Register(const std::string& name,
   rec.trials = trials;
   rec.team = team;
   rec.phase = options_.phase_key;
+  if (race_entries_) RETURN_IF_ERROR(race_entries_());
   absl::MutexLock l(&register_mu_);
   RETURN_IF_ERROR(CheckQuotas(team));
   RETURN_IF_ERROR(CheckEvaluatedOnce(rec.digest, team));

@@ -85,8 +85,10 @@ struct PhaseOptions {
   // own submissions' states, until an organizer publishes it (Publish).
   bool board_hidden_until_published = false;
   // A racing phase (server/race.h): a submission is registered without jobs and with the
-  // phase's trials; the race queues its jobs round by round.
+  // phase's trials; the race queues its jobs round by round, deciding as `racing_spec` says (the
+  // board's Plackett-Luce ranking decides the same way).
   bool racing = false;
+  RacingSpec racing_spec;
 };
 
 // What a phase records about itself (PhaseRecord::spec) so that its database, opened offline,
@@ -171,6 +173,9 @@ class Phase {
   void set_race_view(std::function<absl::StatusOr<nlohmann::json>()> f) {
     race_view_ = std::move(f);
   }
+  // A racing phase: OK while its race runs new entries, else why not (RaceDriver::AcceptsEntries);
+  // Register refuses an entry the race would never run.
+  void set_race_entries(std::function<absl::Status()> f) { race_entries_ = std::move(f); }
   // Where accepted and refused submissions are counted (not owned; null = nowhere).
   void set_metrics(Metrics* metrics) { metrics_ = metrics; }
   // The clock the phase's window is read on (not owned; default: the constructor's clock). A
@@ -271,6 +276,7 @@ class Phase {
   absl::Mutex register_mu_;
   std::function<void()> on_jobs_changed_;
   std::function<absl::StatusOr<nlohmann::json>()> race_view_;
+  std::function<absl::Status()> race_entries_;
   Metrics* metrics_ = nullptr;
   // One per board, keyed by its store key; made in the constructor.
   std::map<std::string, std::unique_ptr<Scoreboard>> scoreboards_;

@@ -10,9 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
-#include "scoring/plackett_luce/dirichlet_model.h"
-#include "scoring/plackett_luce/rankings.h"
+#include "report/report.h"
 #include "scoring/plackett_luce/traces.h"
+#include "server/requeue.h"
 #include "server/store/records.h"
 #include "spdlog/spdlog.h"
 
@@ -22,8 +22,6 @@ namespace pl = scoring::pl;
 using nlohmann::json;
 
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 bool Finished(JobState s) { return s == JobState::kDone || s == JobState::kFailed; }
 
@@ -38,6 +36,16 @@ json RaceView::ToJson() const {
   json j;
   j["phase"] = phase;
   j["rounds"] = rounds;
+  json history_json = json::array();
+  for (const RaceRoundView& r : history) {
+    history_json.push_back({{"round", r.round},
+                            {"created_at", r.created_at},
+                            {"batch_size", r.batch_size},
+                            {"jobs", r.jobs},
+                            {"stop", r.stop},
+                            {"note", r.note}});
+  }
+  j["history"] = std::move(history_json);
   j["stopped"] = stopped;
   j["note"] = note;
   j["batch_size"] = batch_size;
@@ -46,16 +54,40 @@ json RaceView::ToJson() const {
   j["candidates"] = candidates;
   j["eliminated_by"] = eliminated_by;
   j["eliminated_round"] = eliminated_round;
+  j["withdrawn"] = withdrawn;
   j["jobs_queued"] = jobs_queued;
-  j["evaluations_queued"] = evaluations_queued;
+  j["evaluations_planned"] = evaluations_planned;
+  j["evaluations_run"] = evaluations_run;
   j["evaluations_full"] = evaluations_full;
-  j["evaluations_saved"] = evaluations_full - evaluations_queued;
+  j["evaluations_saved"] = evaluations_full - evaluations_planned;
   j["saved_fraction"] = saved_fraction();
   return j;
 }
 
-RaceDriver::RaceDriver(Store* store, Clock* clock, RaceDriverOptions options)
-    : store_(store), clock_(clock), options_(std::move(options)) {
+pl::DecisionOptions RaceDecisionOptions(const RacingSpec& r) {
+  pl::DecisionOptions o;
+  o.alpha = r.alpha;
+  o.epsilon = r.epsilon;
+  o.elimination = r.elimination == "joint" ? pl::Elimination::kJoint : pl::Elimination::kPointwise;
+  o.resolution = r.resolution == "crossing" ? pl::Resolution::kCrossing : pl::Resolution::kStrict;
+  return o;
+}
+
+RaceDriverOptions RaceDriverOptions::OfBoard(const ScoreboardSpec& spec) {
+  RaceDriverOptions o;
+  o.phase_key = spec.race->phase_key;
+  for (const ScoreboardProblem& p : spec.problems) o.problems.push_back(p.name);
+  o.trials = spec.race->trials;
+  o.budget.batch_size = spec.batch_size;
+  o.budget.n_batches = spec.n_batches;
+  o.boards = {MainBoardKey(o.phase_key)};
+  o.seed = spec.race->seed;
+  o.racing = spec.race->racing;
+  return o;
+}
+
+RaceDriver::RaceDriver(Store* store, Clock* clock, RaceDriverOptions options, Scoreboard* board)
+    : store_(store), clock_(clock), options_(std::move(options)), board_(board) {
   // Every (problem, trial) once, in an order fixed by the seed and the phase (Fisher-Yates).
   for (int t = 0; t < options_.trials; ++t) {
     for (int p = 0; p < static_cast<int>(options_.problems.size()); ++p) {
@@ -76,12 +108,7 @@ RaceDriver::RaceDriver(Store* store, Clock* clock, RaceDriverOptions options)
 pl::RacingOptions RaceDriver::PlannerOptions() const {
   pl::RacingOptions o;
   const RacingSpec& r = options_.racing;
-  o.decisions.alpha = r.alpha;
-  o.decisions.epsilon = r.epsilon;
-  o.decisions.elimination =
-      r.elimination == "joint" ? pl::Elimination::kJoint : pl::Elimination::kPointwise;
-  o.decisions.resolution =
-      r.resolution == "crossing" ? pl::Resolution::kCrossing : pl::Resolution::kStrict;
+  o.decisions = RaceDecisionOptions(r);
   o.initial_batch = r.initial_batch;
   o.b_min = r.b_min;
   o.b_max = r.b_max;
@@ -134,53 +161,22 @@ absl::StatusOr<pl::RaceState> RaceDriver::StateFromJson(const std::string& text)
   }
 }
 
-absl::StatusOr<pl::RatingPosterior> RaceDriver::Fit(const std::vector<RaceResultRecord>& results,
-                                                    const std::map<int64_t, std::string>& names) {
-  const int n_batches = options_.budget.n_batches;
-  ASSIGN_OR_RETURN(pl::TimeGrid grid, pl::BatchGrid(n_batches));
-  // One best-so-far trace per (submission, problem, trial); a job that ended without any value
-  // (a crashed optimizer, a job that failed every attempt) ranks last at every batch.
-  pl::TraceSet traces;
-  for (const RaceResultRecord& r : results) {
-    auto name = names.find(r.submission_id);
-    if (name == names.end() || !Finished(r.state)) continue;
-    pl::StepTrace trace;
-    double best = kInf;
-    for (size_t b = 0; b < r.batch_min.size(); ++b) {
-      const double v = std::isnan(r.batch_min[b]) ? kInf : r.batch_min[b];
-      best = std::min(best, v);
-      trace.time.push_back(static_cast<double>(b + 1));
-      trace.best.push_back(best);
-    }
-    if (trace.time.empty()) {
-      trace.time.push_back(1);
-      trace.best.push_back(kInf);
-    }
-    // Stopped at its tau_A by the race: not observed later (a study cut off or failed early
-    // keeps its best so far instead).
-    if (BatchesOf(r, n_batches) < n_batches) trace.horizon = BatchesOf(r, n_batches);
-    traces[name->second][pl::RunKey{r.problem, r.trial}] = std::move(trace);
-  }
-  if (traces.size() < 2) {
-    // Nothing to compare: a posterior that knows the methods with data and decides nothing.
-    pl::RatingPosterior post;
-    post.model = "independent_dirichlet";
-    post.inference = "none";
-    for (const auto& [m, unused] : traces) post.methods.push_back(m);
-    post.grid = grid;
-    post.chains = 1;
-    post.draws_per_chain = 1;
-    post.theta.assign(static_cast<size_t>(grid.size()) * post.methods.size(), 1.0);
-    return post;
-  }
-  ASSIGN_OR_RETURN(pl::RankingSet rankings, pl::RankingsFromTraces(traces, grid));
-  pl::DirichletOptions o;
-  o.alpha = 1.0;
-  o.chains = options_.chains;
-  o.draws_per_chain = options_.draws_per_chain;
-  o.seed = static_cast<uint64_t>(options_.seed) + results.size();
-  o.threads = 1;
-  return pl::FitIndependentDirichlet(rankings, o);
+absl::StatusOr<std::shared_ptr<const pl::RatingPosterior>> RaceDriver::Posterior() {
+  ASSIGN_OR_RETURN(std::shared_ptr<const ScoreboardSnapshot> snapshot, board_->Snapshot());
+  const std::shared_ptr<const scoring::PlackettLuceFits> fits = board_->PlackettLuce(snapshot);
+  if (fits->batches.ok() && fits->batches->posterior != nullptr) return fits->batches->posterior;
+  // Fewer than two entries with results (or every one taken out): a posterior that knows the
+  // entries with data and decides nothing.
+  ASSIGN_OR_RETURN(pl::TimeGrid grid, pl::BatchGrid(options_.budget.n_batches));
+  auto post = std::make_shared<pl::RatingPosterior>();
+  post->model = "independent_dirichlet";
+  post->inference = "none";
+  for (const auto& [m, unused] : snapshot->input.methods) post->methods.push_back(m);
+  post->grid = grid;
+  post->chains = 1;
+  post->draws_per_chain = 1;
+  post->theta.assign(static_cast<size_t>(grid.size()) * post->methods.size(), 1.0);
+  return std::shared_ptr<const pl::RatingPosterior>(std::move(post));
 }
 
 std::vector<RaceJob> RaceDriver::JobsOf(const std::vector<pl::MethodRun>& runs,
@@ -244,15 +240,27 @@ absl::StatusOr<RaceDriver::Entrants> RaceDriver::ListEntrants() {
     e.names[s.id] = s.name;
     e.ids[s.name] = s.id;
     e.in_order.push_back(s.name);
+    if (!s.withdrawn.empty()) e.withdrawn.insert(s.name);
   }
   return e;
 }
 
+bool RaceDriver::QuorumReached(size_t entries) const {
+  if (entries >= static_cast<size_t>(std::max(1, options_.racing.quorum))) return true;
+  Clock* calendar = options_.calendar != nullptr ? options_.calendar : clock_;
+  return entries > 0 && options_.entries_close && calendar->Now() >= *options_.entries_close;
+}
+
 absl::StatusOr<bool> RaceDriver::StartRound(const Entrants& e) {
+  std::vector<std::string> entered;
+  for (const std::string& name : e.in_order) {
+    if (!e.withdrawn.count(name)) entered.push_back(name);
+  }
+  if (!QuorumReached(entered.size())) return false;  // round 0 waits (View says for what)
   ASSIGN_OR_RETURN(pl::RaceState state,
-                   pl::StartRace(e.in_order, options_.budget.n_batches, PlannerOptions()));
+                   pl::StartRace(entered, options_.budget.n_batches, PlannerOptions()));
   pl::RoundPlan plan = pl::FirstRound(state);
-  std::string note = absl::StrCat("started with ", e.in_order.size(), " submission(s) on ",
+  std::string note = absl::StrCat("started with ", entered.size(), " submission(s) on ",
                                   plan.new_instances, " instance(s)");
   bool stop = false;
   if (plan.runs.empty()) {
@@ -292,17 +300,27 @@ absl::StatusOr<bool> RaceDriver::RoundFinished(const Entrants& e) {
 absl::StatusOr<bool> RaceDriver::NextRound(const Entrants& e, const RaceRoundRecord& last,
                                            pl::RaceState state,
                                            const std::vector<std::string>& arrived) {
-  ASSIGN_OR_RETURN(std::vector<RaceResultRecord> results,
-                   store_->RaceResults(options_.phase_key, options_.boards.front()));
-  // Late submissions join without restarting anything (PolarBear §4.3).
+  // Late submissions join without restarting anything (PolarBear §4.3); withdrawn ones leave.
   for (const std::string& name : arrived) {
     ASSIGN_OR_RETURN(state, pl::AdmitMethod(state, name));
   }
-  ASSIGN_OR_RETURN(pl::RatingPosterior posterior, Fit(results, e.names));
-  ASSIGN_OR_RETURN(pl::RoundPlan plan, pl::PlanNextRound(state, posterior, PlannerOptions()));
+  std::vector<std::string> left;
+  for (int i = 0; i < state.n(); ++i) {
+    if (state.candidate(i) && e.withdrawn.count(state.methods[i])) {
+      left.push_back(state.methods[i]);
+      ASSIGN_OR_RETURN(state, pl::WithdrawMethod(state, state.methods[i]));
+    }
+  }
+  // The board's fit of the results so far (one per snapshot, shared with the report and the web
+  // board); the plan reads its draws, with this state's candidates.
+  ASSIGN_OR_RETURN(std::shared_ptr<const pl::RatingPosterior> posterior, Posterior());
+  ASSIGN_OR_RETURN(pl::RoundPlan plan, pl::PlanNextRound(state, *posterior, PlannerOptions()));
   const std::vector<RaceJob> jobs = JobsOf(plan.runs, e.ids);
   std::vector<std::string> said;
   if (!arrived.empty()) said.push_back(absl::StrCat("admitted ", absl::StrJoin(arrived, ", ")));
+  if (!left.empty()) {
+    said.push_back(absl::StrCat("withdrawn by their teams: ", absl::StrJoin(left, ", ")));
+  }
   for (size_t i = 0; i < plan.newly_eliminated.size(); ++i) {
     said.push_back(absl::StrCat(plan.newly_eliminated[i], " eliminated (dominated by ",
                                 plan.eliminated_by[i], ")"));
@@ -323,6 +341,9 @@ absl::StatusOr<bool> RaceDriver::NextRound(const Entrants& e, const RaceRoundRec
 
 absl::StatusOr<bool> RaceDriver::Advance() {
   absl::MutexLock l(&mu_);
+  if (board_ == nullptr) {
+    return absl::FailedPreconditionError("this race driver only shows the race (no board)");
+  }
   ASSIGN_OR_RETURN(Entrants e, ListEntrants());
   if (e.in_order.empty()) return false;
   ASSIGN_OR_RETURN(std::vector<RaceRoundRecord> rounds, store_->ListRaceRounds(options_.phase_key));
@@ -330,13 +351,17 @@ absl::StatusOr<bool> RaceDriver::Advance() {
   const RaceRoundRecord& last = rounds.back();
   ASSIGN_OR_RETURN(pl::RaceState state, StateFromJson(last.state_json));
   std::vector<std::string> arrived;
+  bool withdrawn_candidate = false;
   for (const std::string& name : e.in_order) {
-    if (std::find(state.methods.begin(), state.methods.end(), name) == state.methods.end()) {
-      arrived.push_back(name);
+    const auto it = std::find(state.methods.begin(), state.methods.end(), name);
+    if (it == state.methods.end()) {
+      if (!e.withdrawn.count(name)) arrived.push_back(name);
+    } else if (e.withdrawn.count(name)) {
+      withdrawn_candidate |= state.candidate(static_cast<int>(it - state.methods.begin()));
     }
   }
   if (StoppedByOrganizer(last)) return false;
-  if (last.stop && arrived.empty()) return false;
+  if (last.stop && arrived.empty() && !withdrawn_candidate) return false;
   ASSIGN_OR_RETURN(bool finished, RoundFinished(e));
   if (!finished) return false;
   return NextRound(e, last, std::move(state), arrived);
@@ -349,26 +374,45 @@ absl::StatusOr<RaceView> RaceDriver::View() {
   ASSIGN_OR_RETURN(std::vector<RaceRoundRecord> rounds, store_->ListRaceRounds(options_.phase_key));
   ASSIGN_OR_RETURN(std::vector<RaceResultRecord> results,
                    store_->RaceResults(options_.phase_key, options_.boards.front()));
+  ASSIGN_OR_RETURN(Entrants e, ListEntrants());
   const int n_batches = options_.budget.n_batches;
-  std::set<int64_t> submissions;
   for (const RaceResultRecord& r : results) {
-    v.evaluations_queued += static_cast<int64_t>(BatchesOf(r, n_batches)) *
-                            options_.budget.batch_size;
+    v.evaluations_run += r.evaluations;
     ++v.jobs_queued;
-    submissions.insert(r.submission_id);
+    // A job cancelled by a withdrawal never ran: it is not planned work.
+    if (r.state == JobState::kFailed && WasWithdrawn(r.last_error)) continue;
+    v.evaluations_planned += static_cast<int64_t>(BatchesOf(r, n_batches)) *
+                             options_.budget.batch_size;
   }
   if (rounds.empty()) {
-    v.note = "not started: the phase has no submission yet";
+    size_t entered = 0;
+    for (const std::string& name : e.in_order) entered += e.withdrawn.count(name) == 0;
+    v.note = entered == 0 ? "not started: the phase has no submission yet"
+                          : absl::StrCat("not started: waiting for ", options_.racing.quorum,
+                                         " submissions (", entered, " so far)",
+                                         options_.entries_close ? " or the phase's end" : "");
     return v;
+  }
+  for (const RaceRoundRecord& r : rounds) {
+    absl::StatusOr<pl::RaceState> rs = StateFromJson(r.state_json);
+    v.history.push_back({r.round, r.created_at, rs.ok() ? rs->batch_size : 0, r.jobs, r.stop,
+                         r.note});
+    if (r.jobs > 0) ++v.rounds;
   }
   const RaceRoundRecord& last = rounds.back();
   ASSIGN_OR_RETURN(pl::RaceState s, StateFromJson(last.state_json));
-  v.rounds = static_cast<int>(rounds.size());
   v.stopped = last.stop;
   v.note = last.note;
   v.batch_size = s.batch_size;
   v.instances_sampled = std::min(s.instances_sampled, v.instances_total);
+  int entries = 0;
   for (int i = 0; i < s.n(); ++i) {
+    // Withdrawn: taken out by the race, or withdrawn since its last round.
+    if (s.withdrawn(i) || e.withdrawn.count(s.methods[i])) {
+      v.withdrawn.push_back(s.methods[i]);
+      continue;
+    }
+    ++entries;
     if (s.candidate(i)) {
       v.candidates.push_back(s.methods[i]);
     } else {
@@ -376,9 +420,19 @@ absl::StatusOr<RaceView> RaceDriver::View() {
       v.eliminated_round[s.methods[i]] = s.eliminated_round[i];
     }
   }
-  v.evaluations_full = static_cast<int64_t>(s.n()) * v.instances_total * n_batches *
+  v.evaluations_full = static_cast<int64_t>(entries) * v.instances_total * n_batches *
                        options_.budget.batch_size;
   return v;
+}
+
+absl::Status RaceDriver::AcceptsEntries() {
+  ASSIGN_OR_RETURN(std::vector<RaceRoundRecord> rounds, store_->ListRaceRounds(options_.phase_key));
+  if (!rounds.empty() && StoppedByOrganizer(rounds.back())) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the race of this phase was stopped by its organizers and runs no new entry (",
+        rounds.back().note, ")"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status RaceDriver::Stop(RaceStore& store, const std::string& phase,
@@ -398,7 +452,7 @@ absl::Status RaceDriver::Stop(RaceStore& store, const std::string& phase,
   RaceRoundRecord stop = rounds.back();
   stop.round += 1;
   stop.stop = true;
-  stop.note = absl::StrCat(kStoppedByOrganizer, actor, ": ", reason);
+  stop.note = absl::StrCat(kStoppedByOrganizer, "an organizer: ", reason, " (", actor, ")");
   stop.created_at = now;
   return store.AddRaceRound(stop, {}, {});
 }

@@ -22,6 +22,7 @@
 #include "server/embed.h"
 #include "server/store/memory_store.h"
 #include "server/store/sqlite_store.h"
+#include "server/web/views.h"
 
 namespace bbo {
 namespace {
@@ -112,9 +113,12 @@ class RaceTest : public ::testing::Test {
   }
   // How far from the optimum a submission's points are (the sphere's minimum is at 0): its name
   // says. "crash" never suggests anything (its optimizer dies).
-  static double Spread(const std::string& name) {
+  // "cma..." searches like random search in its first batch, then converges (0.02 after): the
+  // race decides its pairs at the later batches only and shortens its studies.
+  static double Spread(const std::string& name, int batch) {
     if (name.rfind("strong", 0) == 0) return 0.02;
     if (name.rfind("medium", 0) == 0) return 0.3;
+    if (name.rfind("cma", 0) == 0) return batch == 0 ? 1.0 : 0.02;
     return 1.0;
   }
   // Plays every queued job as a worker would; returns how many.
@@ -142,7 +146,7 @@ class RaceTest : public ::testing::Test {
         }
         std::vector<IncomingPoint> points;
         for (Point& p : space->SampleRandom(study->budget.batch_size, rng)) {
-          for (auto& [k, v] : p) v = std::get<double>(v) * Spread(name);
+          for (auto& [k, v] : p) v = std::get<double>(v) * Spread(name, b);
           points.push_back({std::move(p), ""});
         }
         EXPECT_TRUE(studies.SubmitBatch(Identity::Coordinator(), study->study_id, b, points).ok());
@@ -195,18 +199,22 @@ TEST_F(RaceTest, DominatedSubmissionsAreEliminatedAndTheRaceSavesEvaluations) {
   EXPECT_EQ(v->eliminated_by.at("medium"), "strong");
   EXPECT_EQ(v->instances_total, 40);
   EXPECT_EQ(v->evaluations_full, 4 * 40 * 4 * 2);
-  EXPECT_LT(v->evaluations_queued, v->evaluations_full / 2) << v->ToJson().dump();
+  EXPECT_LT(v->evaluations_planned, v->evaluations_full / 2) << v->ToJson().dump();
   EXPECT_GT(v->saved_fraction(), 0.5);
   EXPECT_EQ(v->ToJson()["evaluations_saved"].get<int64_t>(),
-            v->evaluations_full - v->evaluations_queued);
+            v->evaluations_full - v->evaluations_planned);
   // An eliminated submission runs nothing after its round: it has no more jobs than instances
   // drawn up to its elimination.
   EXPECT_LT(JobsOf("weak"), 40);
   EXPECT_LE(JobsOf("weak"), JobsOf("strong"));
-  // What was run equals what the view counts (every job's batches).
+  // What was run equals what the view counts (every job's batches), planned and run.
   int64_t played = 0;
   for (const auto& [name, batches] : batches_run_) played += batches * 2;
-  EXPECT_EQ(played, v->evaluations_queued);
+  EXPECT_EQ(played, v->evaluations_planned);
+  EXPECT_EQ(played, v->evaluations_run);
+  // Only rounds that queued jobs count; every recorded round is listed.
+  EXPECT_GE(v->history.size(), static_cast<size_t>(v->rounds));
+  for (const RaceRoundView& r : v->history) EXPECT_FALSE(r.note.empty());
   // The race is over: nothing more is planned.
   EXPECT_FALSE(*Race().Advance());
   // The phase's leaderboard still scores what ran (strong first).
@@ -225,7 +233,7 @@ TEST_F(RaceTest, DominatedSubmissionsAreEliminatedAndTheRaceSavesEvaluations) {
   const nlohmann::json& racing = (**report)["racing"];
   EXPECT_EQ(racing["evaluations_full"].get<int64_t>(), v->evaluations_full);
   EXPECT_EQ(racing["evaluations_saved"].get<int64_t>(),
-            v->evaluations_full - v->evaluations_queued);
+            v->evaluations_full - v->evaluations_planned);
   EXPECT_EQ(racing["eliminated_by"]["weak"], "strong");
   auto files = final_phase->ReportFiles(Identity::Organizer(), request, "html");
   ASSERT_TRUE(files.ok()) << files.status();
@@ -284,8 +292,50 @@ TEST_F(RaceTest, ACrashingSubmissionRanksLastAndIsEliminated) {
   EXPECT_EQ(v->eliminated_by.at("crash"), "medium");
 }
 
-TEST_F(RaceTest, OneSubmissionStopsAfterItsFirstRoundAndAllTiedRunEverything) {
+TEST_F(RaceTest, RoundZeroWaitsForTheQuorumOfDirectSubmissions) {
+  // quorum 3 in a phase taking direct submissions: no round (and no doubling b for rounds that
+  // admit one entry at a time) until the third arrives.
+  std::string text = kRacing;
+  text.replace(text.find("\"alpha\": 0.95"), 13, "\"alpha\": 0.95, \"quorum\": 3");
+  Start(std::make_unique<InMemoryStore>(), text);
+  ASSERT_TRUE(Submit("strong").ok());
+  EXPECT_FALSE(*Race().Advance());
+  ASSERT_TRUE(Submit("medium").ok());
+  EXPECT_FALSE(*Race().Advance());
+  absl::StatusOr<RaceView> waiting = Race().View();
+  ASSERT_TRUE(waiting.ok());
+  EXPECT_THAT(waiting->note, HasSubstr("waiting for 3 submissions (2 so far)"));
+  EXPECT_EQ(JobsOf("strong"), 0);
+  ASSERT_TRUE(Submit("weak").ok());
+  ASSERT_TRUE(*Race().Advance());
+  EXPECT_EQ(JobsOf("weak"), 4) << "all three start together on round 0's instances";
+  auto rounds = coordinator_->store().ListRaceRounds("final");
+  ASSERT_EQ(rounds->size(), 1u);
+  EXPECT_THAT(rounds->front().note, HasSubstr("started with 3 submission(s)"));
+}
+
+TEST_F(RaceTest, AnAdmissionRoundDoesNotDoubleTheRoundSize) {
+  // Two entries tied (no pair resolves in a round); a third arrives: its pairs have no results
+  // yet, so they are not "pairs left undecided" and b stays.
   Start(std::make_unique<InMemoryStore>());
+  ASSERT_TRUE(Submit("strong").ok());
+  ASSERT_TRUE(Submit("strong-twin").ok());
+  ASSERT_TRUE(*Race().Advance());
+  PlayQueued();
+  ASSERT_TRUE(Submit("strong-late").ok());
+  ASSERT_TRUE(*Race().Advance());
+  auto rounds = coordinator_->store().ListRaceRounds("final");
+  ASSERT_EQ(rounds->size(), 2u);
+  // Only the twins' pair counts as open (the two pairs with the newcomer had nothing to decide
+  // on: "0 of 3" before).
+  EXPECT_THAT(rounds->back().note, HasSubstr("admitted strong-late"));
+  EXPECT_THAT(rounds->back().note, HasSubstr("0 of 1 open pair(s) resolved"));
+}
+
+TEST_F(RaceTest, OneSubmissionWithAQuorumOfOneStopsAfterItsFirstRound) {
+  std::string text = kRacing;
+  text.replace(text.find("\"alpha\": 0.95"), 13, "\"alpha\": 0.95, \"quorum\": 1");
+  Start(std::make_unique<InMemoryStore>(), text);
   ASSERT_TRUE(Submit("weak-alone").ok());
   ASSERT_TRUE(*Race().Advance());
   RunRace();
@@ -305,13 +355,14 @@ TEST_F(RaceTest, RoundsAreQueuedExactlyOnceAcrossRestarts) {
     ASSERT_TRUE(store.ok()) << store.status();
     Start(*std::move(store));
   }
+  // Two of one strength keep the race going for several rounds (their pair stays open).
   ASSERT_TRUE(Submit("strong").ok());
+  ASSERT_TRUE(Submit("strong-twin").ok());
   ASSERT_TRUE(Submit("weak").ok());
-  ASSERT_TRUE(Submit("weak-twin").ok());
   ASSERT_TRUE(*Race().Advance());
   PlayQueued();
   ASSERT_TRUE(*Race().Advance());
-  const int jobs_before = JobsOf("strong") + JobsOf("weak") + JobsOf("weak-twin");
+  const int jobs_before = JobsOf("strong") + JobsOf("strong-twin") + JobsOf("weak");
   // A restart before the round ran: the new coordinator continues from the recorded round and
   // queues nothing twice (the round's jobs are still queued, so nothing is planned).
   for (int restart = 0; restart < 2; ++restart) {
@@ -319,7 +370,7 @@ TEST_F(RaceTest, RoundsAreQueuedExactlyOnceAcrossRestarts) {
     ASSERT_TRUE(store.ok()) << store.status();
     Start(*std::move(store));
     EXPECT_FALSE(*Race().Advance());
-    EXPECT_EQ(JobsOf("strong") + JobsOf("weak") + JobsOf("weak-twin"), jobs_before);
+    EXPECT_EQ(JobsOf("strong") + JobsOf("strong-twin") + JobsOf("weak"), jobs_before);
   }
   auto rounds = coordinator_->store().ListRaceRounds("final");
   ASSERT_TRUE(rounds.ok());
@@ -328,8 +379,11 @@ TEST_F(RaceTest, RoundsAreQueuedExactlyOnceAcrossRestarts) {
   PlayQueued();
   auto other = SqliteStore::Open(path);
   ASSERT_TRUE(other.ok());
-  RaceDriver twin(other->get(), &coordinator_->clock(), Race().options());
-  ASSERT_TRUE(*Race().Advance());
+  RaceDriver twin(other->get(), &coordinator_->clock(), Race().options(),
+                  *coordinator_->competition().Get("final").value()->Board("main"));
+  absl::StatusOr<bool> advanced = Race().Advance();
+  ASSERT_TRUE(advanced.ok()) << advanced.status();
+  ASSERT_TRUE(*advanced) << Race().View()->ToJson().dump();
   EXPECT_FALSE(*twin.Advance()) << "the twin sees the round queued and running";
   rounds = coordinator_->store().ListRaceRounds("final");
   EXPECT_EQ(rounds->size(), 3u);
@@ -337,7 +391,8 @@ TEST_F(RaceTest, RoundsAreQueuedExactlyOnceAcrossRestarts) {
   absl::StatusOr<RaceView> v = Race().View();
   ASSERT_TRUE(v.ok());
   EXPECT_TRUE(v->stopped) << v->note;
-  EXPECT_THAT(v->candidates, ElementsAre("strong"));
+  EXPECT_THAT(v->candidates, Contains("strong"));
+  EXPECT_THAT(v->candidates, Not(Contains("weak")));
   coordinator_.reset();
   std::filesystem::remove(path);
 }
@@ -366,13 +421,18 @@ TEST_F(RaceTest, AnOrganizerStopsTheRaceForGoodAndTheCandidatesAreItsParetoSet) 
   const int before = JobsOf("strong") + JobsOf("medium");
   EXPECT_EQ(PlayQueued(), before) << "jobs already queued still run";
   EXPECT_FALSE(*Race().Advance());
-  ASSERT_TRUE(Submit("weak-late").ok());
-  EXPECT_FALSE(*Race().Advance()) << "a late submission does not restart a stopped race";
-  EXPECT_EQ(JobsOf("weak-late"), 0);
+  // A late entry would never run: it is refused, saying why, rather than shown "finished 0/0".
+  absl::StatusOr<RegisteredSubmission> late = Submit("weak-late");
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(late.status().message(), HasSubstr("stopped by its organizers"));
+  EXPECT_THAT(late.status().message(), HasSubstr("the deadline moved"));
+  EXPECT_EQ(JobsOf("weak-late"), -1);
+  EXPECT_FALSE(*Race().Advance());
   absl::StatusOr<RaceView> v = Race().View();
   ASSERT_TRUE(v.ok());
   EXPECT_TRUE(v->stopped);
-  EXPECT_THAT(v->note, HasSubstr("stopped by alice: the deadline moved"));
+  EXPECT_THAT(v->note, HasSubstr("stopped by an organizer: the deadline moved (alice)"));
+  EXPECT_EQ(v->history.back().jobs, 0) << "the stop is a bookkeeping round";
   EXPECT_THAT(v->candidates, ElementsAre("strong", "medium"));
   auto audit = (*db)->ListAudit(10);
   ASSERT_TRUE(audit.ok());
@@ -460,6 +520,215 @@ TEST_F(RaceTest, AMigratedFinalPhaseRacesTheChosenSubmissionsAndStaysHidden) {
   // The final board stays hidden from teams until published.
   Phase* final_phase = *coordinator_->competition().Get("final");
   EXPECT_FALSE(final_phase->Leaderboard(Identity::Team("team-weak"), "final").ok());
+}
+
+// The Pareto set of one database: the report's Racing section (the race's candidates) and its
+// Plackett-Luce section (the board's one fit), the web board, and `bbo report --db` all name it.
+TEST_F(RaceTest, TheRacingAndPlackettLuceSectionsTheWebBoardAndTheDatabaseNameOneParetoSet) {
+  const std::string path = std::filesystem::temp_directory_path() /
+                           ("race_pareto_test_" + std::to_string(getpid()) + ".db");
+  std::filesystem::remove(path);
+  auto store = SqliteStore::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  Start(*std::move(store));
+  for (const char* name : {"strong", "strong-twin", "medium", "weak"}) ASSERT_TRUE(Submit(name).ok());
+  ASSERT_TRUE(*Race().Advance());
+  RunRace();
+  ASSERT_TRUE(coordinator_->baseline().RunPending().ok());
+  absl::StatusOr<RaceView> v = Race().View();
+  ASSERT_TRUE(v.ok());
+  ASSERT_TRUE(v->stopped) << v->note;
+  std::vector<std::string> candidates = v->candidates;
+  std::sort(candidates.begin(), candidates.end());
+  EXPECT_THAT(candidates, Contains("strong"));
+  EXPECT_THAT(candidates, Not(Contains("weak")));
+  auto names = [](const nlohmann::json& list) {
+    std::vector<std::string> out;
+    for (const auto& m : list) out.push_back(m.get<std::string>());
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  ReportRequest request;
+  request.bootstrap_replicates = 50;
+  Phase* final_phase = *coordinator_->competition().Get("final");
+  auto report = final_phase->Report(request);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(names((**report)["racing"]["candidates"]), candidates);
+  EXPECT_EQ(names((**report)["plackett_luce"]["pareto_set"]), candidates)
+      << (**report)["plackett_luce"].dump();
+  // The decisions use the race's rule (alpha 0.95 here, not the report's default 0.99).
+  EXPECT_EQ((**report)["plackett_luce"]["decisions"]["alpha"].get<double>(), 0.95);
+  web::WebViews web(coordinator_.get());
+  auto board = web.Leaderboard(Identity::Organizer(), "final", "main");
+  ASSERT_TRUE(board.ok()) << board.status();
+  EXPECT_EQ(names((*board)["plackett_luce"]["pareto_set"]), candidates)
+      << (*board)["plackett_luce"].dump();
+  auto db = ArenaDatabase::Open(path);
+  ASSERT_TRUE(db.ok()) << db.status();
+  scoring::BootstrapOptions boot;
+  boot.replicates = 50;
+  auto offline = (*db)->Report("", "final", boot);
+  ASSERT_TRUE(offline.ok()) << offline.status();
+  EXPECT_EQ(names((*offline)["racing"]["candidates"]), candidates);
+  EXPECT_EQ(names((*offline)["plackett_luce"]["pareto_set"]), candidates);
+  // The same fit offline as on the server (same results, model and seed; only the time it took
+  // may differ).
+  EXPECT_EQ((*offline)["plackett_luce"]["final"], (**report)["plackett_luce"]["final"]);
+  EXPECT_EQ((*offline)["plackett_luce"]["decisions"], (**report)["plackett_luce"]["decisions"]);
+  EXPECT_EQ((*offline)["racing"]["history"].size(), (**report)["racing"]["history"].size());
+  db->reset();
+  coordinator_.reset();
+  std::filesystem::remove(path);
+}
+
+// An entry withdrawn mid-race: its cancelled jobs are neither run nor ranked (as crashes or
+// otherwise); it is shown withdrawn, not eliminated; the evaluations the race says ran are the
+// ones that ran.
+TEST_F(RaceTest, AnEntryWithdrawnMidRaceIsWithdrawnNotEliminatedAndItsCancelledJobsDidNotRun) {
+  Start(std::make_unique<InMemoryStore>());
+  // Three of one strength: nobody is eliminated before the withdrawal.
+  for (const char* name : {"medium", "medium-b", "medium-copy"}) ASSERT_TRUE(Submit(name).ok());
+  ASSERT_TRUE(*Race().Advance());
+  PlayQueued();
+  ASSERT_TRUE(*Race().Advance());  // round 1 queued for all three
+  auto sub = coordinator_->store().FindSubmission("medium-copy", "final");
+  ASSERT_TRUE(sub.ok() && *sub);
+  const int ran_before = coordinator_->store().CountJobs((*sub)->id)->done;
+  Phase* final_phase = *coordinator_->competition().Get("final");
+  absl::StatusOr<int> cancelled =
+      final_phase->Withdraw(Identity::Team("team-medium-copy"), (*sub)->id);
+  ASSERT_TRUE(cancelled.ok()) << cancelled.status();
+  EXPECT_GT(*cancelled, 0);
+  RunRace();
+  absl::StatusOr<RaceView> v = Race().View();
+  ASSERT_TRUE(v.ok());
+  EXPECT_THAT(v->withdrawn, ElementsAre("medium-copy"));
+  EXPECT_EQ(v->eliminated_by.count("medium-copy"), 0u) << v->ToJson().dump();
+  EXPECT_THAT(v->candidates, Not(Contains("medium-copy")));
+  EXPECT_EQ(JobsOf("medium-copy"), ran_before + *cancelled) << "no job after the withdrawal";
+  // What ran: every batch the test played (as a worker), 2 evaluations each.
+  int64_t played = 0;
+  for (const auto& [name, batches] : batches_run_) played += batches * 2;
+  EXPECT_EQ(v->evaluations_run, played);
+  EXPECT_EQ(v->evaluations_planned, played) << "cancelled jobs are not planned work";
+  bool noted = false;
+  for (const RaceRoundView& r : v->history) noted |= r.note.find("withdrawn") != std::string::npos;
+  EXPECT_TRUE(noted);
+  // Ranked on the studies it ran only, and listed withdrawn in the Plackett-Luce section.
+  ASSERT_TRUE(coordinator_->baseline().RunPending().ok());
+  auto board = final_phase->Board("main");
+  ASSERT_TRUE(board.ok());
+  auto snapshot = (*board)->Snapshot();
+  ASSERT_TRUE(snapshot.ok());
+  int trials = 0;
+  for (const auto& [problem, data] : (*snapshot)->input.methods.at("medium-copy")) {
+    trials += static_cast<int>(data.trials.size());
+  }
+  EXPECT_EQ(trials, ran_before);
+  auto fits = (*board)->PlackettLuce(*snapshot);
+  ASSERT_TRUE(fits->batches.ok()) << fits->batches.status();
+  EXPECT_THAT(fits->batches->withdrawn, ElementsAre("medium-copy"));
+  EXPECT_EQ(fits->batches->eliminated_by.count("medium-copy"), 0u);
+  // A withdrawn entry stays out: nothing is queued for it again.
+  EXPECT_FALSE(*Race().Advance());
+}
+
+// The race: an entry whose studies the race shortened (its pairs decided at the later
+// batches only), and an identical copy entered late that runs in full. The two rank level on the
+// leaderboard and in every section of the report; nothing the race did not run is a result.
+TEST_F(RaceTest, AnIdenticalLateCopyRanksLevelWithAnEntryWhoseStudiesTheRaceShortened) {
+  Start(std::make_unique<InMemoryStore>());
+  for (const char* name : {"cma", "rs", "rs-near"}) ASSERT_TRUE(Submit(name).ok());
+  ASSERT_TRUE(*Race().Advance());
+  int shortened = 0;
+  for (int round = 0; round < 8 && shortened == 0; ++round) {
+    PlayQueued();
+    ASSERT_TRUE(*Race().Advance());
+    auto results = coordinator_->store().RaceResults("final", "final");
+    ASSERT_TRUE(results.ok());
+    auto cma = coordinator_->store().FindSubmission("cma", "final");
+    shortened = 0;
+    for (const RaceResultRecord& r : *results) {
+      shortened += r.submission_id == (*cma)->id && r.max_batches > 0;
+    }
+  }
+  ASSERT_GT(shortened, 0) << "the race shortened none of cma's studies: "
+                          << Race().View()->ToJson().dump();
+  ASSERT_TRUE(Submit("cma-copy").ok());
+  RunRace(60);
+  absl::StatusOr<RaceView> v = Race().View();
+  ASSERT_TRUE(v.ok());
+  EXPECT_TRUE(v->stopped) << v->note;
+  EXPECT_THAT(v->candidates, Contains("cma"));
+  EXPECT_THAT(v->candidates, Contains("cma-copy"));
+  ASSERT_TRUE(coordinator_->baseline().RunPending().ok());
+  Phase* final_phase = *coordinator_->competition().Get("final");
+  ReportRequest request;
+  request.bootstrap_replicates = 1000;
+  auto report = final_phase->Report(request);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const nlohmann::json& j = **report;
+  // Leaderboard: level within the error of the trials' mean (one problem here, so the error
+  // bar over problems is infinite: the per-trial standard errors are the error bars).
+  double score[2] = {NAN, NAN};
+  for (const auto& row : j["methods"]) {
+    for (int k = 0; k < 2; ++k) {
+      if (row["method"] == (k == 0 ? "cma" : "cma-copy")) {
+        score[k] = row["leaderboard_score"].get<double>();
+      }
+    }
+  }
+  ASSERT_FALSE(std::isnan(score[0]) || std::isnan(score[1])) << j["methods"].dump();
+  auto board = final_phase->Board("main");
+  ASSERT_TRUE(board.ok());
+  auto snapshot = (*board)->Snapshot();
+  ASSERT_TRUE(snapshot.ok());
+  auto leaderboard = (*board)->Leaderboard();
+  ASSERT_TRUE(leaderboard.ok()) << leaderboard.status();
+  double se[2] = {0, 0};
+  int full[2] = {0, 0};
+  for (int k = 0; k < 2; ++k) {
+    const std::string method = k == 0 ? "cma" : "cma-copy";
+    for (const auto& [problem, data] : (*snapshot)->input.methods.at(method)) {
+      const scoring::ProblemBaseline& b = (*leaderboard)->baselines.at(problem);
+      std::vector<double> x;
+      for (const scoring::TrialCurve& c : data.trials) {
+        if (scoring::BatchesRun(c, 4) < 4) continue;
+        x.push_back(100 * std::clamp((scoring::BestSoFar(c).back() - b.opt) / (b.clip - b.opt),
+                                     -1.0, 1.0));
+      }
+      full[k] = static_cast<int>(x.size());
+      double mean = 0, ss = 0;
+      for (double v : x) mean += v / x.size();
+      for (double v : x) ss += (v - mean) * (v - mean);
+      se[k] = std::sqrt(ss / (x.size() - 1) / x.size());
+      // The score is 100 (1 - that mean) over exactly these trials.
+      EXPECT_NEAR(score[k], 100 - mean, 1e-9) << method;
+    }
+  }
+  EXPECT_LT(full[0], JobsOf("cma")) << "cma's shortened studies are not in its score";
+  EXPECT_LE(std::abs(score[0] - score[1]), 2 * (se[0] + se[1]))
+      << score[0] << " +- " << se[0] << " vs " << score[1] << " +- " << se[1];
+  // Plackett-Luce: no decision between them, neither eliminates the other.
+  const nlohmann::json& pl = j["plackett_luce"];
+  EXPECT_FALSE(pl["decisions"]["eliminated_by"].contains("cma")) << pl["decisions"].dump();
+  EXPECT_FALSE(pl["decisions"]["eliminated_by"].contains("cma-copy")) << pl["decisions"].dump();
+  for (const auto& pair : pl["decisions"]["pairs"]) {
+    const bool ours = (pair["a"] == "cma" && pair["b"] == "cma-copy") ||
+                      (pair["a"] == "cma-copy" && pair["b"] == "cma");
+    if (!ours) continue;
+    for (const auto& p : pair["p_a_better"]) {
+      EXPECT_GT(p.get<double>(), 1 - 0.95);
+      EXPECT_LT(p.get<double>(), 0.95);
+    }
+  }
+  // Bootstrap ranks: either may come first.
+  for (const auto& m : j["bootstrap"]["methods"]) {
+    if (m["method"] == "cma" || m["method"] == "cma-copy") {
+      EXPECT_GT(m["rank_counts"][0].get<int>() + m["rank_counts"][1].get<int>(), 500)
+          << m.dump();
+    }
+  }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "common/status_macros.h"
 #include "problems/problem.h"
 #include "server/problem_set.h"
+#include "server/race.h"
 #include "server/store/records.h"
 
 namespace bbo {
@@ -17,10 +18,12 @@ namespace {
 using json = nlohmann::json;
 
 // A study cut off or failed early keeps its best so far: batches it never ran are +inf and the
-// cumulative minimum carries the best forward (Turner et al. (2021) §3.4).
+// cumulative minimum carries the best forward (Turner et al. (2021) §3.4). A study a race planned
+// shorter (its tau_A) has its later batches not run at all: its horizon (TrialCurve::horizon).
 scoring::TrialCurve ToTrialCurve(StudyCurve&& c, int n_batches) {
   scoring::TrialCurve t;
   t.trial = c.trial;
+  if (c.planned_batches > 0 && c.planned_batches < n_batches) t.horizon = c.planned_batches;
   if (c.batch_end_seconds.size() == c.batch_min.size()) {
     t.batch_end_seconds = std::move(c.batch_end_seconds);
   }
@@ -51,6 +54,36 @@ ScoreboardSpec ScoreboardSpec::ForProblems(const ProblemSet& problems, std::stri
   return s;
 }
 
+scoring::pl::SummaryOptions ScoreboardRace::SummaryOptions() const {
+  scoring::pl::SummaryOptions o;
+  o.model.alpha = 1.0;
+  o.model.chains = chains;
+  o.model.draws_per_chain = draws_per_chain;
+  o.model.seed = static_cast<uint64_t>(seed);
+  o.decisions = RaceDecisionOptions(racing);
+  return o;
+}
+
+json ScoreboardRace::ToJson() const {
+  return {{"phase_key", phase_key}, {"racing", racing.ToJson()}, {"trials", trials},
+          {"seed", seed},           {"chains", chains},          {"draws_per_chain", draws_per_chain}};
+}
+
+absl::StatusOr<ScoreboardRace> ScoreboardRace::FromJson(const json& j) {
+  try {
+    ScoreboardRace r;
+    r.phase_key = j.at("phase_key").get<std::string>();
+    ASSIGN_OR_RETURN(r.racing, RacingSpec::FromJson(j.at("racing")));
+    r.trials = j.at("trials").get<int>();
+    r.seed = j.at("seed").get<int64_t>();
+    r.chains = j.at("chains").get<int>();
+    r.draws_per_chain = j.at("draws_per_chain").get<int>();
+    return r;
+  } catch (const json::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("scoreboard spec: race: ", e.what()));
+  }
+}
+
 json ScoreboardSpec::ToJson() const {
   json problems_json = json::array();
   for (const ScoreboardProblem& p : problems) {
@@ -58,10 +91,12 @@ json ScoreboardSpec::ToJson() const {
     if (p.known_optimum && std::isfinite(*p.known_optimum)) pj["known_optimum"] = *p.known_optimum;
     problems_json.push_back(std::move(pj));
   }
-  return {{"layout", "bbo-arena/scoreboard/1"}, {"phase", phase},
-          {"batch_size", batch_size},           {"n_batches", n_batches},
-          {"use_known_optimum", use_known_optimum},
-          {"baseline_name", baseline_name},     {"problems", std::move(problems_json)}};
+  json j = {{"layout", "bbo-arena/scoreboard/1"}, {"phase", phase},
+            {"batch_size", batch_size},           {"n_batches", n_batches},
+            {"use_known_optimum", use_known_optimum},
+            {"baseline_name", baseline_name},     {"problems", std::move(problems_json)}};
+  if (race) j["race"] = race->ToJson();
+  return j;
 }
 
 absl::StatusOr<ScoreboardSpec> ScoreboardSpec::FromJson(const json& j) {
@@ -83,14 +118,19 @@ absl::StatusOr<ScoreboardSpec> ScoreboardSpec::FromJson(const json& j) {
       if (pj.contains("known_optimum")) p.known_optimum = pj.at("known_optimum").get<double>();
       s.problems.push_back(std::move(p));
     }
+    if (j.contains("race")) {
+      ASSIGN_OR_RETURN(ScoreboardRace race, ScoreboardRace::FromJson(j.at("race")));
+      s.race = std::move(race);
+    }
     return s;
   } catch (const json::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat("scoreboard spec: ", e.what()));
   }
 }
 
-Scoreboard::Scoreboard(ScoringStore* store, std::string board, ScoreboardSpec spec)
-    : store_(store), board_(std::move(board)), spec_(std::move(spec)) {}
+Scoreboard::Scoreboard(ScoringStore* store, std::string board, ScoreboardSpec spec,
+                       RaceStore* races)
+    : store_(store), races_(races), board_(std::move(board)), spec_(std::move(spec)) {}
 
 absl::StatusOr<std::shared_ptr<const ScoreboardSnapshot>> Scoreboard::Snapshot() {
   absl::MutexLock l(&mu_);
@@ -98,10 +138,35 @@ absl::StatusOr<std::shared_ptr<const ScoreboardSnapshot>> Scoreboard::Snapshot()
   return snapshot_;
 }
 
+absl::Status Scoreboard::ReadRace(ScoreboardSnapshot* snapshot) {
+  if (!spec_.race || races_ == nullptr) return absl::OkStatus();
+  ASSIGN_OR_RETURN(std::vector<RaceRoundRecord> rounds,
+                   races_->ListRaceRounds(spec_.race->phase_key));
+  snapshot->race_excluded.clear();
+  snapshot->race_round = rounds.empty() ? -1 : rounds.back().round;
+  if (rounds.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(scoring::pl::RaceState state, RaceDriver::StateFromJson(rounds.back().state_json));
+  for (int i = 0; i < state.n(); ++i) {
+    if (!state.candidate(i)) snapshot->race_excluded[state.methods[i]] = state.eliminated_by[i];
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Scoreboard::Refresh() {
   const int64_t seen = snapshot_ != nullptr ? snapshot_->seq : 0;
   ASSIGN_OR_RETURN(ScoringChanges changes, store_->ScoringChangesSince(seen));
-  if (loaded_ && changes.problems.empty()) return absl::OkStatus();
+  if (loaded_ && changes.problems.empty()) {
+    // The results are the same; a race may have recorded a round since.
+    if (!spec_.race || races_ == nullptr) return absl::OkStatus();
+    ScoreboardSnapshot now;
+    RETURN_IF_ERROR(ReadRace(&now));
+    if (now.race_round == snapshot_->race_round) return absl::OkStatus();
+    auto snapshot = std::make_shared<ScoreboardSnapshot>(*snapshot_);
+    snapshot->race_round = now.race_round;
+    snapshot->race_excluded = std::move(now.race_excluded);
+    snapshot_ = std::move(snapshot);
+    return absl::OkStatus();
+  }
   std::vector<std::string> reload;
   if (!loaded_) {
     // First load: every problem of the phase, even those without results yet.
@@ -125,6 +190,7 @@ absl::Status Scoreboard::Refresh() {
   snapshot->seq = changes.seq;
   snapshot->input = input_;
   snapshot->baseline = BaselineStatus();
+  RETURN_IF_ERROR(ReadRace(snapshot.get()));
   snapshot_ = std::move(snapshot);
   return absl::OkStatus();
 }
@@ -178,14 +244,29 @@ absl::StatusOr<std::shared_ptr<const scoring::Leaderboard>> Scoreboard::Leaderbo
   return leaderboard_;
 }
 
+scoring::pl::SummaryOptions Scoreboard::PlackettLuceOptions(
+    const ScoreboardSnapshot& snapshot) const {
+  if (!spec_.race) return scoring::ReportOptions{}.plackett_luce_options;
+  scoring::pl::SummaryOptions o = spec_.race->SummaryOptions();
+  o.excluded = snapshot.race_excluded;
+  return o;
+}
+
 std::shared_ptr<const scoring::PlackettLuceFits> Scoreboard::PlackettLuce(
     const std::shared_ptr<const ScoreboardSnapshot>& snapshot) {
   absl::MutexLock l(&fit_mu_);
-  if (fit_ != nullptr && fit_seq_ >= snapshot->seq) return fit_;
-  fits_++;
+  if (fit_ != nullptr && (fit_seq_ > snapshot->seq || (fit_seq_ == snapshot->seq &&
+                                                       fit_race_round_ == snapshot->race_round))) {
+    return fit_;
+  }
+  // The same results with a new race round: the same posterior, summarized again.
+  const scoring::PlackettLuceFits* same_input =
+      fit_ != nullptr && fit_seq_ == snapshot->seq ? fit_.get() : nullptr;
+  if (same_input == nullptr) fits_++;
   fit_ = std::make_shared<const scoring::PlackettLuceFits>(scoring::FitPlackettLuce(
-      snapshot->input, scoring::ReportOptions{}.plackett_luce_options));
+      snapshot->input, PlackettLuceOptions(*snapshot), same_input));
   fit_seq_ = snapshot->seq;
+  fit_race_round_ = snapshot->race_round;
   return fit_;
 }
 
@@ -221,8 +302,9 @@ absl::StatusOr<BoardReport> Scoreboard::Report(const ReportRequest& request,
   if (request.top_k < 1) return absl::InvalidArgumentError("top_k: must be >= 1");
   ASSIGN_OR_RETURN(std::shared_ptr<const ScoreboardSnapshot> snapshot, Snapshot());
   absl::MutexLock l(&report_mu_);
-  const auto key = std::make_tuple(snapshot->seq, request.bootstrap_replicates, request.seed,
-                                   request.top_k, source);
+  const auto key = std::make_tuple(snapshot->seq, snapshot->race_round,
+                                   request.bootstrap_replicates, request.seed, request.top_k,
+                                   source);
   if (report_.report != nullptr && report_key_ == key) return report_;
   RETURN_IF_ERROR(snapshot->baseline);
   reports_++;

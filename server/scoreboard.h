@@ -35,11 +35,35 @@
 #include "nlohmann/json.hpp"
 #include "report/report.h"
 #include "scoring/leaderboard.h"
+#include "server/competition_file.h"
+#include "server/store/race_store.h"
 #include "server/store/scoring_store.h"
 
 namespace bbo {
 
 class ProblemSet;
+
+// A racing phase's board (server/race.h): how its race decides. The board's Plackett-Luce ranking
+// is then the race's model and decisions among the entries the race has not taken out, so the
+// race, the report and the web board read one posterior; and a database alone shows the race
+// (`bbo report --db`).
+struct ScoreboardRace {
+  // Whose rounds the store holds (the phase's key).
+  std::string phase_key;
+  RacingSpec racing;
+  // Instances are the phase's problems x these trials, in an order fixed by `seed`.
+  int trials = 1;
+  // The competition's seed: the instance order, the jobs' seeds and the posterior's draws.
+  int64_t seed = 0;
+  // The independent Dirichlet model's draws.
+  int chains = 2;
+  int draws_per_chain = 1000;
+
+  // The board's Plackett-Luce settings: the race's decision rule and draws.
+  scoring::pl::SummaryOptions SummaryOptions() const;
+  nlohmann::json ToJson() const;
+  static absl::StatusOr<ScoreboardRace> FromJson(const nlohmann::json& j);
+};
 
 // A problem as the scoreboard needs it.
 struct ScoreboardProblem {
@@ -63,6 +87,8 @@ struct ScoreboardSpec {
   bool use_known_optimum = false;
   // Name of the pooled random-search baseline row.
   std::string baseline_name = "random-search-baseline";
+  // Set for a racing phase's boards.
+  std::optional<ScoreboardRace> race;
 
   // The spec from a phase's problems.
   static ScoreboardSpec ForProblems(const ProblemSet& problems, std::string phase, int batch_size,
@@ -80,6 +106,10 @@ struct ScoreboardSnapshot {
   // OK once the random-search baseline has finished on every problem; FailedPrecondition saying
   // which problem it still runs on otherwise. No view but Snapshot() is computed before.
   absl::Status baseline = absl::OkStatus();
+  // A racing phase's board: the race's last recorded round (-1: none yet), and the entries it has
+  // taken out: name -> the entry that eliminated it, or "" when its team withdrew it.
+  int race_round = -1;
+  std::map<std::string, std::string> race_excluded;
 };
 
 // The report's settings that a caller may choose.
@@ -101,8 +131,10 @@ struct BoardReport {
 
 class Scoreboard {
  public:
-  // `board` is the store key of the board; `store` is not owned.
-  Scoreboard(ScoringStore* store, std::string board, ScoreboardSpec spec);
+  // `board` is the store key of the board; `store` is not owned. `races` (not owned) holds the
+  // race rounds of a racing phase (spec.race); null otherwise.
+  Scoreboard(ScoringStore* store, std::string board, ScoreboardSpec spec,
+             RaceStore* races = nullptr);
 
   const std::string& board() const { return board_; }
   const ScoreboardSpec& spec() const { return spec_; }
@@ -113,7 +145,9 @@ class Scoreboard {
   // baseline has not finished on some problem.
   absl::StatusOr<std::shared_ptr<const scoring::Leaderboard>> Leaderboard();
   // Both Plackett-Luce rankings of `snapshot` (cached per snapshot; computed once even when
-  // several views ask at the same time).
+  // several views ask at the same time). A racing phase's board: the race's model and decisions,
+  // among the entries the race has not taken out; the race plans its rounds from this fit's
+  // posterior. A new race round with the same results summarizes the same posterior again.
   std::shared_ptr<const scoring::PlackettLuceFits> PlackettLuce(
       const std::shared_ptr<const ScoreboardSnapshot>& snapshot);
   // The full report of the current snapshot for `request`'s bootstrap settings (cached per
@@ -138,7 +172,13 @@ class Scoreboard {
   scoring::ReportOptions OptionsFor(const ReportRequest& request, const std::string& source,
                                     const scoring::ScoringInput& input) const;
 
+  // The Plackett-Luce settings of a snapshot (the race's on a racing phase's board).
+  scoring::pl::SummaryOptions PlackettLuceOptions(const ScoreboardSnapshot& snapshot) const;
+  // The race's standing into `snapshot` (a racing phase's board).
+  absl::Status ReadRace(ScoreboardSnapshot* snapshot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   ScoringStore* const store_;
+  RaceStore* const races_;
   const std::string board_;
   const ScoreboardSpec spec_;
 
@@ -156,11 +196,13 @@ class Scoreboard {
   absl::Mutex fit_mu_;
   std::shared_ptr<const scoring::PlackettLuceFits> fit_ ABSL_GUARDED_BY(fit_mu_);
   int64_t fit_seq_ ABSL_GUARDED_BY(fit_mu_) = -1;
+  int fit_race_round_ ABSL_GUARDED_BY(fit_mu_) = -1;
 
   absl::Mutex report_mu_;
   scoring::ScoringCache report_cache_;
   BoardReport report_ ABSL_GUARDED_BY(report_mu_);
-  std::tuple<int64_t, int, uint64_t, int, std::string> report_key_ ABSL_GUARDED_BY(report_mu_);
+  std::tuple<int64_t, int, int, uint64_t, int, std::string> report_key_
+      ABSL_GUARDED_BY(report_mu_);
 
   std::atomic<int> leaderboards_{0};
   std::atomic<int> reports_{0};

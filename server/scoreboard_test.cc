@@ -240,3 +240,64 @@ TEST_F(PlackettLuceSecondsReportTest, AReportWithOneSubmissionSaysWhy) {
 
 }  // namespace
 }  // namespace bbo
+
+namespace bbo {
+namespace {
+
+// A study a race planned shorter reaches the snapshot with its horizon; a study cut off for its
+// budget does not (its best so far stands). The spec with a race survives its JSON.
+TEST(ScoreboardRaceTest, AStudyARacePlannedShorterHasItsHorizonInTheSnapshot) {
+  InMemoryStore store;
+  SubmissionRecord sub;
+  sub.name = "opt";
+  sub.kind = SubmissionKind::kPython;
+  sub.trials = 2;
+  ASSERT_TRUE(store.AddSubmission(sub, "", {"p"}, 1).ok());
+  ASSERT_TRUE(store.RegisterWorker("w", "h", 1, 0).ok());
+  for (int k = 0; k < 2; ++k) {
+    auto job = store.LeaseJob("w", 1e12);
+    ASSERT_TRUE(job.ok() && job->has_value());
+    StudyRecord s;
+    s.job_id = (*job)->id;
+    s.submission_id = (*job)->submission_id;
+    s.problem = (*job)->problem;
+    s.trial = (*job)->trial;
+    s.budget.n_batches = k == 0 ? 4 : 2;
+    const int64_t study = *store.CreateStudy(s);
+    BatchRecord b;
+    b.study_id = study;
+    b.batch = 0;
+    b.evaluations = {{"{}", 1.0, false, 0}};
+    ASSERT_TRUE(store.RecordBatch(b).ok());
+    // The first is cut off after one batch of four; the second ran one batch of its two.
+    ASSERT_TRUE(store.EndStudy(study, StudyState::kCutOff, "slow", 1, 1).ok());
+  }
+  ScoreboardSpec spec;
+  spec.n_batches = 4;
+  spec.batch_size = 1;
+  spec.problems = {{"p", 2, {}, std::nullopt}};
+  ScoreboardRace race;
+  race.phase_key = "final";
+  race.racing.enabled = true;
+  race.racing.alpha = 0.95;
+  race.trials = 2;
+  race.seed = 7;
+  spec.race = race;
+  auto round_trip = ScoreboardSpec::FromJson(spec.ToJson());
+  ASSERT_TRUE(round_trip.ok()) << round_trip.status();
+  ASSERT_TRUE(round_trip->race.has_value());
+  EXPECT_EQ(round_trip->race->racing, race.racing);
+  EXPECT_EQ(round_trip->race->seed, 7);
+  EXPECT_EQ(round_trip->race->SummaryOptions().decisions.alpha, 0.95);
+  Scoreboard board(&store, kMainBoard, *round_trip, &store);
+  auto snapshot = board.Snapshot();
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  const auto& trials = (*snapshot)->input.methods.at("opt").at("p").trials;
+  ASSERT_EQ(trials.size(), 2u);
+  EXPECT_EQ(trials[0].horizon, -1) << "cut off: its best so far stands";
+  EXPECT_EQ(trials[1].horizon, 2) << "planned for two batches by the race";
+  EXPECT_EQ((*snapshot)->race_round, -1) << "no round recorded yet";
+}
+
+}  // namespace
+}  // namespace bbo

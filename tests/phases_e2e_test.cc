@@ -337,7 +337,7 @@ TEST_F(RacingE2eTest, ARacedPhaseStopsTheDominatedEntryAndTheReportSaysWhatItSav
   const std::string html = bbo::testing::ReadWholeFile((out / "report.html").string());
   EXPECT_THAT(html, HasSubstr("<section id=\"racing\">"));
   EXPECT_THAT(html, HasSubstr("eliminated by good"));
-  EXPECT_THAT(html, HasSubstr(" run of 144 for running everything; saved "));
+  EXPECT_THAT(html, HasSubstr(" planned, of 144 for running everything; saved "));
   // A restart plans nothing again: the race's rounds and jobs stay as they are.
   server_.reset();
   StartServer();

@@ -138,6 +138,9 @@ absl::StatusOr<RoundPlan> PlanNextRound(const RaceState& state, const RatingPost
   for (int a = 0; a < n; ++a) {
     for (int b = a + 1; b < n; ++b) {
       if (!s.candidate(a) || !s.candidate(b)) continue;
+      // A pair with a method the posterior does not know yet (admitted this round, no results)
+      // cannot be decided this round: it does not count as a pair left undecided.
+      if (to_post[a] < 0 || to_post[b] < 0) continue;
       start_pairs.push_back({a, b});
       was_unresolved.push_back(!PairResolved(s, a, b));
       plan.unresolved_pairs_before += was_unresolved.back();
@@ -183,6 +186,22 @@ absl::StatusOr<RoundPlan> PlanNextRound(const RaceState& state, const RatingPost
   }
   ScheduleRuns(plan);
   return plan;
+}
+
+absl::StatusOr<RaceState> WithdrawMethod(const RaceState& state, const std::string& method) {
+  const auto it = std::find(state.methods.begin(), state.methods.end(), method);
+  if (it == state.methods.end()) {
+    return absl::NotFoundError(absl::StrCat("method: ", method, " is not in the race"));
+  }
+  RaceState s = state;
+  const int i = static_cast<int>(it - state.methods.begin());
+  if (!s.candidate(i)) return s;  // eliminated before: it stays eliminated
+  s.eliminated_round[i] = s.round;
+  s.eliminated_by[i] = "";
+  for (int j = 0; j < s.n(); ++j) {
+    if (j != i) MarkPair(s, i, j);
+  }
+  return s;
 }
 
 absl::StatusOr<RaceState> AdmitMethod(const RaceState& state, const std::string& method) {

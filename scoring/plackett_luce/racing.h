@@ -48,7 +48,8 @@ struct RaceState {
   std::vector<std::string> methods;
   // Number of timepoints of the grid.
   int T = 0;
-  // Per method: the round it was eliminated in (-1: still a candidate) and by whom ("" if not).
+  // Per method: the round it was eliminated in (-1: still a candidate) and by whom ("" if not,
+  // or when it left the race withdrawn by its team: WithdrawMethod).
   std::vector<int> eliminated_round;
   std::vector<std::string> eliminated_by;
   // C(t, {A, B}): resolved[PairIndex(a, b) * T + t] for a < b.
@@ -66,6 +67,7 @@ struct RaceState {
 
   int n() const { return static_cast<int>(methods.size()); }
   bool candidate(int i) const { return eliminated_round[i] < 0; }
+  bool withdrawn(int i) const { return eliminated_round[i] >= 0 && eliminated_by[i].empty(); }
   bool Resolved(int a, int b, int t) const;
 };
 
@@ -118,6 +120,11 @@ RoundPlan FirstRound(const RaceState& state);
 // timepoints. InvalidArgument: grid size mismatch or bad decision options.
 absl::StatusOr<RoundPlan> PlanNextRound(const RaceState& state, const RatingPosterior& posterior,
                                         const RacingOptions& options);
+
+// Takes a method out of the race because its team withdrew it: it runs nothing more and its pairs
+// are resolved, like an eliminated method, with no method eliminating it (eliminated_by ""). A
+// method eliminated before stays as it was. NotFound: not in the race.
+absl::StatusOr<RaceState> WithdrawMethod(const RaceState& state, const std::string& method);
 
 // Adds a method mid-race (PolarBear §4.3): unresolved against every candidate at every t.
 // AlreadyExists: the name is taken. InvalidArgument: empty name.

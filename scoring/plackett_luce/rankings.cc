@@ -147,25 +147,52 @@ void RankRun(const std::vector<int>& present, const std::vector<double>& best, i
   }
 }
 
-// The rankings of one problem's runs (trial indices in order), appended per timepoint.
+// The rankings of one problem's runs (RunIndices, in order), appended per timepoint. A method
+// whose trial a race shortened leaves that run's rankings after its horizon.
 absl::Status RankProblem(const std::string& problem, const ProblemTrials& trials,
                          const std::vector<std::string>& methods, int T,
                          std::vector<std::vector<Ranking>>& per_t, int& runs) {
-  size_t most = 0;
-  for (const auto& [i, data] : trials) most = std::max(most, data->trials.size());
+  // run -> (method index, trial position, trial) in method order.
+  struct Member {
+    int method;
+    size_t n;
+    const TrialCurve* curve;
+  };
+  std::map<int, std::vector<Member>> by_run;
+  for (const auto& [i, data] : trials) {
+    const std::vector<int> run = RunIndices(data->trials);
+    for (size_t n = 0; n < run.size(); ++n) by_run[run[n]].push_back({i, n, &data->trials[n]});
+  }
   std::vector<double> best;
-  std::vector<int> present;
-  for (size_t n = 0; n < most; ++n) {
+  std::vector<int> present, horizon;
+  std::vector<std::pair<int, double>> values;
+  for (const auto& [unused, members] : by_run) {
+    if (members.size() < 2) continue;
     best.clear();
     present.clear();
-    for (const auto& [i, data] : trials) {
-      if (n >= data->trials.size()) continue;
-      RETURN_IF_ERROR(AppendBestSoFar(data->trials[n], T, methods[i], problem, n, best));
-      present.push_back(i);
+    horizon.clear();
+    for (const Member& m : members) {
+      RETURN_IF_ERROR(AppendBestSoFar(*m.curve, T, methods[m.method], problem, m.n, best));
+      present.push_back(m.method);
+      horizon.push_back(BatchesRun(*m.curve, T));
     }
-    if (present.size() < 2) continue;
-    ++runs;
-    RankRun(present, best, T, per_t);
+    if (*std::min_element(horizon.begin(), horizon.end()) == T) {
+      ++runs;
+      RankRun(present, best, T, per_t);
+      continue;
+    }
+    // Shortened by a race: at each timepoint the methods observed there, as RankingsFromTraces.
+    bool counted = false;
+    for (int t = 0; t < T; ++t) {
+      values.clear();
+      for (size_t k = 0; k < present.size(); ++k) {
+        if (t < horizon[k]) values.push_back({present[k], best[k * T + t]});
+      }
+      if (values.size() < 2) continue;
+      if (!counted) ++runs;
+      counted = true;
+      per_t[t].push_back(RankValues(values, t));
+    }
   }
   return absl::OkStatus();
 }

@@ -72,10 +72,11 @@ absl::StatusOr<TraceSet> SecondsTraces(const ScoringInput& input) {
   TraceSet traces;
   for (const auto& [method, per_problem] : input.methods) {
     for (const auto& [problem, data] : per_problem) {
+      const std::vector<int> runs = RunIndices(data.trials);
       for (size_t i = 0; i < data.trials.size(); ++i) {
         const TrialCurve& c = data.trials[i];
         if (!c.batch_end_seconds) continue;
-        const int trial = c.trial >= 0 ? c.trial : static_cast<int>(i);
+        const int trial = runs[i];
         const std::vector<double>& times = *c.batch_end_seconds;
         absl::StatusOr<StepTrace> trace =
             times.size() > c.batch_min.size()
@@ -89,6 +90,11 @@ absl::StatusOr<TraceSet> SecondsTraces(const ScoringInput& input) {
           return absl::InvalidArgumentError(absl::StrCat("method \"", method, "\", problem \"",
                                                          problem, "\", trial ", trial, ": ",
                                                          trace.status().message()));
+        }
+        // A race's shortened study was observed until the end of its last batch only.
+        const size_t run = static_cast<size_t>(BatchesRun(c, input.n_batches));
+        if (run < static_cast<size_t>(input.n_batches) && !times.empty()) {
+          trace->horizon = times[std::min(run, times.size()) - 1];
         }
         traces[method][RunKey{problem, trial}] = *std::move(trace);
       }
@@ -113,10 +119,14 @@ absl::StatusOr<PlackettLuceSummary> PlackettLuceSeconds(const ScoringInput& inpu
   if (!grid.ok()) return grid.status();
   absl::StatusOr<RankingSet> rankings = RankingsFromTraces(*traces, *grid);
   if (!rankings.ok()) return rankings.status();
-  absl::StatusOr<RatingPosterior> post = FitIndependentDirichlet(*rankings, o.summary.model);
-  if (!post.ok()) return post.status();
+  absl::StatusOr<RatingPosterior> fitted = FitIndependentDirichlet(*rankings, o.summary.model);
+  if (!fitted.ok()) return fitted.status();
+  auto post = std::make_shared<const RatingPosterior>(*std::move(fitted));
   absl::StatusOr<PlackettLuceSummary> s = SummarizePlackettLuce(*post, o.summary);
-  if (s.ok()) s->runs = rankings->runs;
+  if (s.ok()) {
+    s->runs = rankings->runs;
+    s->posterior = std::move(post);
+  }
   return s;
 }
 

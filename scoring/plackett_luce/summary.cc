@@ -72,12 +72,26 @@ absl::StatusOr<PlackettLuceSummary> SummarizePlackettLuce(const RatingPosterior&
     s.final_lower[m] = s.lower[m].back();
     s.final_upper[m] = s.upper[m].back();
   }
-  ASSIGN_OR_RETURN(s.decisions, Decide(post, o.decisions));
+  std::vector<int> candidates;
+  for (int i = 0; i < n; ++i) {
+    if (!o.excluded.count(post.methods[i])) candidates.push_back(i);
+  }
+  if (candidates.empty()) {
+    return absl::FailedPreconditionError("every method of the posterior was decided before");
+  }
+  ASSIGN_OR_RETURN(s.decisions, Decide(post, o.decisions, candidates));
   for (int i : s.decisions.pareto_set) s.pareto_set.push_back(post.methods[i]);
   for (int i = 0; i < n; ++i) {
     s.p_pareto[post.methods[i]] = s.decisions.p_pareto[i];
     if (s.decisions.dominated_by[i] >= 0) {
       s.eliminated_by[post.methods[i]] = post.methods[s.decisions.dominated_by[i]];
+    }
+    auto out = o.excluded.find(post.methods[i]);
+    if (out == o.excluded.end()) continue;
+    if (out->second.empty()) {
+      s.withdrawn.push_back(out->first);
+    } else {
+      s.eliminated_by[out->first] = out->second;
     }
   }
   const RiskProfile expected{RiskProfile::Kind::kExpected};
@@ -97,9 +111,11 @@ absl::StatusOr<PlackettLuceSummary> SummarizePlackettLuce(const RatingPosterior&
 absl::StatusOr<PlackettLuceSummary> SummarizePlackettLuce(const ScoringInput& input,
                                                           const SummaryOptions& o) {
   ASSIGN_OR_RETURN(RankingSet rankings, BatchRankings(input));
-  ASSIGN_OR_RETURN(RatingPosterior post, FitIndependentDirichlet(rankings, o.model));
-  ASSIGN_OR_RETURN(PlackettLuceSummary s, SummarizePlackettLuce(post, o));
+  ASSIGN_OR_RETURN(RatingPosterior fitted, FitIndependentDirichlet(rankings, o.model));
+  auto post = std::make_shared<const RatingPosterior>(std::move(fitted));
+  ASSIGN_OR_RETURN(PlackettLuceSummary s, SummarizePlackettLuce(*post, o));
   s.runs = rankings.runs;
+  s.posterior = std::move(post);
   return s;
 }
 
@@ -134,7 +150,8 @@ nlohmann::json PlackettLuceJson(const PlackettLuceSummary& s) {
       {"epsilon", d.options.epsilon},
       {"elimination", d.options.elimination == Elimination::kPointwise ? "pointwise" : "joint"},
       {"resolution", d.options.resolution == Resolution::kStrict ? "strict" : "crossing"},
-      {"eliminated_by", ByMethod(s.eliminated_by)}};
+      {"eliminated_by", ByMethod(s.eliminated_by)},
+      {"withdrawn", s.withdrawn}};
   nlohmann::json resolved = nlohmann::json::object();
   for (int i : d.candidates) resolved[d.methods[i]] = static_cast<bool>(d.resolved[i]);
   dec["resolved"] = resolved;

@@ -13,6 +13,7 @@
 // Pure computation; thread-safe.
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ struct SummaryOptions {
   double band = 0.95;
   // List every pair's probabilities per timepoint in the JSON (n (n - 1) / 2 x T numbers each).
   bool include_pairs = true;
+  // Methods decided before this posterior, left out of the decisions (a race's: method -> the
+  // method that eliminated it, or "" when its team withdrew it). The decisions and the Pareto set
+  // are among the others; these are listed as eliminated (or withdrawn) with the race's reason.
+  std::map<std::string, std::string> excluded;
 };
 
 struct PlackettLuceSummary {
@@ -50,13 +55,19 @@ struct PlackettLuceSummary {
   std::map<std::string, std::vector<double>> mean, lower, upper;
   std::vector<std::string> pareto_set;
   std::map<std::string, double> p_pareto;
-  // Eliminated method -> the method that dominates it.
+  // Eliminated method -> the method that dominates it (this posterior's decisions, and the
+  // exclusions' eliminations).
   std::map<std::string, std::string> eliminated_by;
+  // Methods withdrawn by their teams (exclusions with no eliminator).
+  std::vector<std::string> withdrawn;
   Decisions decisions;
   // Selection: preference name ("uniform", "final") -> per method E[V] and P(best).
   std::map<std::string, std::map<std::string, double>> expected_value, p_best;
   std::map<std::string, std::string> best;
   ModelDiagnostics diagnostics;
+  // The posterior it summarizes (set by the overloads that fit it), so a caller that decides
+  // from it (a race) reads the very draws the report shows.
+  std::shared_ptr<const RatingPosterior> posterior;
 };
 
 // From a leaderboard input: rankings per batch (BatchTraces, BatchGrid), the independent Dirichlet

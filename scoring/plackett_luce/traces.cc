@@ -111,12 +111,26 @@ absl::StatusOr<StepTrace> StepTraceFromEvaluations(const std::vector<double>& ti
   return out;
 }
 
+std::vector<int> RunIndices(const std::vector<TrialCurve>& trials) {
+  std::vector<int> numbers;
+  for (const TrialCurve& c : trials) numbers.push_back(c.trial);
+  std::vector<int> sorted = numbers;
+  std::sort(sorted.begin(), sorted.end());
+  const bool numbered = (sorted.empty() || sorted.front() >= 0) &&
+                        std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+  if (numbered) return numbers;
+  std::vector<int> positions(trials.size());
+  for (size_t n = 0; n < trials.size(); ++n) positions[n] = static_cast<int>(n);
+  return positions;
+}
+
 absl::StatusOr<TraceSet> BatchTraces(const ScoringInput& input) {
   if (input.n_batches < 1) return absl::InvalidArgumentError("n_batches: must be >= 1");
   TraceSet out;
   for (const auto& [method, problems] : input.methods) {
     auto& runs = out[method];
     for (const auto& [problem, data] : problems) {
+      const std::vector<int> run = RunIndices(data.trials);
       for (size_t n = 0; n < data.trials.size(); ++n) {
         TrialCurve c = data.trials[n];
         if (static_cast<int>(c.batch_min.size()) != input.n_batches ||
@@ -129,7 +143,9 @@ absl::StatusOr<TraceSet> BatchTraces(const ScoringInput& input) {
         StepTrace tr;
         tr.best = BestSoFar(c);
         for (int b = 1; b <= input.n_batches; ++b) tr.time.push_back(b);
-        runs[RunKey{problem, static_cast<int>(n)}] = std::move(tr);
+        const int ran = BatchesRun(c, input.n_batches);
+        if (ran < input.n_batches) tr.horizon = ran;
+        runs[RunKey{problem, run[n]}] = std::move(tr);
       }
     }
   }

@@ -90,10 +90,16 @@ struct RunKey {
 // run's rankings then cover the methods present (partial rankings, PolarBear §3).
 using TraceSet = std::map<std::string, std::map<RunKey, StepTrace>>;
 
-// The batch view of a leaderboard input: trial n of method m on problem p becomes run (p, n) with
-// the trace of BestSoFar (the leaderboard's S_t, eq. 2 of Turner et al. (2021), honouring a
-// held-out loss) stepping at times 1, ..., n_batches (best after t + 1 batches). NaN batch minima
-// are crashes (+inf). InvalidArgument: a trial's curve length differs from n_batches.
+// The run of each trial of one method on one problem: the trials' numbers (TrialCurve::trial),
+// so that methods are compared on the same seeds whatever order they ran them in, or their
+// positions when a number is missing or repeated (a results file without trial numbers).
+std::vector<int> RunIndices(const std::vector<TrialCurve>& trials);
+
+// The batch view of a leaderboard input: each trial of method m on problem p becomes run
+// (p, RunIndices) with the trace of BestSoFar (the leaderboard's S_t, eq. 2 of Turner et al.
+// (2021), honouring a held-out loss) stepping at times 1, ..., n_batches (best after t + 1
+// batches), observed up to its horizon when a race shortened it (TrialCurve::horizon). NaN batch
+// minima are crashes (+inf). InvalidArgument: a trial's curve length differs from n_batches.
 absl::StatusOr<TraceSet> BatchTraces(const ScoringInput& input);
 
 }  // namespace bbo::scoring::pl

@@ -16,6 +16,7 @@ scoring::ResultsTable ResultsTableOf(const std::vector<ScoredEvaluationRecord>& 
     r.problem = e.problem;
     r.method = e.method;
     r.trial = e.trial;
+    r.planned_batches = e.planned_batches;
     if (e.has_evaluation) {
       r.batch = e.batch;
       r.suggestion = e.suggestion;

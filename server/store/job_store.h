@@ -59,8 +59,9 @@ class JobStore {
                                  const std::string& error, int max_attempts) = 0;
   // The jobs of a submission by state (all zero for an unknown submission).
   virtual absl::StatusOr<JobCounts> CountJobs(int64_t submission_id) = 0;
-  // Marks every still-queued job of the submission failed with `reason` (leased and finished
-  // ones are left alone). Returns how many.
+  // Withdraws a submission: marks every still-queued job of it failed with `reason` (leased and
+  // finished ones are left alone) and records `reason` as SubmissionRecord::withdrawn, in one
+  // transaction (a race reads the mark to run the entry no more). Returns how many jobs.
   virtual absl::StatusOr<int> CancelQueuedJobs(int64_t submission_id,
                                                const std::string& reason) = 0;
   // Jobs in kFailed, by id.

@@ -91,10 +91,15 @@ absl::StatusOr<std::vector<RaceResultRecord>> InMemoryStore::RaceResults(
     rec.trial = job.record.trial;
     rec.max_batches = job.record.max_batches;
     rec.state = job.record.state;
-    // The job's latest scored study.
+    rec.last_error = job.last_error;
+    // The job's latest scored study, and every evaluation of its studies.
     const Study* final_study = nullptr;
     for (const auto& [id, study] : studies_) {
-      if (study.record.job_id == job_id && IsScoredState(study.record.state)) final_study = &study;
+      if (study.record.job_id != job_id) continue;
+      for (const auto& [b, batch] : study.batches) {
+        rec.evaluations += static_cast<int64_t>(batch.evaluations.size());
+      }
+      if (IsScoredState(study.record.state)) final_study = &study;
     }
     if (final_study != nullptr) {
       rec.has_final_study = true;

@@ -335,6 +335,10 @@ absl::StatusOr<int> InMemoryStore::CancelQueuedJobs(int64_t submission_id,
       ++n;
     }
   }
+  auto sub = submissions_.find(submission_id);
+  if (sub != submissions_.end() && sub->second.record.withdrawn.empty()) {
+    sub->second.record.withdrawn = reason;
+  }
   return n;
 }
 

@@ -250,6 +250,7 @@ absl::StatusOr<ScoringData> InMemoryStore::LoadScoringData(const std::vector<std
     for (const auto& [study, sub] : methods) {
       if (filter && study->record.problem != *filter) continue;
       StudyCurve curve{study->record.id, study->record.trial, {}, {}, {}};
+      curve.planned_batches = study->record.budget.n_batches;
       double optimizer_s = 0;  // as SqliteStore sums it: batches with evaluations, in order
       for (const auto& [b, batch] : study->batches) {
         if (batch.evaluations.empty()) continue;
@@ -302,6 +303,7 @@ absl::StatusOr<std::vector<ScoredEvaluationRecord>> InMemoryStore::ScoredEvaluat
     r.problem = study->record.problem;
     r.method = sub->record.name;
     r.trial = study->record.trial;
+    r.planned_batches = study->record.budget.n_batches;
     r.has_evaluation = false;
     bool any = false;
     for (const auto& [b, batch] : study->batches) {

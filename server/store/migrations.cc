@@ -257,6 +257,14 @@ CREATE TABLE race_rounds (
     R"sql(
 ALTER TABLE batches ADD COLUMN optimizer_peak_memory_mb REAL;
 )sql",
+    // 12: a withdrawn submission is marked as such (before, only its cancelled jobs said so:
+    // one withdrawn between a race's rounds, with nothing queued, ran on). Backfilled from them.
+    R"sql(
+ALTER TABLE submissions ADD COLUMN withdrawn TEXT NOT NULL DEFAULT '';
+UPDATE submissions SET withdrawn = COALESCE(
+  (SELECT j.last_error FROM jobs j WHERE j.submission_id = submissions.id
+     AND j.state = 'failed' AND j.last_error LIKE 'withdrawn%' ORDER BY j.id LIMIT 1), '');
+)sql",
 };
 
 }  // namespace

@@ -35,6 +35,8 @@ struct SubmissionRecord {
   std::string phase;
   // The submission of an earlier phase it was migrated from (0 = submitted directly).
   int64_t migrated_from = 0;
+  // Why its team took it back ("withdrawn by ..."; JobStore::CancelQueuedJobs), "" while entered.
+  std::string withdrawn;
 };
 
 // The boards of a phase. Every job belongs to one: the phase's own board (kMainBoard) or, in a
@@ -162,6 +164,10 @@ struct StudyCurve {
   std::vector<double> batch_end_seconds;
   // The host's figures of each batch (BatchRecord::figures). Same size as batch_min.
   std::vector<BatchFigures> batch_figures;
+  // The batches the study was planned to run (its budget's n_batches): fewer than the phase's
+  // when a race stopped it at its tau_A (RaceJob::max_batches), which is not the optimizer's
+  // doing (a study cut off early was planned in full).
+  int planned_batches = 0;
 };
 
 struct ScoringData {
@@ -215,6 +221,7 @@ struct ScoredEvaluationRecord {
   double value = 0;    // +inf for a crashed evaluation
   std::optional<double> generalization;  // the held-out loss, when the problem has one
   BatchFigures figures;                  // the host's figures of its batch
+  int planned_batches = 0;               // its study's (StudyCurve::planned_batches)
 };
 
 // One round of a racing phase (RaceStore): the planner's state after the round's decisions
@@ -252,6 +259,10 @@ struct RaceResultRecord {
   // study (completed, cut off, failed); empty when the job has none (yet).
   std::vector<double> batch_min;
   bool has_final_study = false;
+  // Evaluations recorded for the job, over all of its studies (what it ran, attempts included).
+  int64_t evaluations = 0;
+  // Why its last attempt ended ("" when none failed; "withdrawn by ..." when cancelled).
+  std::string last_error;
 };
 
 }  // namespace bbo

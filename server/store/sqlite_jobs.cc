@@ -268,11 +268,19 @@ absl::StatusOr<RecoveryCounts> SqliteStore::RecoverAfterRestart(double now) {
 absl::StatusOr<int> SqliteStore::CancelQueuedJobs(int64_t submission_id,
                                                   const std::string& reason) {
   absl::MutexLock l(&mu_);
+  sqlite::Transaction tx(db_.get());
+  RETURN_IF_ERROR(tx.Begin());
   ASSIGN_OR_RETURN(auto* u, Stmt("UPDATE jobs SET state = 'failed', last_error = ?"
                                  " WHERE submission_id = ? AND state = 'queued'"));
   u->Bind(1, reason).Bind(2, submission_id);
   RETURN_IF_ERROR(u->Run());
-  return db_->Changes();
+  const int cancelled = db_->Changes();
+  ASSIGN_OR_RETURN(auto* m, Stmt("UPDATE submissions SET withdrawn = ?"
+                                 " WHERE id = ? AND withdrawn = ''"));
+  m->Bind(1, reason).Bind(2, submission_id);
+  RETURN_IF_ERROR(m->Run());
+  RETURN_IF_ERROR(tx.Commit());
+  return cancelled;
 }
 
 absl::StatusOr<JobCounts> SqliteStore::CountJobs(int64_t submission_id) {

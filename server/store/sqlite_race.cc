@@ -96,7 +96,9 @@ absl::StatusOr<std::vector<RaceResultRecord>> SqliteStore::RaceResults(const std
   // finished study (no rows of e.* when it has none).
   ASSIGN_OR_RETURN(auto* q, Stmt(R"sql(
 SELECT j.id, j.submission_id, j.problem, j.trial, j.max_batches, j.state, s.id, e.batch,
-       MIN(e.value)
+       MIN(e.value), COALESCE(j.last_error, ''),
+       (SELECT COUNT(*) FROM evaluations e2 JOIN studies s3 ON s3.id = e2.study_id
+        WHERE s3.job_id = j.id)
 FROM jobs j
 JOIN submissions sub ON sub.id = j.submission_id
 LEFT JOIN studies s ON s.id = (SELECT MAX(s2.id) FROM studies s2 WHERE s2.job_id = j.id
@@ -118,6 +120,8 @@ ORDER BY j.id, e.batch)sql"));
       rec.max_batches = static_cast<int>(r.Int(4));
       rec.state = ParseJobState(r.Text(5));
       rec.has_final_study = !r.IsNull(6);
+      rec.last_error = r.Text(9);
+      rec.evaluations = r.Int(10);
       out.push_back(std::move(rec));
     }
     if (!r.IsNull(7)) {

@@ -20,13 +20,16 @@ using store_internal::ValueOrInf;
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// Both queries below end with the study's planned batches, after the figures from column 7.
+constexpr int kPlannedBatchesColumn = 7 + static_cast<int>(kNumBatchFigures);
 
 // Batch minima of the latest finished study of every job of non-baseline submissions; columns
-// 7, 8, ...: the batch's figures. ?1 = a problem (NULL: every one), ?2 = the board.
+// 7, 8, ...: the batch's figures; then the study's planned batches. ?1 = a problem (NULL: every
+// one), ?2 = the board.
 const char* CurvesSql() {
   static const std::string* const kSql = new std::string(absl::StrCat(
       "SELECT sub.name, s.problem, s.id, s.trial, e.batch, MIN(e.value), bt.turn_time_s",
-      FigureColumns("bt"), R"sql(
+      FigureColumns("bt"), R"sql(, s.n_batches
 FROM studies s
 JOIN submissions sub ON sub.id = s.submission_id
 LEFT JOIN evaluations e ON e.study_id = s.id
@@ -88,6 +91,7 @@ ORDER BY s.submission_id, s.problem, s.id, e.batch, e.idx)sql"));
         auto& v = data.methods[r.Text(0)][r.Text(1)];
         v.push_back(StudyCurve{study_id, static_cast<int>(r.Int(3)), {}, {}, {}});
         curve = &v.back();
+        curve->planned_batches = static_cast<int>(r.Int(kPlannedBatchesColumn));
         current_study = study_id;
         optimizer_s = 0;
       }
@@ -130,10 +134,10 @@ absl::StatusOr<std::vector<ScoredEvaluationRecord>> SqliteStore::ScoredEvaluatio
   absl::MutexLock l(&mu_);
   // The same studies LoadScoringData scores: the latest finished study of each job (for the
   // baseline: its completed studies).
-  // Columns 7, 8, ...: the figures of the evaluation's batch.
+  // Columns 7, 8, ...: the figures of the evaluation's batch; then the study's planned batches.
   static const std::string* const kRows = new std::string(
       absl::StrCat("SELECT s.problem, sub.name, s.trial, e.batch, e.idx, e.value, e.generalization",
-                   FigureColumns("bt"), R"sql(
+                   FigureColumns("bt"), R"sql(, s.n_batches
 FROM studies s
 JOIN submissions sub ON sub.id = s.submission_id
 LEFT JOIN evaluations e ON e.study_id = s.id
@@ -151,6 +155,7 @@ ORDER BY s.problem, sub.name, s.trial, e.batch, e.idx, s.id)sql"));
     e.problem = r.Text(0);
     e.method = r.Text(1);
     e.trial = static_cast<int>(r.Int(2));
+    e.planned_batches = static_cast<int>(r.Int(kPlannedBatchesColumn));
     e.has_evaluation = !r.IsNull(3);
     if (e.has_evaluation) {
       e.batch = static_cast<int>(r.Int(3));

@@ -148,6 +148,29 @@ INSERT INTO evaluations (study_id, batch, idx, params_json, value, replaced, eva
   EXPECT_EQ(*(*store)->BeginEpoch(10), 1);
 }
 
+// Migration 12: a submission withdrawn before it existed is marked from its cancelled jobs.
+TEST(SqliteStoreTest, MigrationTwelveMarksSubmissionsWithdrawnBeforeFromTheirJobs) {
+  const std::string path = TempDb("v11");
+  {
+    auto db = sqlite::Database::Open(path);
+    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_TRUE(MigrateTo(db->get(), 11).ok());
+    ASSERT_TRUE((*db)
+                    ->Exec(R"sql(
+INSERT INTO submissions (id, name, kind, archive, digest, trials, created_at)
+  VALUES (1, 'taken-back', 1, x'00', 'd', 1, 1), (2, 'kept', 1, x'00', 'd', 1, 1);
+INSERT INTO jobs (id, submission_id, problem, trial, seed, state, last_error)
+  VALUES (1, 1, 'p', 0, 1, 'done', NULL), (2, 1, 'p', 1, 1, 'failed', 'withdrawn by team:red'),
+         (3, 2, 'p', 0, 1, 'failed', 'lease expired');
+)sql")
+                    .ok());
+  }
+  auto store = SqliteStore::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ((*store)->GetSubmission(1)->withdrawn, "withdrawn by team:red");
+  EXPECT_EQ((*store)->GetSubmission(2)->withdrawn, "");
+}
+
 TEST(SqliteStoreTest, MigrationSixAddsTheOptimizerCpuTimeOfEachTurn) {
   const std::string path = TempDb("v5");
   {

@@ -238,6 +238,41 @@ TEST_P(StoreConformanceTest, CancellingQueuedJobsLeavesLeasedOnesAlone) {
   EXPECT_EQ(c.failed, 2);
   EXPECT_EQ(store_->CountJobs(other)->queued, 1);  // another submission is untouched
   EXPECT_EQ(*store_->CancelQueuedJobs(sub, "again"), 0);
+  // The submission itself is marked, with the first reason (a race reads it between rounds).
+  EXPECT_EQ((*store_->GetSubmission(sub)).withdrawn, "withdrawn");
+  EXPECT_EQ((*store_->GetSubmission(other)).withdrawn, "");
+}
+
+// A study a race planned shorter than its phase: its planned batches reach the scoring data and
+// the export, so no view reads the batches it never ran as results (TrialCurve::horizon).
+TEST_P(StoreConformanceTest, AStudyPlannedShorterCarriesItsPlannedBatches) {
+  ASSERT_TRUE(store_->AddSubmission(Sub("opt", 2), "", {"p"}, 1).ok());
+  std::vector<JobRecord> jobs = LeaseAll();
+  ASSERT_EQ(jobs.size(), 2u);
+  for (int k = 0; k < 2; ++k) {
+    StudyRecord s;
+    s.job_id = jobs[k].id;
+    s.submission_id = jobs[k].submission_id;
+    s.problem = jobs[k].problem;
+    s.trial = jobs[k].trial;
+    s.board = jobs[k].board;
+    s.budget.n_batches = k == 0 ? 4 : 2;  // the second stopped at its tau_A
+    const int64_t study = *store_->CreateStudy(s);
+    for (int b = 0; b < s.budget.n_batches; ++b) ASSERT_TRUE(Batch(study, b, {1.0 + b}).ok());
+    ASSERT_TRUE(store_->EndStudy(study, StudyState::kCompleted, "done", s.budget.n_batches, 1).ok());
+  }
+  auto data = store_->LoadScoringData();
+  ASSERT_TRUE(data.ok()) << data.status();
+  const auto& curves = data->methods.at("opt").at("p");
+  ASSERT_EQ(curves.size(), 2u);
+  EXPECT_EQ(curves[0].planned_batches, 4);
+  EXPECT_EQ(curves[1].planned_batches, 2);
+  auto rows = store_->ScoredEvaluations(kMainBoard);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), 6u);
+  for (const ScoredEvaluationRecord& r : *rows) {
+    EXPECT_EQ(r.planned_batches, r.trial == jobs[0].trial ? 4 : 2) << r.trial;
+  }
 }
 
 // A submission counts against its team's quotas unless the platform returned nothing for it:

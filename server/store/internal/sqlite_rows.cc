@@ -110,6 +110,7 @@ SubmissionRecord ReadSubmission(const sqlite::Statement& q) {
   s.team = q.Text(7);
   s.phase = q.Text(8);
   s.migrated_from = q.IsNull(9) ? 0 : q.Int(9);
+  s.withdrawn = q.Text(10);
   return s;
 }
 

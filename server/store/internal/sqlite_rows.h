@@ -20,7 +20,7 @@ namespace bbo::store_internal {
   " COALESCE(lease_expires_at, 0), attempts, board, max_batches"
 // The columns ReadSubmission reads, in order.
 #define BBO_SUBMISSION_COLUMNS \
-  "id, name, kind, digest, trials, is_baseline, created_at, team, phase, migrated_from"
+  "id, name, kind, digest, trials, is_baseline, created_at, team, phase, migrated_from, withdrawn"
 
 const char* JobStateName(JobState s);
 JobState ParseJobState(const std::string& s);
