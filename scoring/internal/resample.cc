@@ -182,11 +182,14 @@ __attribute__((target("avx2,avx512f,avx512bw,avx512vl"))) static double Resample
 
 void SumPickedRowsPortable(const double* rows, int stride, const uint32_t* picks,
                            uint32_t count, double* out) {
-  for (int t = 0; t < stride; ++t) out[t] = 0;
+  double odd[64];
+  for (int t = 0; t < stride; ++t) out[t] = odd[t] = 0;
   for (uint32_t j = 0; j < count; ++j) {
     const double* row = rows + static_cast<size_t>(picks[j]) * stride;
-    for (int t = 0; t < stride; ++t) out[t] += row[t];
+    double* sum = (j & 1) ? odd : out;
+    for (int t = 0; t < stride; ++t) sum[t] += row[t];
   }
+  for (int t = 0; t < stride; ++t) out[t] += odd[t];
 }
 
 #if defined(__x86_64__)
@@ -194,13 +197,23 @@ template <int V>
 __attribute__((target("avx2"))) static void SumPickedRowsAvx2(const double* rows,
                                                                const uint32_t* picks,
                                                                uint32_t count, double* out) {
-  __m256d acc[V];
-  for (int v = 0; v < V; ++v) acc[v] = _mm256_setzero_pd();
-  for (uint32_t j = 0; j < count; ++j) {
-    const double* row = rows + static_cast<size_t>(picks[j]) * (4 * V);
-    for (int v = 0; v < V; ++v) acc[v] = _mm256_add_pd(acc[v], _mm256_loadu_pd(row + 4 * v));
+  // Even and odd picks in two sets of accumulators (two independent chains per column).
+  __m256d even[V], odd[V];
+  for (int v = 0; v < V; ++v) even[v] = odd[v] = _mm256_setzero_pd();
+  uint32_t j = 0;
+  for (; j + 1 < count; j += 2) {
+    const double* a = rows + static_cast<size_t>(picks[j]) * (4 * V);
+    const double* b = rows + static_cast<size_t>(picks[j + 1]) * (4 * V);
+    for (int v = 0; v < V; ++v) {
+      even[v] = _mm256_add_pd(even[v], _mm256_loadu_pd(a + 4 * v));
+      odd[v] = _mm256_add_pd(odd[v], _mm256_loadu_pd(b + 4 * v));
+    }
   }
-  for (int v = 0; v < V; ++v) _mm256_storeu_pd(out + 4 * v, acc[v]);
+  if (j < count) {
+    const double* a = rows + static_cast<size_t>(picks[j]) * (4 * V);
+    for (int v = 0; v < V; ++v) even[v] = _mm256_add_pd(even[v], _mm256_loadu_pd(a + 4 * v));
+  }
+  for (int v = 0; v < V; ++v) _mm256_storeu_pd(out + 4 * v, _mm256_add_pd(even[v], odd[v]));
 }
 #endif
 

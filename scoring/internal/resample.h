@@ -37,8 +37,10 @@ double ResampledSum(Xoshiro4& rng, const double* x, uint32_t n);
 double ResampledSumPortable(Xoshiro4& rng, const double* x, uint32_t n);
 // ResampledSum on a given instruction set, which must be at most BestResampleIsa() (tests).
 double ResampledSumUsing(ResampleIsa isa, Xoshiro4& rng, const double* x, uint32_t n);
-// out[t] = sum over j of rows[picks[j] * stride + t], t < stride, summed in j order for each t
-// (so every implementation gives the same bits). stride is a multiple of 4, at most 64.
+// out[t] = sum over j of rows[picks[j] * stride + t], t < stride: for each t the even j and the
+// odd j are summed in j order apart, then added (even + odd), so every implementation gives the
+// same bits (two chains of additions instead of one: half the latency). stride is a multiple of
+// 4, at most 64.
 void SumPickedRows(const double* rows, int stride, const uint32_t* picks, uint32_t count,
                    double* out);
 void SumPickedRowsPortable(const double* rows, int stride, const uint32_t* picks,
