@@ -1,14 +1,25 @@
 #include "server/competition.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "spdlog/spdlog.h"
 
 namespace bbo {
+namespace {
+
+// Every job done and no study with an error (a crash, a random-filled batch, a cut-off).
+bool Healthy(const SubmissionStatus& s) {
+  return s.jobs.total > 0 && s.jobs.done == s.jobs.total && s.studies_with_errors == 0;
+}
+
+}  // namespace
 
 Competition::Competition(Store* store, Clock* calendar, int64_t seed)
     : store_(store), calendar_(calendar), seed_(seed) {}
@@ -230,31 +241,58 @@ absl::StatusOr<int> Competition::MigrateDue() {
   return moved;
 }
 
+std::map<std::string, std::pair<int64_t, std::string>> Competition::DefaultFinalists(
+    Phase& phase, const std::vector<SubmissionStatus>& subs) {
+  // The phase's main board, when it can be read (the baseline may still run): name -> score.
+  std::map<std::string, double> score;
+  if (absl::StatusOr<LeaderboardReport> board = phase.Leaderboard(); board.ok()) {
+    for (const scoring::MethodResult& r : board->board.rows) {
+      if (!r.is_baseline && std::isfinite(r.score)) score[r.method] = r.score;
+    }
+  }
+  std::map<std::string, std::pair<int64_t, std::string>> out;  // team -> (id, why)
+  std::map<std::string, double> best;
+  for (const SubmissionStatus& s : subs) {  // in registration order: the latest wins ties
+    if (s.submission.is_baseline || s.submission.team.empty() || !Healthy(s)) continue;
+    auto it = score.find(s.submission.name);
+    const double value = it == score.end() ? -HUGE_VAL : it->second;
+    auto seen = best.find(s.submission.team);
+    if (seen != best.end() && value < seen->second) continue;
+    best[s.submission.team] = value;
+    out[s.submission.team] = {
+        s.submission.id, it == score.end()
+                             ? std::string("latest complete submission without errors; no score yet")
+                             : absl::StrCat("best complete submission without errors, score ",
+                                            absl::StrFormat("%.3f", value))};
+  }
+  return out;
+}
+
 absl::StatusOr<int> Competition::MigrateInto(const Entry& target, const Entry& source) {
   const PhaseOptions& from = source.phase->options();
   const PhaseOptions& to = target.phase->options();
   absl::StatusOr<std::map<std::string, int64_t>> choices = store_->Choices(from.phase_key);
   if (!choices.ok()) return choices.status();
   ASSIGN_OR_RETURN(std::vector<SubmissionStatus> subs, source.phase->List());
-  // Per team: its choice; else its latest submission whose every job is done; else its latest
-  // with any result.
-  std::map<std::string, int64_t> complete, any;
-  for (const SubmissionStatus& s : subs) {
-    if (s.submission.is_baseline || s.submission.team.empty()) continue;
-    if (s.jobs.total > 0 && s.jobs.done == s.jobs.total) {
-      complete[s.submission.team] = s.submission.id;
-    }
-    if (s.jobs.done > 0) any[s.submission.team] = s.submission.id;
-  }
-  std::map<std::string, std::pair<int64_t, std::string>> chosen;  // team -> (id, why)
-  for (const auto& [team, id] : any) chosen[team] = {id, "latest with a result"};
-  for (const auto& [team, id] : complete) chosen[team] = {id, "latest successful"};
+  std::map<std::string, std::pair<int64_t, std::string>> chosen =
+      DefaultFinalists(*source.phase, subs);
   for (const auto& [team, id] : *choices) chosen[team] = {id, "chosen by the team"};
   std::vector<Migration> moves;
   std::vector<std::string> lines;
-  for (const auto& [team, pick] : chosen) {
-    moves.push_back({pick.first, to.default_trials});
-    lines.push_back(absl::StrCat(team, ": submission ", pick.first, " (", pick.second, ")"));
+  std::set<std::string> teams;
+  for (const SubmissionStatus& s : subs) {
+    if (!s.submission.is_baseline && !s.submission.team.empty()) teams.insert(s.submission.team);
+  }
+  for (const std::string& team : teams) {
+    auto pick = chosen.find(team);
+    if (pick == chosen.end()) {
+      lines.push_back(absl::StrCat(team, ": not entered (no choice, and no submission whose every "
+                                         "study completed without an error)"));
+      continue;
+    }
+    moves.push_back({pick->second.first, to.default_trials});
+    lines.push_back(
+        absl::StrCat(team, ": submission ", pick->second.first, " (", pick->second.second, ")"));
   }
   const std::string detail = absl::StrCat("from phase \"", from.phase, "\": ",
                                           lines.empty() ? "no team had a submission"

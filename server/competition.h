@@ -111,9 +111,9 @@ class Competition {
   // phase's end. Returns the phase name.
   absl::StatusOr<std::string> Choose(const Identity& who, int64_t submission_id);
   // Migrates, for every phase whose source phase has ended and that has not been migrated into,
-  // each team's chosen submission (else its latest successful one: every job done; else its
-  // latest with a result). Exactly once per phase, whatever the crashes (one store transaction).
-  // Returns how many submissions moved.
+  // each team's chosen submission, else its default finalist (DefaultFinalists); a team with
+  // neither is not entered, and the migration's record says so. Exactly once per phase,
+  // whatever the crashes (one store transaction). Returns how many submissions moved.
   absl::StatusOr<int> MigrateDue();
   // The seconds from now until `t` on the calendar.
   double SecondsUntil(absl::Time t);
@@ -126,6 +126,13 @@ class Competition {
     const PhaseSpec* spec = nullptr;
   };
   absl::StatusOr<int> MigrateInto(const Entry& target, const Entry& source);
+  // Per team of `subs` (a phase's submissions), the finalist when it chose none: its best
+  // healthy submission (every job done and no study with an error, so a crashed or random-filled
+  // study never makes a finalist by default) by the phase's leaderboard score, the latest among
+  // equals or while the board cannot be read. Teams with no healthy submission are absent.
+  // team -> (submission id, why).
+  static std::map<std::string, std::pair<int64_t, std::string>> DefaultFinalists(
+      Phase& phase, const std::vector<SubmissionStatus>& subs);
   const Entry* Find(const std::string& name) const;
 
   Store* store_;

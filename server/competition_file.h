@@ -121,7 +121,8 @@ struct PhaseSpec {
   // Teams submit into this phase directly (false for a final phase fed only by migration).
   bool accepts_submissions = true;
   // At the end of that (earlier) phase, each team's chosen submission (chosen with `bbo choose`,
-  // else its latest successful one) is queued into this phase, exactly once.
+  // else its best healthy one: Competition::DefaultFinalists) is queued into this phase, exactly
+  // once.
   std::string migrate_from;
   // The final board: participants see neither scores nor ranks (only their own submissions'
   // states) until an organizer publishes it (`bbo admin publish`).

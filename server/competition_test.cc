@@ -92,11 +92,25 @@ class PhasesTest : public ::testing::Test {
       if (!*job) break;
       auto study = studies.OpenForJob(Identity::Coordinator(), (*job)->id, "w");
       ASSERT_TRUE(study.ok()) << study.status();
+      // A submission named "crash..." dies at its first suggest; "good..." suggests points
+      // near the sphere's optimum.
+      const std::string name =
+          coordinator_->store().GetSubmission((*job)->submission_id)->name;
       for (int b = 0; b < study->budget.n_batches; ++b) {
+        if (name.rfind("crash", 0) == 0) {
+          ASSERT_TRUE(studies
+                          .ReportSuggestFailure(Identity::Coordinator(), study->study_id, b,
+                                                "SyntaxError: invalid syntax", true)
+                          .ok());
+          break;
+        }
         auto space = SearchSpace::FromJson(study->api_config);
         std::mt19937_64 rng(1);
         std::vector<IncomingPoint> points;
         for (Point& p : space->SampleRandom(study->budget.batch_size, rng)) {
+          if (name.rfind("good", 0) == 0) {
+            for (auto& [k, v] : p) v = std::get<double>(v) * 0.05;
+          }
           points.push_back({std::move(p), ""});
         }
         ASSERT_TRUE(studies.SubmitBatch(Identity::Coordinator(), study->study_id, b, points).ok());
@@ -196,6 +210,44 @@ TEST_F(PhasesTest, MigrationQueuesEachTeamsChoiceOnceWhenTheFeedbackPhaseEnds) {
   std::vector<PhaseView> views = coordinator_->competition().Describe();
   EXPECT_GT(views[2].migrated_at, 0);
   EXPECT_TRUE(views[2].current);
+}
+
+// Without a choice, a team's finalist is its best healthy submission: never one with a crashed
+// or random-filled study (it went to the final before, over the team's working ones), and not
+// merely its latest. A team with only broken submissions is not entered, and the record says so.
+TEST_F(PhasesTest, TheDefaultFinalistIsTheTeamsBestHealthySubmission) {
+  ASSERT_TRUE(status_.ok()) << status_;
+  MoveTo("2026-02-10T00:00:00Z");
+  const int64_t beta_good = Submit("beta", "good-b1")->submission_id;
+  ASSERT_TRUE(Submit("beta", "crash-b2").ok());  // its latest: a syntax error
+  MoveTo("2026-02-11T00:00:00Z");
+  const int64_t delta_best = Submit("delta", "good-d1")->submission_id;
+  ASSERT_TRUE(Submit("delta", "d2").ok());  // latest, complete, healthy, but worse
+  ASSERT_TRUE(Submit("gamma", "crash-g1").ok());
+  PlayAll();
+  for (const SubmissionStatus& s : *PhaseNamed("feedback").List()) {
+    if (s.submission.name.rfind("crash", 0) == 0) {
+      EXPECT_GT(s.studies_with_errors, 0) << s.submission.name;
+    }
+  }
+  MoveTo("2026-03-01T00:00:00Z");
+  EXPECT_EQ(*coordinator_->competition().MigrateDue(), 2);
+  std::map<std::string, int64_t> from;
+  for (const SubmissionStatus& s : *PhaseNamed("final").List()) {
+    if (!s.submission.is_baseline) from[s.submission.team] = s.submission.migrated_from;
+  }
+  EXPECT_EQ(from.size(), 2u);
+  EXPECT_EQ(from["beta"], beta_good);
+  EXPECT_EQ(from["delta"], delta_best);
+  EXPECT_EQ(from.count("gamma"), 0u);
+  auto events = coordinator_->store().PhaseEvents("final");
+  ASSERT_TRUE(events.ok());
+  std::string detail;
+  for (const PhaseEvent& e : *events) {
+    if (e.kind == "migrated") detail = e.detail;
+  }
+  EXPECT_THAT(detail, HasSubstr("gamma: not entered"));
+  EXPECT_THAT(detail, HasSubstr("best complete submission without errors, score"));
 }
 
 TEST_F(PhasesTest, TheFinalBoardStaysHiddenFromEveryTeamUntilPublished) {

@@ -318,7 +318,8 @@ Command AddChooseCommand(CLI::App& app, ConnectionArgs& connection) {
   CLI::App* cmd = app.add_subcommand(
       "choose",
       "Choose which of your team's submissions goes on to the next phase when its phase ends "
-      "(without a choice, your latest successful one goes); you can change it until then.");
+      "(without a choice, your best submission whose every study completed without an error "
+      "goes; one with a crashed study never goes by default); you can change it until then.");
   cmd->add_option("SUBMISSION_ID", args->submission_id, "As `bbo status` shows it")->required();
   AddServerOptions(*cmd, args->server, connection);
   return {cmd, [args, &connection] {
