@@ -56,13 +56,48 @@ double ResampledSumPortable(Xoshiro4& rng, const double* x, uint32_t n) {
 }
 
 #if defined(__x86_64__)
+// The four xoshiro256+ streams in registers, stepped together: shared by the AVX2 and the
+// AVX-512 paths (the state word w of every stream in s[w]).
+struct Streams {
+  __m256i s[4];
+};
+
+__attribute__((target("avx2"), always_inline)) inline Streams LoadStreams(const Xoshiro4& rng) {
+  Streams st;
+  for (int w = 0; w < 4; ++w) {
+    st.s[w] = _mm256_load_si256(reinterpret_cast<const __m256i*>(rng.s[w]));
+  }
+  return st;
+}
+
+__attribute__((target("avx2"), always_inline)) inline void StoreStreams(const Streams& st,
+                                                                        Xoshiro4& rng) {
+  for (int w = 0; w < 4; ++w) _mm256_store_si256(reinterpret_cast<__m256i*>(rng.s[w]), st.s[w]);
+}
+
+// One step of the four streams (as Xoshiro4::Next): the four outputs.
+__attribute__((target("avx2"), always_inline)) inline __m256i NextStep(Streams& st) {
+  __m256i& s0 = st.s[0];
+  __m256i& s1 = st.s[1];
+  __m256i& s2 = st.s[2];
+  __m256i& s3 = st.s[3];
+  const __m256i out = _mm256_add_epi64(s0, s3);
+  const __m256i t = _mm256_slli_epi64(s1, 17);
+  s2 = _mm256_xor_si256(s2, s0);
+  s3 = _mm256_xor_si256(s3, s1);
+  s1 = _mm256_xor_si256(s1, s2);
+  s0 = _mm256_xor_si256(s0, s3);
+  s2 = _mm256_xor_si256(s2, t);
+  s3 = _mm256_or_si256(_mm256_slli_epi64(s3, 45), _mm256_srli_epi64(s3, 19));
+  return out;
+}
+#endif
+
+#if defined(__x86_64__)
 __attribute__((target("avx2"))) static double ResampledSumAvx2(Xoshiro4& rng, const double* x,
                                                                 uint32_t n) {
   const uint32_t reject_below = 65536u % n;
-  __m256i s0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(rng.s[0]));
-  __m256i s1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(rng.s[1]));
-  __m256i s2 = _mm256_load_si256(reinterpret_cast<const __m256i*>(rng.s[2]));
-  __m256i s3 = _mm256_load_si256(reinterpret_cast<const __m256i*>(rng.s[3]));
+  Streams st = LoadStreams(rng);
   const __m256i nv = _mm256_set1_epi16(static_cast<short>(n));
   const __m256i flip = _mm256_set1_epi16(static_cast<short>(0x8000));
   // Unsigned lo < reject_below as a signed comparison of both sides with the top bit flipped.
@@ -72,14 +107,7 @@ __attribute__((target("avx2"))) static double ResampledSumAvx2(Xoshiro4& rng, co
   __m256d acc_a = _mm256_setzero_pd(), acc_b = _mm256_setzero_pd();
   uint32_t taken = 0;
   while (taken < n) {
-    const __m256i out = _mm256_add_epi64(s0, s3);
-    const __m256i t = _mm256_slli_epi64(s1, 17);
-    s2 = _mm256_xor_si256(s2, s0);
-    s3 = _mm256_xor_si256(s3, s1);
-    s1 = _mm256_xor_si256(s1, s2);
-    s0 = _mm256_xor_si256(s0, s3);
-    s2 = _mm256_xor_si256(s2, t);
-    s3 = _mm256_or_si256(_mm256_slli_epi64(s3, 45), _mm256_srli_epi64(s3, 19));
+    const __m256i out = NextStep(st);
     const __m256i lo = _mm256_mullo_epi16(out, nv);
     const __m256i hi = _mm256_mulhi_epu16(out, nv);
     const __m256i rejected = _mm256_cmpgt_epi16(threshold, _mm256_xor_si256(lo, flip));
@@ -110,10 +138,7 @@ __attribute__((target("avx2"))) static double ResampledSumAvx2(Xoshiro4& rng, co
     acc_a = _mm256_load_pd(a);
     acc_b = _mm256_load_pd(a + 4);
   }
-  _mm256_store_si256(reinterpret_cast<__m256i*>(rng.s[0]), s0);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(rng.s[1]), s1);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(rng.s[2]), s2);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(rng.s[3]), s3);
+  StoreStreams(st, rng);
   alignas(32) double a[8];
   _mm256_store_pd(a, acc_a);
   _mm256_store_pd(a + 4, acc_b);
@@ -125,24 +150,14 @@ __attribute__((target("avx2"))) static double ResampledSumAvx2(Xoshiro4& rng, co
 __attribute__((target("avx2,avx512f,avx512bw,avx512vl"))) static double ResampledSumAvx512(
     Xoshiro4& rng, const double* x, uint32_t n) {
   const uint32_t reject_below = 65536u % n;
-  __m256i s0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(rng.s[0]));
-  __m256i s1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(rng.s[1]));
-  __m256i s2 = _mm256_load_si256(reinterpret_cast<const __m256i*>(rng.s[2]));
-  __m256i s3 = _mm256_load_si256(reinterpret_cast<const __m256i*>(rng.s[3]));
+  Streams st = LoadStreams(rng);
   const __m256i nv = _mm256_set1_epi16(static_cast<short>(n));
   const __m256i threshold = _mm256_set1_epi16(static_cast<short>(reject_below));
   alignas(32) uint16_t idx[16];
   __m512d acc = _mm512_setzero_pd();
   uint32_t taken = 0;
   while (taken < n) {
-    const __m256i out = _mm256_add_epi64(s0, s3);
-    const __m256i t = _mm256_slli_epi64(s1, 17);
-    s2 = _mm256_xor_si256(s2, s0);
-    s3 = _mm256_xor_si256(s3, s1);
-    s1 = _mm256_xor_si256(s1, s2);
-    s0 = _mm256_xor_si256(s0, s3);
-    s2 = _mm256_xor_si256(s2, t);
-    s3 = _mm256_or_si256(_mm256_slli_epi64(s3, 45), _mm256_srli_epi64(s3, 19));
+    const __m256i out = NextStep(st);
     const __m256i lo = _mm256_mullo_epi16(out, nv);
     const __m256i hi = _mm256_mulhi_epu16(out, nv);
     const uint32_t rejected = _mm256_cmplt_epu16_mask(lo, threshold);  // bit k: candidate k
@@ -170,10 +185,7 @@ __attribute__((target("avx2,avx512f,avx512bw,avx512vl"))) static double Resample
     }
     acc = _mm512_load_pd(a);
   }
-  _mm256_store_si256(reinterpret_cast<__m256i*>(rng.s[0]), s0);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(rng.s[1]), s1);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(rng.s[2]), s2);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(rng.s[3]), s3);
+  StoreStreams(st, rng);
   alignas(64) double a[8];
   _mm512_store_pd(a, acc);
   return Combine(a);
