@@ -58,7 +58,7 @@ std::vector<Command> AddCommands(CLI::App& app, ConnectionArgs& connection) {
                                    AddReportCommand(app, connection),
                                    AddReplayCommand(app),
                                    AddTasksCommand(app),
-                                   AddAdminCommand(app)});
+                                   AddAdminCommand(app, connection)});
   return commands;
 }
 #endif  // BBO_PARTICIPANT_BUILD

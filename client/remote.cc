@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bbo/v1/competition_service.grpc.pb.h"
+#include "bbo/v1/organizer_service.grpc.pb.h"
 #include "bbo/v1/scoring_service.grpc.pb.h"
 #include "bbo/v1/study_service.grpc.pb.h"
 #include "grpcpp/create_channel.h"
@@ -70,7 +71,72 @@ absl::StatusOr<Response> Invoke(const std::string& token, bool tls, int seconds,
   return response;
 }
 
+// One OrganizerService call with a deadline of 30 s.
+template <typename Request, typename Response>
+absl::StatusOr<Response> OrganizerCall(
+    const std::string& server, const ClientTls& tls, const std::string& token,
+    const Request& request,
+    grpc::Status (v1::OrganizerService::Stub::*method)(grpc::ClientContext*, const Request&,
+                                                      Response*)) {
+  auto stub = v1::OrganizerService::NewStub(Channel(server, tls, CompetitionArgs()));
+  return Invoke<Response>(token, tls.enabled(), 30, [&](auto* ctx, auto* response) {
+    return ((*stub).*method)(ctx, request, response);
+  });
+}
+
 }  // namespace
+
+absl::StatusOr<v1::PublishBoardResponse> Remote::PublishBoard(const v1::PublishBoardRequest& request) const {
+  return OrganizerCall(server_, tls_, token_, request, &v1::OrganizerService::Stub::PublishBoard);
+}
+
+absl::StatusOr<v1::StopRaceResponse> Remote::StopRace(const v1::StopRaceRequest& request) const {
+  return OrganizerCall(server_, tls_, token_, request, &v1::OrganizerService::Stub::StopRace);
+}
+
+absl::StatusOr<v1::HideSubmissionResponse> Remote::HideSubmission(const v1::HideSubmissionRequest& request) const {
+  return OrganizerCall(server_, tls_, token_, request, &v1::OrganizerService::Stub::HideSubmission);
+}
+
+absl::StatusOr<v1::DisqualifyTeamResponse> Remote::DisqualifyTeam(const v1::DisqualifyTeamRequest& request) const {
+  return OrganizerCall(server_, tls_, token_, request, &v1::OrganizerService::Stub::DisqualifyTeam);
+}
+
+absl::StatusOr<v1::SetFinalistResponse> Remote::SetFinalist(const v1::SetFinalistRequest& request) const {
+  return OrganizerCall(server_, tls_, token_, request, &v1::OrganizerService::Stub::SetFinalist);
+}
+
+absl::StatusOr<v1::ListFailedJobsResponse> Remote::ListFailedJobs(const v1::ListFailedJobsRequest& request) const {
+  return OrganizerCall(server_, tls_, token_, request, &v1::OrganizerService::Stub::ListFailedJobs);
+}
+
+absl::StatusOr<v1::RequeueJobsResponse> Remote::RequeueJobs(const v1::RequeueJobsRequest& request) const {
+  return OrganizerCall(server_, tls_, token_, request, &v1::OrganizerService::Stub::RequeueJobs);
+}
+
+absl::StatusOr<v1::IssueTokenResponse> Remote::IssueToken(const v1::IssueTokenRequest& request) const {
+  return OrganizerCall(server_, tls_, token_, request, &v1::OrganizerService::Stub::IssueToken);
+}
+
+absl::StatusOr<v1::RotateTokenResponse> Remote::RotateToken(const v1::RotateTokenRequest& request) const {
+  return OrganizerCall(server_, tls_, token_, request, &v1::OrganizerService::Stub::RotateToken);
+}
+
+absl::StatusOr<v1::RevokeTokensResponse> Remote::RevokeTokens(const v1::RevokeTokensRequest& request) const {
+  return OrganizerCall(server_, tls_, token_, request, &v1::OrganizerService::Stub::RevokeTokens);
+}
+
+absl::StatusOr<v1::ListTokensResponse> Remote::ListTokens(const v1::ListTokensRequest& request) const {
+  return OrganizerCall(server_, tls_, token_, request, &v1::OrganizerService::Stub::ListTokens);
+}
+
+absl::StatusOr<v1::ListAuditResponse> Remote::ListAudit(const v1::ListAuditRequest& request) const {
+  return OrganizerCall(server_, tls_, token_, request, &v1::OrganizerService::Stub::ListAudit);
+}
+
+absl::StatusOr<v1::ListPhaseEventsResponse> Remote::ListPhaseEvents(const v1::ListPhaseEventsRequest& request) const {
+  return OrganizerCall(server_, tls_, token_, request, &v1::OrganizerService::Stub::ListPhaseEvents);
+}
 
 Remote::Remote(std::string server, std::string token, ClientTls tls)
     : server_(std::move(server)), token_(std::move(token)), tls_(std::move(tls)) {}

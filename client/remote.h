@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "bbo/v1/competition_service.pb.h"
+#include "bbo/v1/organizer_service.pb.h"
 #include "bbo/v1/scoring_service.pb.h"
 #include "bbo/v1/study_service.pb.h"
 #include "common/tls_files.h"
@@ -37,6 +38,20 @@ class Remote {
       const v1::GetLeaderboardRequest& request) const;
   // StudyService; deadline 30 s.
   absl::StatusOr<v1::ListProblemsResponse> ListProblems() const;
+  // OrganizerService (an organizer's token); deadline 30 s.
+  absl::StatusOr<v1::PublishBoardResponse> PublishBoard(const v1::PublishBoardRequest& request) const;
+  absl::StatusOr<v1::StopRaceResponse> StopRace(const v1::StopRaceRequest& request) const;
+  absl::StatusOr<v1::HideSubmissionResponse> HideSubmission(const v1::HideSubmissionRequest& request) const;
+  absl::StatusOr<v1::DisqualifyTeamResponse> DisqualifyTeam(const v1::DisqualifyTeamRequest& request) const;
+  absl::StatusOr<v1::SetFinalistResponse> SetFinalist(const v1::SetFinalistRequest& request) const;
+  absl::StatusOr<v1::ListFailedJobsResponse> ListFailedJobs(const v1::ListFailedJobsRequest& request) const;
+  absl::StatusOr<v1::RequeueJobsResponse> RequeueJobs(const v1::RequeueJobsRequest& request) const;
+  absl::StatusOr<v1::IssueTokenResponse> IssueToken(const v1::IssueTokenRequest& request) const;
+  absl::StatusOr<v1::RotateTokenResponse> RotateToken(const v1::RotateTokenRequest& request) const;
+  absl::StatusOr<v1::RevokeTokensResponse> RevokeTokens(const v1::RevokeTokensRequest& request) const;
+  absl::StatusOr<v1::ListTokensResponse> ListTokens(const v1::ListTokensRequest& request) const;
+  absl::StatusOr<v1::ListAuditResponse> ListAudit(const v1::ListAuditRequest& request) const;
+  absl::StatusOr<v1::ListPhaseEventsResponse> ListPhaseEvents(const v1::ListPhaseEventsRequest& request) const;
   // ScoringService; deadline 600 s (a report with a large bootstrap takes a while).
   absl::StatusOr<v1::GetReportResponse> GetReport(const v1::GetReportRequest& request) const;
 

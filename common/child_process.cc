@@ -20,6 +20,7 @@
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "common/subprocess.h"
+#include "common/utf8.h"
 #include "nlohmann/json.hpp"
 
 namespace bbo {
@@ -224,10 +225,9 @@ class PosixChildProcess : public ChildProcess {
       how = "was still running (killed)";
     }
     process_->WaitStderrClosed(absl::Now() + kStderrCatchUp);
-    std::string tail = process_->StderrTail();
-    if (tail.size() > kQuotedTail) tail = "..." + tail.substr(tail.size() - kQuotedTail);
+    const std::string tail = StderrBlock(process_->StderrTail(), kQuotedTail);
     return absl::StrCat(name_, " ", what, " and ", how,
-                        tail.empty() ? "; no stderr" : "; stderr: " + QuoteJson(tail));
+                        tail.empty() ? "; no stderr" : "; its stderr ended with:" + tail);
   }
 
   const std::unique_ptr<Subprocess> process_;

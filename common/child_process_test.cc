@@ -71,7 +71,7 @@ TEST(ChildProcessTest, ClosedStdoutSaysHowTheChildEndedWithItsStderr) {
   EXPECT_EQ(line.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(line.status().message(),
               AllOf(HasSubstr("toy closed its stdout and exited with status 3"),
-                    HasSubstr("stderr: \"dying now\\n\"")));
+                    HasSubstr("; its stderr ended with:\n  | dying now")));
 }
 
 TEST(ChildProcessTest, KilledChildNamesTheSignal) {

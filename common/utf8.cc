@@ -86,6 +86,35 @@ std::string LastUtf8Bytes(absl::string_view s, size_t max_bytes) {
   return out;
 }
 
+std::string StderrBlock(absl::string_view tail, size_t max_bytes) {
+  const std::string text = LastUtf8Bytes(tail, max_bytes);
+  const bool cut = text.size() < tail.size();
+  std::string out;
+  out.reserve(text.size() + text.size() / 16 + 16);
+  absl::string_view rest = text;
+  while (!rest.empty() && (rest.back() == '\n' || rest.back() == '\r')) rest.remove_suffix(1);
+  if (rest.empty()) return "";
+  out.append(cut ? "\n  | ..." : "\n  | ");
+  for (size_t i = 0; i < rest.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(rest[i]);
+    if (c == '\n') {
+      out.append("\n  | ");
+    } else if (c == '\r') {
+      continue;
+    } else if ((c < 0x20 && c != '\t') || c == 0x7f) {
+      out.append("\xEF\xBF\xBD");
+    } else if (c == 0xC2 && i + 1 < rest.size() &&
+               static_cast<unsigned char>(rest[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(rest[i + 1]) <= 0x9F) {
+      out.append("\xEF\xBF\xBD");  // a C1 control (U+0080..U+009F)
+      ++i;
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out;
+}
+
 bool IsValidUtf8(absl::string_view s) {
   for (size_t i = 0; i < s.size();) {
     const size_t n = ValidSequenceLength(s, i);

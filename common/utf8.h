@@ -33,6 +33,13 @@ std::string LastUtf8Bytes(absl::string_view s, size_t max_bytes);
 // true when `s` is valid UTF-8 as above.
 bool IsValidUtf8(absl::string_view s);
 
+// The last `max_bytes` of a child's stderr as a readable block to append to an error message:
+// "\n  | line\n  | line" (each line indented, so it reads as quoted text wherever the message is
+// shown), valid UTF-8 cut on a character boundary (LastUtf8Bytes), a cut first line marked
+// "...", carriage returns dropped, and every other control character (C0 but tab and newline,
+// DEL, C1: terminal escapes among them) shown as U+FFFD. "" for an empty tail.
+std::string StderrBlock(absl::string_view tail, size_t max_bytes);
+
 }  // namespace bbo
 
 #endif  // BBO_COMMON_UTF8_H_

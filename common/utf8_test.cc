@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "absl/strings/match.h"
+
 #include "gtest/gtest.h"
 
 namespace bbo {
@@ -80,6 +82,28 @@ TEST(TruncateUtf8Test, HugeInputCostsOnlyTheLimit) {
   EXPECT_LE(t.size(), 4096u);
   EXPECT_EQ(t.size(), 4095u);  // 1365 replacement characters
   EXPECT_EQ(LastUtf8Bytes(big, 4096).size(), 4095u);
+}
+
+TEST(StderrBlockTest, QuotesTheTailAsIndentedReadableLines) {
+  EXPECT_EQ(StderrBlock("", 100), "");
+  EXPECT_EQ(StderrBlock("\n\r\n", 100), "");
+  EXPECT_EQ(StderrBlock("line one\r\nline \"two\"\n", 100), "\n  | line one\n  | line \"two\"");
+  // A terminal escape (ESC [ 2 J), a bell, DEL and a C1 CSI (U+009B) are shown, not obeyed;
+  // tabs stay.
+  EXPECT_EQ(StderrBlock("a\x1b[2Jb\x07\x7f\tc\xc2\x9b" "d", 100),
+            "\n  | a\xEF\xBF\xBD[2Jb\xEF\xBF\xBD\xEF\xBF\xBD\tc\xEF\xBF\xBD" "d");
+}
+
+TEST(StderrBlockTest, CutsOnACharacterBoundaryAndSaysSo) {
+  // 10,001 bytes of valid UTF-8 ("é" is 2 bytes) cut to 2,000: no U+FFFD at the cut, marked "...".
+  std::string text = "x";
+  for (int i = 0; i < 5000; ++i) text += "\xC3\xA9";
+  const std::string block = StderrBlock(text, 2000);
+  ASSERT_TRUE(absl::StartsWith(block, "\n  | ..."));
+  const std::string body = block.substr(std::string("\n  | ...").size());
+  EXPECT_EQ(body.find("\xEF\xBF\xBD"), std::string::npos);
+  EXPECT_EQ(body.size(), 2000u);
+  EXPECT_TRUE(IsValidUtf8(block));
 }
 
 }  // namespace

@@ -13,6 +13,8 @@ PACKAGES=(
   libeigen3-dev libboost-math-dev libarchive-dev libgtest-dev libgmock-dev googletest libbenchmark-dev
   bubblewrap libseccomp-dev libsodium-dev libcpp-httplib-dev libopencv-ml-dev libxgboost-dev zlib1g-dev openssl
   python3 python3-numpy python3-scipy python3-sklearn python3-pandas python3-optuna python3-torch
+  # server/notify: team notifications by e-mail (SMTP) and webhook, with libcurl.
+  libcurl4-openssl-dev
   # ThreadSafetyTest (tests/thread_safety_check.py): clang's -Wthread-safety, which gcc lacks.
   clang
 )

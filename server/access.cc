@@ -7,7 +7,7 @@ namespace bbo {
 std::string Identity::Describe() const {
   switch (role) {
     case Role::kOrganizer:
-      return "organizer";
+      return name.empty() ? "organizer" : absl::StrCat("organizer:", name);
     case Role::kTeam:
       return absl::StrCat("team:", name);
     case Role::kWorker:
@@ -78,6 +78,14 @@ absl::Status AccessPolicy::RequireParticipant(const Identity& who, absl::string_
     return NoToken(what);
   }
   return absl::PermissionDeniedError(absl::StrCat(what, " are for teams and organizers"));
+}
+
+absl::Status AccessPolicy::RequireOrganizer(const Identity& who, absl::string_view what) const {
+  if (who.is_organizer()) return absl::OkStatus();
+  if (who.role == Identity::Role::kAnonymous) return NoToken(what);
+  return absl::PermissionDeniedError(
+      absl::StrCat(what, ": organizers only; ask the organizers (your token is ",
+                   RoleName(who), " ", who.name, "'s)"));
 }
 
 bool AccessPolicy::SeesSubmissionsOf(const Identity& who, absl::string_view team) const {

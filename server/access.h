@@ -69,6 +69,9 @@ class AccessPolicy {
   absl::Status RequireWorker(const Identity& who) const;
   // Who may see submissions and open practice studies: a team or an organizer.
   absl::Status RequireParticipant(const Identity& who, absl::string_view what) const;
+  // Who may moderate (hide, disqualify, set finalists, publish): an organizer. Unauthenticated
+  // without a token, PermissionDenied for any other, naming `what`.
+  absl::Status RequireOrganizer(const Identity& who, absl::string_view what) const;
   // Whether `who` may see the details of a submission of `team`.
   bool SeesSubmissionsOf(const Identity& who, absl::string_view team) const;
 

@@ -12,15 +12,6 @@
 #include "spdlog/spdlog.h"
 
 namespace bbo {
-namespace {
-
-// Every job done and no study with an error (a crash, a random-filled batch, a cut-off).
-bool Healthy(const SubmissionStatus& s) {
-  return s.jobs.total > 0 && s.jobs.done == s.jobs.total && s.studies_with_errors == 0;
-}
-
-}  // namespace
-
 Competition::Competition(Store* store, Clock* calendar, int64_t seed)
     : store_(store), calendar_(calendar), seed_(seed) {}
 
@@ -167,10 +158,22 @@ absl::StatusOr<std::vector<PhaseSubmission>> Competition::List(const Identity& w
     if (!name.empty() && o.phase != name) continue;
     ASSIGN_OR_RETURN(std::vector<SubmissionStatus> list, e.phase->List(who));
     ASSIGN_OR_RETURN(auto choices, store_->Choices(o.phase_key));
+    // Which of them goes on (or went on), so a team sees it before the deadline.
+    const Entry* next = Successor(e);
+    FinalistMap finalists;
+    if (next != nullptr && !list.empty()) {
+      ASSIGN_OR_RETURN(bool migrated, Migrated(*next));
+      ASSIGN_OR_RETURN(finalists, migrated ? MigratedFinalists(*next) : PlannedFinalists(e));
+    }
     for (SubmissionStatus& s : list) {
       PhaseSubmission p;
       auto it = choices.find(s.submission.team);
       p.chosen = it != choices.end() && it->second == s.submission.id;
+      auto f = finalists.find(s.submission.team);
+      if (f != finalists.end() && f->second.submission_id == s.submission.id) {
+        p.finalist = f->second.how == "default" ? "by default: " + f->second.why : f->second.why;
+        p.next_phase = next->phase->options().phase;
+      }
       p.phase = o.phase;
       p.status = std::move(s);
       out.push_back(std::move(p));
@@ -181,43 +184,6 @@ absl::StatusOr<std::vector<PhaseSubmission>> Competition::List(const Identity& w
     return a.status.submission.id < b.status.submission.id;
   });
   return out;
-}
-
-absl::StatusOr<std::string> Competition::Choose(const Identity& who, int64_t submission_id) {
-  RETURN_IF_ERROR(AccessPolicy().RequireParticipant(who, "choices of submissions"));
-  if (!who.is_team()) {
-    return absl::PermissionDeniedError(
-        "choosing the submission that goes on to the next phase needs your team's token");
-  }
-  absl::StatusOr<SubmissionRecord> sub = store_->GetSubmission(submission_id);
-  if (!sub.ok() || sub->is_baseline || sub->team != who.name) {
-    return absl::NotFoundError(absl::StrCat("no submission ", submission_id, " of yours"));
-  }
-  const Entry* source = nullptr;
-  for (const Entry& e : phases_) {
-    if (e.phase->options().phase_key == sub->phase) source = &e;
-  }
-  if (source == nullptr) return absl::NotFoundError("the submission's phase is not served here");
-  const std::string& name = source->phase->options().phase;
-  const Entry* target = nullptr;
-  for (const Entry& e : phases_) {
-    if (e.spec->migrate_from == name) target = &e;
-  }
-  if (target == nullptr) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "no phase follows phase \"", name, "\": there is nothing to choose a submission for"));
-  }
-  const std::optional<absl::Time>& end = source->phase->options().window_end;
-  if (end && calendar_->Now() >= *end) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "phase \"", name, "\" ended at ", FormatUtc(*end),
-        "; the choice of the submission that goes on can no longer change"));
-  }
-  RETURN_IF_ERROR(store_->SetChoice(sub->phase, who.name, submission_id,
-                                    calendar_->NowSeconds()));
-  spdlog::info("event=submission_chosen phase={} team={} submission={} next_phase={}", name,
-               who.name, submission_id, target->phase->options().phase);
-  return target->phase->options().phase;
 }
 
 absl::StatusOr<int> Competition::MigrateDue() {
@@ -241,42 +207,11 @@ absl::StatusOr<int> Competition::MigrateDue() {
   return moved;
 }
 
-std::map<std::string, std::pair<int64_t, std::string>> Competition::DefaultFinalists(
-    Phase& phase, const std::vector<SubmissionStatus>& subs) {
-  // The phase's main board, when it can be read (the baseline may still run): name -> score.
-  std::map<std::string, double> score;
-  if (absl::StatusOr<LeaderboardReport> board = phase.Leaderboard(); board.ok()) {
-    for (const scoring::MethodResult& r : board->board.rows) {
-      if (!r.is_baseline && std::isfinite(r.score)) score[r.method] = r.score;
-    }
-  }
-  std::map<std::string, std::pair<int64_t, std::string>> out;  // team -> (id, why)
-  std::map<std::string, double> best;
-  for (const SubmissionStatus& s : subs) {  // in registration order: the latest wins ties
-    if (s.submission.is_baseline || s.submission.team.empty() || !Healthy(s)) continue;
-    auto it = score.find(s.submission.name);
-    const double value = it == score.end() ? -HUGE_VAL : it->second;
-    auto seen = best.find(s.submission.team);
-    if (seen != best.end() && value < seen->second) continue;
-    best[s.submission.team] = value;
-    out[s.submission.team] = {
-        s.submission.id, it == score.end()
-                             ? std::string("latest complete submission without errors; no score yet")
-                             : absl::StrCat("best complete submission without errors, score ",
-                                            absl::StrFormat("%.3f", value))};
-  }
-  return out;
-}
-
 absl::StatusOr<int> Competition::MigrateInto(const Entry& target, const Entry& source) {
   const PhaseOptions& from = source.phase->options();
   const PhaseOptions& to = target.phase->options();
-  absl::StatusOr<std::map<std::string, int64_t>> choices = store_->Choices(from.phase_key);
-  if (!choices.ok()) return choices.status();
   ASSIGN_OR_RETURN(std::vector<SubmissionStatus> subs, source.phase->List());
-  std::map<std::string, std::pair<int64_t, std::string>> chosen =
-      DefaultFinalists(*source.phase, subs);
-  for (const auto& [team, id] : *choices) chosen[team] = {id, "chosen by the team"};
+  ASSIGN_OR_RETURN(FinalistMap chosen, PlannedFinalists(source));
   std::vector<Migration> moves;
   std::vector<std::string> lines;
   std::set<std::string> teams;
@@ -290,9 +225,9 @@ absl::StatusOr<int> Competition::MigrateInto(const Entry& target, const Entry& s
                                          "study completed without an error)"));
       continue;
     }
-    moves.push_back({pick->second.first, to.default_trials});
-    lines.push_back(
-        absl::StrCat(team, ": submission ", pick->second.first, " (", pick->second.second, ")"));
+    moves.push_back({pick->second.submission_id, to.default_trials});
+    lines.push_back(absl::StrCat(team, ": submission ", pick->second.submission_id, " (",
+                                 pick->second.why, ")"));
   }
   const std::string detail = absl::StrCat("from phase \"", from.phase, "\": ",
                                           lines.empty() ? "no team had a submission"

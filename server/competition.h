@@ -63,12 +63,29 @@ struct PhaseView {
   bool racing = false;
 };
 
+// The submission of a team that goes on to the next phase (or went on).
+struct Finalist {
+  int64_t submission_id = 0;
+  // "chosen" (by the team, `bbo choose`), "organizer" (set by an organizer), "default" (the
+  // team's best healthy submission: Competition::DefaultFinalists).
+  std::string how;
+  // In words: "chosen by the team", "set by organizer alice: <reason>", "best complete
+  // submission without errors, score 93.125".
+  std::string why;
+};
+
+// Team -> its finalist.
+using FinalistMap = std::map<std::string, Finalist>;
+
 // A submission as its team (or an organizer) sees it across phases.
 struct PhaseSubmission {
   SubmissionStatus status;
   std::string phase;
   // Its team chose it to go on to the next phase.
   bool chosen = false;
+  // It goes on to `next_phase` if the phase ended now (or went on): how and why, "" when not.
+  std::string finalist;
+  std::string next_phase;
 };
 
 class Competition {
@@ -88,6 +105,8 @@ class Competition {
   // Where a submission that names no phase goes: the one phase open for submissions now (the
   // current one when several are); FailedPrecondition with every phase's window when none is.
   absl::StatusOr<Phase*> ForSubmission(const std::string& name);
+  // The phase a submission belongs to; NotFound for an unknown id or the baseline.
+  absl::StatusOr<Phase*> PhaseOfSubmission(int64_t submission_id);
   // Every phase as `who` sees it.
   std::vector<PhaseView> Describe();
   // The log of submission `submission_id` (server/submission_log.h) with the first `limit`
@@ -110,6 +129,20 @@ class Competition {
   // submission must be its own, in a phase that some later phase migrates from, before that
   // phase's end. Returns the phase name.
   absl::StatusOr<std::string> Choose(const Identity& who, int64_t submission_id);
+  // An organizer sets (or replaces) team's submission that goes on from its phase, with a reason
+  // (recorded with who and when, and shown to the team). Before the phase's migration it is the
+  // team's choice from then on; after it, the team's entry in the next phase is withdrawn
+  // ("replaced by ...") and this submission is migrated in its place, its jobs queued. Returns
+  // the next phase's name. PermissionDenied: not an organizer; InvalidArgument: no reason;
+  // NotFound: no such submission; FailedPrecondition: no phase takes submissions from its phase,
+  // it already is the team's entry, or the next phase's race takes no more entries.
+  absl::StatusOr<std::string> SetFinalist(const Identity& who, int64_t submission_id,
+                                          const std::string& reason);
+  // Each team's submission that goes on from phase `name` (or went on, after the migration):
+  // for `who`'s teams (a team sees its own, an organizer every team). Empty for a phase no
+  // phase takes submissions from. NotFound: no such phase.
+  absl::StatusOr<FinalistMap> Finalists(const Identity& who,
+                                                            const std::string& name);
   // Migrates, for every phase whose source phase has ended and that has not been migrated into,
   // each team's chosen submission, else its default finalist (DefaultFinalists); a team with
   // neither is not entered, and the migration's record says so. Exactly once per phase,
@@ -126,6 +159,20 @@ class Competition {
     const PhaseSpec* spec = nullptr;
   };
   absl::StatusOr<int> MigrateInto(const Entry& target, const Entry& source);
+  // The phase that takes submissions from `source` (null when none).
+  const Entry* Successor(const Entry& source) const;
+  // Why a choice in `source` is impossible because no phase follows it (FailedPrecondition).
+  absl::Status NoSuccessor(const Entry& source) const;
+  // Whether submissions were migrated into `target` already.
+  absl::StatusOr<bool> Migrated(const Entry& target);
+  // Each team's finalist from `source` before the migration: choices (labelled by the phase
+  // events: the team's or an organizer's), else DefaultFinalists.
+  absl::StatusOr<FinalistMap> PlannedFinalists(const Entry& source);
+  // After it: each team's entry in `target` (not withdrawn), by the source submission.
+  absl::StatusOr<FinalistMap> MigratedFinalists(const Entry& target);
+  // SetFinalist after the migration.
+  absl::Status ReplaceFinalist(const Identity& who, const Entry& target,
+                               const SubmissionRecord& sub, const std::string& reason);
   // Per team of `subs` (a phase's submissions), the finalist when it chose none: its best
   // healthy submission (every job done and no study with an error, so a crashed or random-filled
   // study never makes a finalist by default) by the phase's leaderboard score, the latest among

@@ -36,7 +36,7 @@ const std::vector<std::string>& PhaseKeys() {
       "default_trials", "max_trials", "baseline_trials", "use_known_optimum", "hidden",
       "anonymize", "warm_start_board", "evaluate_once", "max_submissions_per_team",
       "max_submissions_per_team_per_day", "accepts_submissions", "migrate_from", "board", "racing",
-      "evaluate_on"};
+      "evaluate_on", "leaderboard_rows"};
   return *k;
 }
 
@@ -289,6 +289,15 @@ absl::Status ReadEvaluation(const json& p, const std::string& where, PhaseSpec* 
   return absl::OkStatus();
 }
 
+}  // namespace
+
+bool IsLeaderboardRowRule(const std::string& rule) {
+  return rule == "submission" || rule == "team_best" || rule == "team_latest" ||
+         rule == "team_chosen";
+}
+
+namespace {
+
 // Who may submit (quotas, migration from an earlier phase) and when the board is shown.
 absl::Status ReadSubmissionsAndBoard(const json& p, const std::string& where, PhaseSpec* s) {
   RETURN_IF_ERROR(Read(p, "max_submissions_per_team", where, &s->max_submissions_per_team));
@@ -308,6 +317,12 @@ absl::Status ReadSubmissionsAndBoard(const json& p, const std::string& where, Ph
         "\""));
   }
   s->board_hidden_until_published = board == "hidden_until_published";
+  RETURN_IF_ERROR(Read(p, "leaderboard_rows", where, &s->leaderboard_rows));
+  if (!IsLeaderboardRowRule(s->leaderboard_rows)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, "\"leaderboard_rows\" must be \"submission\", \"team_best\", \"team_latest\" or "
+               "\"team_chosen\", not \"", s->leaderboard_rows, "\""));
+  }
   return absl::OkStatus();
 }
 

@@ -127,6 +127,10 @@ struct PhaseSpec {
   // The final board: participants see neither scores nor ranks (only their own submissions'
   // states) until an organizer publishes it (`bbo admin publish`).
   bool board_hidden_until_published = false;
+  // One leaderboard row per submission ("submission") or per team: its best-scoring
+  // ("team_best"), its latest ("team_latest") or its chosen submission ("team_chosen": the one
+  // `bbo choose` named, else its best).
+  std::string leaderboard_rows = "submission";
   // Racing instead of running everything (RacingSpec); the instances are the problems x
   // default_trials.
   RacingSpec racing;
@@ -143,6 +147,9 @@ struct PhaseSpec {
   // "2026-07-01 00:00 UTC to 2026-10-01 00:00 UTC" (open sides said as such).
   std::string WindowText() const;
 };
+
+// Whether `rule` is a PhaseSpec::leaderboard_rows value.
+bool IsLeaderboardRowRule(const std::string& rule);
 
 struct CompetitionSpec {
   std::string name;

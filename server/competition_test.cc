@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "problems/test_problems.h"
 #include "server/coordinator.h"
+#include "server/submission_state.h"
 #include "server/store/memory_store.h"
 #include "server/store/sqlite_store.h"
 
@@ -18,6 +19,7 @@ namespace bbo {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr char kFile[] = R"json(
 // Three phases: practice (open), feedback (hidden problems, 2 a day), final (migrated).
@@ -225,7 +227,8 @@ TEST_F(PhasesTest, TheDefaultFinalistIsTheTeamsBestHealthySubmission) {
   ASSERT_TRUE(Submit("delta", "d2").ok());  // latest, complete, healthy, but worse
   ASSERT_TRUE(Submit("gamma", "crash-g1").ok());
   PlayAll();
-  for (const SubmissionStatus& s : *PhaseNamed("feedback").List()) {
+  const std::vector<SubmissionStatus> feedback = *PhaseNamed("feedback").List();
+  for (const SubmissionStatus& s : feedback) {
     if (s.submission.name.rfind("crash", 0) == 0) {
       EXPECT_GT(s.studies_with_errors, 0) << s.submission.name;
     }
@@ -233,7 +236,8 @@ TEST_F(PhasesTest, TheDefaultFinalistIsTheTeamsBestHealthySubmission) {
   MoveTo("2026-03-01T00:00:00Z");
   EXPECT_EQ(*coordinator_->competition().MigrateDue(), 2);
   std::map<std::string, int64_t> from;
-  for (const SubmissionStatus& s : *PhaseNamed("final").List()) {
+  const std::vector<SubmissionStatus> finals = *PhaseNamed("final").List();
+  for (const SubmissionStatus& s : finals) {
     if (!s.submission.is_baseline) from[s.submission.team] = s.submission.migrated_from;
   }
   EXPECT_EQ(from.size(), 2u);
@@ -337,6 +341,229 @@ TEST(PhasesFileTest, AStartedPhaseCannotChangeItsProblemsOrBudgets) {
   for (const char* ext : {"", ".secret", ".lock", "-wal", "-shm"}) {
     std::filesystem::remove(db + ext);
   }
+}
+
+
+// --- Issue 23: what a team is shown, and what organizers can do, each with who and why.
+
+const Identity kOps{Identity::Role::kOrganizer, "ops"};
+
+// Daily quotas count days on the competition's calendar (a rehearsal moves it), as windows do;
+// the real clock is a year away in this fixture.
+TEST_F(PhasesTest, DailyQuotasCountDaysOnTheCompetitionsCalendar) {
+  ASSERT_TRUE(status_.ok()) << status_;
+  MoveTo("2026-02-10T22:00:00Z");
+  ASSERT_TRUE(Submit("red", "r1").ok());
+  ASSERT_TRUE(Submit("red", "r2").ok());
+  absl::StatusOr<RegisteredSubmission> third = Submit("red", "r3");
+  EXPECT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(third.status().message(), HasSubstr("in 2 h 0 min"));
+  EXPECT_EQ(PhaseNamed("feedback").List()->back().submission.created_at,
+            absl::ToUnixSeconds(At("2026-02-10T22:00:00Z")));
+  MoveTo("2026-02-11T00:30:00Z");  // the next day on the calendar
+  EXPECT_TRUE(Submit("red", "r3").ok());
+}
+
+TEST_F(PhasesTest, ATeamSeesWhichSubmissionGoesOnBeforeTheDeadline) {
+  ASSERT_TRUE(status_.ok()) << status_;
+  MoveTo("2026-02-10T00:00:00Z");
+  const int64_t good = Submit("beta", "good-b1")->submission_id;
+  const int64_t crash = Submit("beta", "crash-b2")->submission_id;
+  Submit("red", "r1");
+  PlayAll();
+  auto finalist_of = [&](int64_t id) {
+    const std::vector<PhaseSubmission> list =
+        *coordinator_->competition().List(Identity::Team("beta"), "feedback");
+    for (const PhaseSubmission& s : list) {
+      if (s.status.submission.id == id) return s.finalist + " -> " + s.next_phase;
+    }
+    return std::string("not listed");
+  };
+  EXPECT_THAT(finalist_of(good),
+              HasSubstr("by default: best complete submission without errors, score"));
+  EXPECT_THAT(finalist_of(good), HasSubstr("-> final"));
+  EXPECT_EQ(finalist_of(crash), " -> ");
+  auto mine = *coordinator_->competition().Finalists(Identity::Team("beta"), "feedback");
+  ASSERT_EQ(mine.size(), 1u);  // its own, not red's
+  EXPECT_EQ(mine["beta"].submission_id, good);
+  EXPECT_EQ(mine["beta"].how, "default");
+  // Its state says why the other one is not it.
+  const std::vector<SubmissionStatus> betas = *PhaseNamed("feedback").List(Identity::Team("beta"));
+  for (const SubmissionStatus& s : betas) {
+    EXPECT_EQ(SubmissionStateName(StateOf(s)), s.submission.id == crash ? "failed" : "finished");
+  }
+  ASSERT_TRUE(coordinator_->competition().Choose(Identity::Team("beta"), crash).ok());
+  EXPECT_EQ(finalist_of(crash), "chosen by the team -> final");
+  EXPECT_EQ(finalist_of(good), " -> ");
+  // A practice submission: choices are made in feedback, and the message says so.
+  MoveTo("2026-01-10T00:00:00Z");
+  const int64_t practice = Submit("beta", "p1")->submission_id;
+  absl::StatusOr<std::string> no = coordinator_->competition().Choose(Identity::Team("beta"),
+                                                                      practice);
+  EXPECT_EQ(no.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(no.status().message(), HasSubstr("chosen in phase \"feedback\" (into \"final\")"));
+  EXPECT_THAT(no.status().message(), Not(HasSubstr("no phase follows")));
+}
+
+TEST_F(PhasesTest, AnOrganizerSetsAndThenReplacesATeamsFinalistWithAReason) {
+  ASSERT_TRUE(status_.ok()) << status_;
+  Competition& c = coordinator_->competition();
+  MoveTo("2026-02-10T00:00:00Z");
+  const int64_t good = Submit("beta", "good-b1")->submission_id;
+  const int64_t crash = Submit("beta", "crash-b2")->submission_id;
+  MoveTo("2026-02-11T00:00:00Z");  // two a day
+  const int64_t other = Submit("beta", "good-b3")->submission_id;
+  PlayAll();
+  ASSERT_TRUE(c.Choose(Identity::Team("beta"), crash).ok());  // the team's mistake
+  EXPECT_EQ(c.SetFinalist(Identity::Team("beta"), good, "x").status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(c.SetFinalist(Identity::Anonymous(), good, "x").status().code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(c.SetFinalist(kOps, good, "").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(c.SetFinalist(kOps, 999, "x").status().code(), absl::StatusCode::kNotFound);
+  ASSERT_EQ(*c.SetFinalist(kOps, good, "their choice crashes; asked by mail"), "final");
+  MoveTo("2026-03-01T00:00:00Z");
+  ASSERT_EQ(*c.MigrateDue(), 1);
+  std::string detail;
+  const std::vector<PhaseEvent> final_events = *coordinator_->store().PhaseEvents("final");
+  for (const PhaseEvent& e : final_events) {
+    if (e.kind == "migrated") detail = e.detail;
+  }
+  EXPECT_THAT(detail, HasSubstr(absl::StrCat("beta: submission ", good, " (set by organizer ops: "
+                                             "their choice crashes; asked by mail)")));
+  // After the migration: the entry is replaced, the old one withdrawn with the reason.
+  ASSERT_EQ(*c.SetFinalist(kOps, other, "re-entered after review"), "final");
+  std::map<int64_t, SubmissionStatus> by_source;
+  const std::vector<SubmissionStatus> finals = *PhaseNamed("final").List();
+  for (const SubmissionStatus& s : finals) {
+    if (!s.submission.is_baseline) by_source[s.submission.migrated_from] = s;
+  }
+  ASSERT_EQ(by_source.size(), 2u);
+  EXPECT_THAT(by_source[good].submission.withdrawn,
+              HasSubstr("replaced by submission " + std::to_string(by_source[other].submission.id)));
+  EXPECT_EQ(SubmissionStateName(StateOf(by_source[good])), "withdrawn");
+  EXPECT_TRUE(by_source[other].submission.withdrawn.empty());
+  EXPECT_EQ(by_source[other].jobs.queued, 4);
+  auto finalists = *c.Finalists(kOps, "feedback");
+  EXPECT_EQ(finalists["beta"].submission_id, other);
+  EXPECT_EQ(finalists["beta"].why, "set by organizer ops: re-entered after review");
+  EXPECT_EQ(c.SetFinalist(kOps, other, "again").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(PhasesTest, HiddenSubmissionsAndDisqualifiedTeamsLeaveTheBoardWithTheirReasons) {
+  ASSERT_TRUE(status_.ok()) << status_;
+  MoveTo("2026-02-10T00:00:00Z");
+  const int64_t red = Submit("red", "good-r1")->submission_id;
+  const int64_t blue = Submit("blue", "b1")->submission_id;
+  Submit("green", "g1");
+  PlayAll();
+  Phase& feedback = PhaseNamed("feedback");
+  auto scores = [&]() {
+    std::map<std::string, double> out;
+    const LeaderboardReport board = *feedback.Leaderboard(kOps, "");
+    for (const auto& r : board.board.rows) out[r.method] = r.score;
+    for (const auto& [problem, b] : board.board.baselines) out["opt " + problem] = b.opt;
+    return out;
+  };
+  const std::map<std::string, double> before = scores();
+  ASSERT_EQ(before.size(), 5u);  // three, the baseline and the problem's opt
+  EXPECT_EQ(feedback.Hide(Identity::Team("blue"), red, "x", false).code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(feedback.Hide(kOps, red, "  ", false).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(feedback.Hide(kOps, red, "two\nlines", false).code(),
+            absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(feedback.Hide(kOps, red, "copied code", false).ok());
+  EXPECT_EQ(feedback.Hide(kOps, red, "again", false).code(), absl::StatusCode::kFailedPrecondition);
+  LeaderboardReport board = *feedback.Leaderboard(Identity::Team("green"), "");
+  ASSERT_EQ(board.removed.size(), 1u);
+  EXPECT_EQ(board.removed[0].name, "good-r1");
+  EXPECT_EQ(board.removed[0].why, "hidden by organizer ops: copied code");
+  const std::map<std::string, double> after = scores();
+  EXPECT_EQ(after.count("good-r1"), 0u);
+  // Not scored at all: the best value found on the problem (what every score is normalized
+  // by) is no longer its.
+  const std::string opt = "opt " + PhaseNamed("feedback").problems().names()[0];
+  EXPECT_GT(after.at(opt), before.at(opt));
+  // A disqualified team leaves the board and may not submit; requalifying brings it back.
+  ASSERT_TRUE(feedback.Disqualify(kOps, "blue", "two accounts", false).ok());
+  EXPECT_EQ(scores().count("b1"), 0u);
+  absl::StatusOr<RegisteredSubmission> refused = Submit("blue", "b2");
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(refused.status().message(), HasSubstr("disqualified from phase \"feedback\""));
+  EXPECT_THAT(refused.status().message(), HasSubstr("two accounts"));
+  EXPECT_EQ(feedback.Hide(kOps, blue, "x", true).code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(feedback.Disqualify(kOps, "blue", "appeal granted", true).ok());
+  ASSERT_TRUE(feedback.Hide(kOps, red, "mistake", true).ok());
+  EXPECT_EQ(scores(), before);
+  EXPECT_TRUE(Submit("blue", "b2").ok());
+  std::vector<std::string> kinds;
+  const std::vector<PhaseEvent> log = *feedback.ModerationLog(kOps);
+  for (const PhaseEvent& e : log) {
+    kinds.push_back(absl::StrCat(e.kind, " ", e.who, " ", e.detail));
+  }
+  EXPECT_THAT(kinds, ::testing::ElementsAre("hidden organizer ops copied code",
+                                            "disqualified organizer ops two accounts",
+                                            "requalified organizer ops appeal granted",
+                                            "unhidden organizer ops mistake"));
+  EXPECT_EQ(feedback.ModerationLog(Identity::Team("blue")).status().code(),
+            absl::StatusCode::kPermissionDenied);
+}
+
+TEST_F(PhasesTest, BoardRowsSayTheStateAndTheTeam) {
+  ASSERT_TRUE(status_.ok()) << status_;
+  MoveTo("2026-02-10T00:00:00Z");
+  Submit("red", "good-r1");
+  Submit("blue", "crash-b1");
+  const int64_t gone = Submit("green", "g1")->submission_id;
+  PlayAll();
+  ASSERT_TRUE(PhaseNamed("feedback").Withdraw(Identity::Team("green"), gone).ok());
+  LeaderboardReport board = *PhaseNamed("feedback").Leaderboard(kOps, "");
+  EXPECT_EQ(board.entries.at("good-r1").state, "finished");
+  EXPECT_EQ(board.entries.at("good-r1").team, "red");
+  EXPECT_EQ(board.entries.at("crash-b1").state, "failed");
+  // Withdrawn after it ran: scored on what it ran, and says so.
+  EXPECT_EQ(board.entries.at("g1").state, "withdrawn");
+  EXPECT_TRUE(board.removed.empty());
+  EXPECT_TRUE(board.pending.empty());
+}
+
+TEST_F(PhasesTest, OneRowPerTeamShowsEachTeamsBestLatestOrChosenSubmission) {
+  std::string text = kFile;
+  text.replace(text.find("\"max_submissions_per_team_per_day\": 2"), 37,
+               "\"max_submissions_per_team_per_day\": 9, \"leaderboard_rows\": \"team_best\"");
+  Start(std::make_unique<InMemoryStore>(), text);
+  ASSERT_TRUE(status_.ok()) << status_;
+  MoveTo("2026-02-10T00:00:00Z");
+  Submit("red", "good-r1");
+  Submit("red", "r2");
+  Submit("blue", "b1");
+  PlayAll();
+  LeaderboardReport board = *PhaseNamed("feedback").Leaderboard(Identity::Team("blue"), "");
+  std::vector<std::string> rows;
+  for (const auto& r : board.board.rows) rows.push_back(r.method);
+  EXPECT_EQ(board.rows, "team_best");
+  EXPECT_EQ(board.rows_not_shown, 1);
+  EXPECT_THAT(rows, ::testing::Contains("good-r1"));
+  EXPECT_THAT(rows, Not(::testing::Contains("r2")));
+  EXPECT_EQ(rows.size(), 3u);  // red, blue and the baseline
+  EXPECT_FALSE(IsLeaderboardRowRule("per_team"));
+  EXPECT_FALSE(ParseCompetitionFile(std::string(kFile).replace(
+                   std::string(kFile).find("\"hidden\": true,"), 15,
+                   "\"leaderboard_rows\": \"teams\",")).ok());
+}
+
+TEST_F(PhasesTest, AWithdrawnPublicationTellsTeamsWhenAndWhy) {
+  ASSERT_TRUE(status_.ok()) << status_;
+  MoveTo("2026-03-02T00:00:00Z");
+  Phase& final = PhaseNamed("final");
+  ASSERT_TRUE(final.Publish(kOps, false, "").ok());
+  MoveTo("2026-03-03T00:00:00Z");
+  ASSERT_TRUE(final.Publish(kOps, true, "a scoring bug; fixed by Friday").ok());
+  absl::Status refused = final.Leaderboard(Identity::Team("red"), "").status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(refused.message(), HasSubstr("withdrawn by the organizers on 2026-03-03"));
+  EXPECT_THAT(refused.message(), HasSubstr("a scoring bug; fixed by Friday"));
 }
 
 }  // namespace

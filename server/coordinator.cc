@@ -49,6 +49,7 @@ void ApplyPhase(const CompetitionSpec& spec, const PhaseSpec& p, const Coordinat
   comp->window_start = p.start;
   comp->window_end = p.end;
   comp->board_hidden_until_published = p.board_hidden_until_published;
+  comp->leaderboard_rows = p.leaderboard_rows;
   comp->racing = p.racing.enabled;
   comp->racing_spec = p.racing;
 }
@@ -378,7 +379,8 @@ MetricsGauges Coordinator::Gauges() {
       g.jobs_queued += c->queued;
       g.jobs_leased += c->leased;
       g.jobs_done += c->done;
-      g.jobs_failed += c->failed;
+      g.jobs_failed += c->lost();
+      g.jobs_withdrawn += c->withdrawn;
     }
   }
   g.running_studies = studies_->LiveStudies();

@@ -178,7 +178,7 @@ absl::StatusOr<Identity> Credentials::Authenticate(absl::string_view token) cons
   if (c.revoked_at.has_value()) return Unauthenticated("the token was revoked");
   switch (c.kind) {
     case CredentialKind::kOrganizer:
-      return Identity::Organizer();
+      return Identity{Identity::Role::kOrganizer, c.owner};
     case CredentialKind::kTeam:
       return Identity::Team(c.owner);
     case CredentialKind::kWorker:

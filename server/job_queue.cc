@@ -10,6 +10,7 @@
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "common/utf8.h"
+#include "server/submission_state.h"
 #include "spdlog/spdlog.h"
 
 namespace bbo {
@@ -98,9 +99,14 @@ void JobQueue::LogIfSubmissionEnded(int64_t job_id) {
   if (!job.ok()) return;
   absl::StatusOr<JobCounts> c = jobs_->CountJobs(job->submission_id);
   if (!c.ok() || c->queued > 0 || c->leased > 0) return;
-  const char* event = c->failed > 0 ? "incomplete" : "finished";
-  spdlog::info("event=submission_{} submission={} jobs_done={} jobs_failed={}", event,
-               job->submission_id, c->done, c->failed);
+  absl::StatusOr<SubmissionRecord> sub = submissions_->GetSubmission(job->submission_id);
+  if (!sub.ok()) return;
+  absl::StatusOr<int> errors = studies_ != nullptr
+                                   ? studies_->CountStudiesWithErrors(job->submission_id)
+                                   : absl::StatusOr<int>(0);
+  const char* event = SubmissionStateName(StateOf(*sub, *c, errors.ok() ? *errors : 0));
+  spdlog::info("event=submission_{} submission={} jobs_done={} jobs_lost={} jobs_withdrawn={}",
+               event, job->submission_id, c->done, c->lost(), c->withdrawn);
   if (metrics_ != nullptr) metrics_->CountSubmission(event);
 }
 

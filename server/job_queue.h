@@ -83,7 +83,9 @@ class JobQueue {
       : jobs_(jobs), workers_(workers), submissions_(submissions), clock_(clock),
         options_(options) {}
   JobQueue(Store* store, Clock* clock, JobQueueOptions options)
-      : JobQueue(store, store, store, clock, options) {}
+      : JobQueue(store, store, store, clock, options) {
+    studies_ = store;
+  }
 
   // Registers a worker for `who` (a worker token, AccessPolicy::RequireWorker): the worker id
   // is bound to that identity, and every later call on it must come from the same identity.
@@ -182,6 +184,8 @@ class JobQueue {
   JobStore* jobs_;
   WorkerStore* workers_;
   SubmissionStore* submissions_;
+  // For the state a submission ended in (its studies with errors); null: lost jobs only.
+  StudyStore* studies_ = nullptr;
   Clock* clock_;
   const JobQueueOptions options_;
   const AccessPolicy access_{false, options_.allow_anonymous};

@@ -136,10 +136,16 @@ ABSL_FLAG(std::string, competition_file, "",
           "describing the phases, their problems, budgets, visibility, quotas and windows "
           "(docs/organizers.md). The per-phase flags (--suite, --batch_size, --hidden, ...) are "
           "then taken from the file, not from the command line.");
+ABSL_FLAG(std::string, rehearsal_calendar_file, "",
+          "Rehearse the competition's calendar: read the competition's date and time from this "
+          "file (seconds since the epoch or RFC 3339, e.g. 2026-10-01T00:00:00Z), re-read at "
+          "every use, so rewriting it moves the competition's time while the coordinator runs; "
+          "the real time while the file is missing or unreadable. Phase windows, deadlines, "
+          "migrations, daily quotas, submission times and publication times all follow it; study "
+          "budgets, leases and timeouts keep the real clock (docs/organizers.md, \"Rehearsing "
+          "the calendar\").");
 ABSL_FLAG(std::string, testing_calendar_file, "",
-          "Tests only: read the calendar (phase windows, migrations) from this file, which "
-          "holds a time as seconds since the epoch or RFC 3339; the real clock while it is "
-          "missing. Study budgets keep the real clock.");
+          "The former name of --rehearsal_calendar_file (kept for existing scripts).");
 ABSL_FLAG(std::string, port_file, "", "If set, write the bound port here once serving.");
 ABSL_FLAG(std::string, metrics_listen, "",
           "host:port for plain-HTTP GET /metrics (Prometheus text: queue depth, leases, running "
@@ -303,8 +309,14 @@ absl::StatusOr<std::unique_ptr<bbo::Coordinator>> CompetitionFromFile(bbo::Coord
     phase_problems.push_back(*std::move(made));
   }
   std::unique_ptr<bbo::Clock> calendar;
-  if (!absl::GetFlag(FLAGS_testing_calendar_file).empty()) {
-    calendar = std::make_unique<FileCalendar>(absl::GetFlag(FLAGS_testing_calendar_file));
+  std::string calendar_file = absl::GetFlag(FLAGS_rehearsal_calendar_file);
+  if (calendar_file.empty()) calendar_file = absl::GetFlag(FLAGS_testing_calendar_file);
+  if (!calendar_file.empty()) {
+    calendar = std::make_unique<FileCalendar>(calendar_file);
+    spdlog::warn("event=rehearsal_calendar file={} now=\"{}\" (the competition's time comes from "
+                 "this file, not the real clock)",
+                 calendar_file, absl::FormatTime(absl::RFC3339_sec, calendar->Now(),
+                                                 absl::UTCTimeZone()));
   }
   return bbo::Coordinator::CreateCompetition(opts, *std::move(spec), std::move(phase_problems),
                                              nullptr, std::move(calendar));

@@ -54,8 +54,11 @@ std::string Metrics::Render(const MetricsGauges& g) {
   gauge("bbo_jobs_queued", "Jobs waiting for a worker.", g.jobs_queued);
   gauge("bbo_jobs_leased", "Jobs leased by a worker (their studies run).", g.jobs_leased);
   gauge("bbo_jobs_done", "Jobs with their final study.", g.jobs_done);
-  gauge("bbo_jobs_failed", "Jobs that ended without a final study (withdrawn or lost).",
+  gauge("bbo_jobs_failed",
+        "Jobs lost to the platform without a final study (organizers can requeue them).",
         g.jobs_failed);
+  gauge("bbo_jobs_withdrawn", "Jobs cancelled because their submission was withdrawn.",
+        g.jobs_withdrawn);
   gauge("bbo_running_studies", "Studies running on this coordinator.", g.running_studies);
   gauge("bbo_workers", "Workers registered with this coordinator since it started.", g.workers);
   gauge("bbo_coordinator_epoch", "Starts of the coordinator on this database.", g.epoch);

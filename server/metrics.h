@@ -25,7 +25,8 @@ struct MetricsGauges {
   int64_t jobs_queued = 0;
   int64_t jobs_leased = 0;
   int64_t jobs_done = 0;
-  int64_t jobs_failed = 0;
+  int64_t jobs_failed = 0;  // lost to the platform (not withdrawn)
+  int64_t jobs_withdrawn = 0;
   int64_t running_studies = 0;
   int64_t workers = 0;  // registered with this coordinator since it started
   int64_t epoch = 0;
@@ -42,7 +43,8 @@ class Metrics {
   // A study ended in `state` ("completed", "cut_off", "failed", "abandoned") for `reason`
   // (classified by ReasonClass).
   void CountStudyEnd(absl::string_view state, absl::string_view reason);
-  // A submission event: "accepted", "refused", "finished", "incomplete".
+  // A submission event: "accepted", "refused", or the state it ended in: "finished", "partial",
+  // "failed", "withdrawn" (server/submission_state.h).
   void CountSubmission(absl::string_view event);
 
   // The exposition text.

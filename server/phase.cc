@@ -19,12 +19,10 @@
 #include "report/report.h"
 #include "server/competition_file.h"
 #include "server/requeue.h"
+#include "server/submission_state.h"
 #include "spdlog/spdlog.h"
 
 namespace bbo {
-namespace {
-
-namespace fs = std::filesystem;
 
 bool ValidName(const std::string& name) {
   if (name.empty() || name.size() > 64) return false;
@@ -35,6 +33,11 @@ bool ValidName(const std::string& name) {
   }
   return true;
 }
+
+namespace {
+
+namespace fs = std::filesystem;
+
 
 
 // A scratch directory removed on destruction.
@@ -156,7 +159,7 @@ absl::StatusOr<bool> Phase::ShowsScores(const Identity& who) {
 
 absl::Status Phase::Publish(const Identity& who, bool undo, const std::string& reason) {
   return bbo::Publish(*store_, PublicationRule(), who, who.Describe(), undo, reason,
-                      clock_->NowSeconds());
+                      calendar_->NowSeconds());
 }
 
 absl::StatusOr<Scoreboard*> Phase::FindBoard(const std::string& board) const {
@@ -211,7 +214,7 @@ absl::Status Phase::EnsureBaseline() {
   rec.digest = "builtin";
   rec.trials = options_.baseline_trials;
   rec.is_baseline = true;
-  rec.created_at = clock_->NowSeconds();
+  rec.created_at = calendar_->NowSeconds();
   rec.phase = options_.phase_key;
   return store_->AddSubmission(rec, "", problems_->names(), options_.seed,
                                {MainBoardKey(options_.phase_key)})
@@ -291,7 +294,7 @@ absl::Status Phase::CheckQuotas(const std::string& team) {
   }
   if (options_.max_submissions_per_team_per_day > 0) {
     // The UTC day of now: [day_start, day_start + 1 day).
-    const double now = clock_->NowSeconds();
+    const double now = calendar_->NowSeconds();
     const double day_start = std::floor(now / 86400.0) * 86400.0;
     ASSIGN_OR_RETURN(int today,
                      store_->CountChargedSubmissions(team, day_start, options_.phase_key));
@@ -325,6 +328,8 @@ absl::StatusOr<RegisteredSubmission> Phase::Register(const std::string& name,
                                                      const std::string& archive, int trials,
                                                      const std::string& team) {
   ASSIGN_OR_RETURN(trials, CheckRegistration(name, team, trials, archive.size()));
+  ASSIGN_OR_RETURN(std::string disqualified, Disqualification(team));
+  if (!disqualified.empty()) return absl::PermissionDeniedError(disqualified);
   ASSIGN_OR_RETURN(Unpacked unpacked, Unpack(archive));
   SubmissionRecord rec;
   rec.name = name;
@@ -337,7 +342,7 @@ absl::StatusOr<RegisteredSubmission> Phase::Register(const std::string& name,
   absl::MutexLock l(&register_mu_);
   RETURN_IF_ERROR(CheckQuotas(team));
   RETURN_IF_ERROR(CheckEvaluatedOnce(rec.digest, team));
-  rec.created_at = clock_->NowSeconds();
+  rec.created_at = calendar_->NowSeconds();
   // A race queues a submission's jobs itself, round by round (server/race.h).
   const std::vector<std::string> no_problems;
   const std::vector<std::string>& job_problems = options_.racing ? no_problems : problems_->names();
@@ -422,21 +427,31 @@ absl::StatusOr<LeaderboardReport> Phase::Leaderboard(const std::string& board_na
 
 absl::Status Phase::RequireBoardShown(const Identity& who) {
   ASSIGN_OR_RETURN(bool scores, ShowsScores(who));
-  if (!scores) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "the board of phase \"", options_.phase, "\" is hidden until the organizers publish "
-        "it; `bbo status` shows the state of your own submissions"));
-  }
+  if (!scores) return HiddenBoardError();
   return absl::OkStatus();
+}
+
+absl::Status Phase::HiddenBoardError() {
+  ASSIGN_OR_RETURN(PublicationState p, Publication());
+  const std::string own = "; `bbo status` shows the state of your own submissions";
+  if (p.at > 0) {  // published once, then withdrawn
+    return absl::PermissionDeniedError(absl::StrCat(
+        "the board of phase \"", options_.phase, "\" was withdrawn by the organizers on ",
+        FormatUtc(absl::FromUnixSeconds(static_cast<int64_t>(p.at))), ": ", p.detail,
+        "; it is hidden until they publish it again", own));
+  }
+  return absl::PermissionDeniedError(absl::StrCat(
+      "the board of phase \"", options_.phase, "\" is hidden until the organizers publish it",
+      own));
 }
 
 absl::StatusOr<LeaderboardReport> Phase::Leaderboard(const Identity& who,
                                                      const std::string& board) {
   RETURN_IF_ERROR(RequireBoardShown(who));
   ASSIGN_OR_RETURN(LeaderboardReport out, Leaderboard(board));
-  // Honest completeness, from the jobs as they are now (not cached with the scores): a row is
-  // complete once every job of its submission has its final study; registered submissions
-  // without a row are listed as pending.
+  // Honest completeness and states, from the jobs as they are now (not cached with the
+  // scores): a row is complete once every job of its submission has its final study;
+  // registered submissions without a row are listed as pending, those off the board as removed.
   ASSIGN_OR_RETURN(std::vector<SubmissionStatus> all, List());
   std::map<std::string, const SubmissionStatus*> by_name;
   for (const SubmissionStatus& s : all) {
@@ -449,18 +464,64 @@ absl::StatusOr<LeaderboardReport> Phase::Leaderboard(const Identity& who,
     if (it == by_name.end()) continue;
     const JobCounts& j = it->second->jobs;
     row.complete = row.complete && j.done == j.total && j.total > 0;
+    out.entries[row.method] = {it->second->submission.id, it->second->submission.team,
+                               SubmissionStateName(StateOf(*it->second))};
   }
-  // Which submissions are pending is one's own business: a team sees its own.
   for (const auto& [name, status] : by_name) {
-    if (!on_board.count(name) && access_.SeesSubmissionsOf(who, status->submission.team)) {
+    const SubmissionRecord& s = status->submission;
+    if (on_board.count(name)) continue;
+    if (!s.on_board() || !s.withdrawn.empty()) {
+      out.removed.push_back({name, s.team, s.on_board() ? s.withdrawn : s.hidden});
+    } else if (access_.SeesSubmissionsOf(who, s.team)) {
+      // Which submissions are pending is one's own business: a team sees its own.
       out.pending.push_back({name, status->jobs});
     }
   }
+  RETURN_IF_ERROR(ApplyRowRule(all, &out));
   if (!access_.ShowsPerProblemResults(who)) {
     for (auto& row : out.board.rows) row.problems.clear();
     out.per_problem = false;
   }
   return out;
+}
+
+absl::Status Phase::ApplyRowRule(const std::vector<SubmissionStatus>& all,
+                                 LeaderboardReport* out) {
+  out->rows = options_.leaderboard_rows;
+  if (out->rows == "submission") return absl::OkStatus();
+  std::map<std::string, int64_t> chosen;
+  if (out->rows == "team_chosen") {
+    ASSIGN_OR_RETURN(chosen, store_->Choices(options_.phase_key));
+  }
+  std::map<std::string, const SubmissionStatus*> by_name;
+  for (const SubmissionStatus& s : all) by_name[s.submission.name] = &s;
+  // Each team's row: rows are best first, so the first of a team is its best.
+  std::map<std::string, std::string> pick;  // team -> submission name
+  for (const scoring::MethodResult& row : out->board.rows) {
+    auto it = by_name.find(row.method);
+    if (row.is_baseline || it == by_name.end()) continue;
+    const SubmissionRecord& s = it->second->submission;
+    const std::string key = s.team.empty() ? "\x01" + s.name : s.team;  // no team: its own row
+    auto seen = pick.find(key);
+    auto choice = chosen.find(s.team);
+    const bool wins =
+        seen == pick.end() ||
+        (out->rows == "team_latest" && s.id > by_name.at(seen->second)->submission.id) ||
+        (out->rows == "team_chosen" && choice != chosen.end() && choice->second == s.id);
+    if (wins) pick[key] = s.name;
+  }
+  std::set<std::string> shown;
+  for (const auto& [team, name] : pick) shown.insert(name);
+  std::vector<scoring::MethodResult> rows;
+  for (scoring::MethodResult& row : out->board.rows) {
+    if (row.is_baseline || shown.count(row.method) || !by_name.count(row.method)) {
+      rows.push_back(std::move(row));
+    } else {
+      ++out->rows_not_shown;
+    }
+  }
+  out->board.rows = std::move(rows);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::shared_ptr<const nlohmann::json>> Phase::Report(
@@ -499,11 +560,7 @@ absl::StatusOr<std::shared_ptr<const scoring::PlackettLuceFits>> Phase::Plackett
 absl::StatusOr<std::vector<scoring::ReportFile>> Phase::ReportFiles(
     const Identity& who, const ReportRequest& request, const std::string& format) {
   RETURN_IF_ERROR(access_.RequireOrganizerIfHidden(who, "the scoring reports"));
-  ASSIGN_OR_RETURN(bool scores, ShowsScores(who));
-  if (!scores) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "the board of phase \"", options_.phase, "\" is hidden until the organizers publish it"));
-  }
+  RETURN_IF_ERROR(RequireBoardShown(who));
   ASSIGN_OR_RETURN(std::shared_ptr<const nlohmann::json> report, Report(request));
   return scoring::RenderReportFiles(*report, format);
 }

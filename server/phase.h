@@ -84,6 +84,8 @@ struct PhaseOptions {
   // The board is hidden until published: participants see neither scores nor ranks, only their
   // own submissions' states, until an organizer publishes it (Publish).
   bool board_hidden_until_published = false;
+  // PhaseSpec::leaderboard_rows: one row per submission, or per team.
+  std::string leaderboard_rows = "submission";
   // A racing phase (server/race.h): a submission is registered without jobs and with the
   // phase's trials; the race queues its jobs round by round, deciding as `racing_spec` says (the
   // board's Plackett-Luce ranking decides the same way).
@@ -137,7 +139,32 @@ struct LeaderboardReport {
     JobCounts jobs;
   };
   std::vector<Pending> pending;
+  // The submissions of the rows (by name): id, team and state (SubmissionStateName).
+  struct Entry {
+    int64_t id = 0;
+    std::string team;
+    std::string state;
+  };
+  std::map<std::string, Entry> entries;
+  // The phase's submissions that are off the board: withdrawn by their team, hidden by the
+  // organizers or of a disqualified team, each with why (public, as the board is).
+  struct Removed {
+    std::string name;
+    std::string team;
+    std::string why;
+  };
+  std::vector<Removed> removed;
+  // PhaseOptions::leaderboard_rows; with a per-team rule, the rows not shown are counted here.
+  std::string rows = "submission";
+  int rows_not_shown = 0;
 };
+
+// A submission or team name: 1-64 of A-Z a-z 0-9 '-' '_' '.'.
+bool ValidName(const std::string& name);
+// How moderation records `who` ("organizer alice"; Identity::Describe for others).
+std::string ActorName(const Identity& who);
+// OK for a moderation reason: one line of text, 1-500 bytes; InvalidArgument saying what to give.
+absl::Status CheckModerationReason(const std::string& reason);
 
 class Phase {
  public:
@@ -176,6 +203,8 @@ class Phase {
   // A racing phase: OK while its race runs new entries, else why not (RaceDriver::AcceptsEntries);
   // Register refuses an entry the race would never run.
   void set_race_entries(std::function<absl::Status()> f) { race_entries_ = std::move(f); }
+  // OK unless this is a racing phase whose race takes no more entries (why, then).
+  absl::Status CheckRaceEntries() { return race_entries_ ? race_entries_() : absl::OkStatus(); }
   // Where accepted and refused submissions are counted (not owned; null = nowhere).
   void set_metrics(Metrics* metrics) { metrics_ = metrics; }
   // The clock the phase's window is read on (not owned; default: the constructor's clock). A
@@ -190,6 +219,24 @@ class Phase {
   // only; recorded as a phase event with who and why. FailedPrecondition when the phase's board
   // is not hidden until published, or already is in the asked state.
   absl::Status Publish(const Identity& who, bool undo, const std::string& reason);
+  // --- Organizers' moderation (phase_moderation.cc). Each needs an organizer (PermissionDenied,
+  // or Unauthenticated without a token) and a reason (CheckModerationReason: it is recorded
+  // with who and when as a phase event, and shown), and takes effect on the next read of the
+  // board: the entries it takes off are not scored at all.
+  // Takes a submission of this phase off its board, or with `undo` puts it back. NotFound: not a
+  // submission of this phase; FailedPrecondition: already in that state, or off the board
+  // because its team is disqualified (requalify the team instead).
+  absl::Status Hide(const Identity& who, int64_t submission_id, const std::string& reason,
+                    bool undo);
+  // Disqualifies a team from this phase (its submissions leave the board; it may not submit), or
+  // with `undo` requalifies it. FailedPrecondition: already in that state.
+  absl::Status Disqualify(const Identity& who, const std::string& team, const std::string& reason,
+                          bool undo);
+  // Why `team` may not take part in this phase ("" when it may). Errors: the store's.
+  absl::StatusOr<std::string> Disqualification(const std::string& team);
+  // Every event of this phase but its migration (publication, moderation, choices), oldest
+  // first: organizers only.
+  absl::StatusOr<std::vector<PhaseEvent>> ModerationLog(const Identity& who);
   // Whether `who` may see problem names and per-problem results (AccessPolicy).
   bool ShowsPerProblemResults(const Identity& who) const {
     return access_.ShowsPerProblemResults(who);
@@ -257,6 +304,10 @@ class Phase {
     SubmissionKind kind = SubmissionKind::kUnspecified;
     std::string normalized;
   };
+  // Leaderboard(who)'s per-team row rule (PhaseOptions::leaderboard_rows) on `out`.
+  absl::Status ApplyRowRule(const std::vector<SubmissionStatus>& all, LeaderboardReport* out);
+  // The refusal of a board hidden from a participant: never published, or withdrawn (when, why).
+  absl::Status HiddenBoardError();
   absl::StatusOr<int> CheckRegistration(const std::string& name, const std::string& team,
                                         int trials, size_t archive_bytes);
   absl::StatusOr<Unpacked> Unpack(const std::string& archive) const;

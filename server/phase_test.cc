@@ -320,9 +320,11 @@ TEST_F(CompetitionTest, ARowIsCompleteOnlyWithEveryJobDoneAndNoSubmissionDropsOf
   for (const auto& row : board->board.rows) complete[row.method] = row.complete;
   EXPECT_TRUE(complete.at("whole"));
   EXPECT_FALSE(complete.at("partial"));  // one of its jobs has no result
-  ASSERT_EQ(board->pending.size(), 1u);
-  EXPECT_EQ(board->pending[0].name, "never");
-  EXPECT_EQ(board->pending[0].jobs.failed, 2);
+  // Withdrawn before it ran: off the board, with why; nothing pending.
+  EXPECT_TRUE(board->pending.empty());
+  ASSERT_EQ(board->removed.size(), 1u);
+  EXPECT_EQ(board->removed[0].name, "never");
+  EXPECT_EQ(board->removed[0].why, "withdrawn by team:x");
   // An organizer requeues the lost job; once it has its final study the row is complete.
   ASSERT_EQ(*RequeueFailedJobs(*store_, 0), 1);  // the withdrawn ones stay withdrawn
   PlayQueuedJobs();

@@ -479,9 +479,13 @@ std::string ScoreOf(const std::string& table, const std::string& name) {
   for (std::string line; std::getline(in, line);) {
     std::istringstream row(line);
     std::string rank, method, score;
-    if (row >> rank >> method >> score && method == name &&
-        rank.find_first_not_of("0123456789") == std::string::npos) {
-      return score;
+    if (!(row >> rank >> method) || method != name ||
+        rank.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    // The score: the first number after the name (a team column may come between).
+    while (row >> score) {
+      if (score.find_first_not_of("0123456789.-") == std::string::npos) return score;
     }
   }
   return "";

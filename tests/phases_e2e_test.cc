@@ -296,6 +296,92 @@ TEST_F(PhasesE2eTest, ThreePhasesRunEndToEndWithWindowsMigrationAndAHiddenFinalB
               HasSubstr("no phase \"nosuch\""));
 }
 
+// Every organizer action over the network with an organizer token (bbo admin --server), none
+// with any other: a team's, a stranger's, a revoked organizer's or no token. What the teams are
+// told: the state of each submission, which one goes on, what is off the board and why.
+TEST_F(PhasesE2eTest, OrganizerActionsWorkOverTheNetworkAndAreRefusedToEveryoneElse) {
+  // A submission with a syntax error: it dies at start with a traceback on its stderr.
+  fs::create_directories(root_ / "dies");
+  std::ofstream(root_ / "dies" / "optimizer.py") << "def suggest(self:\n    return []\n";
+  SetDate("2026-02-10T00:00:00Z");
+  auto id_of = [](const Outcome& o) {
+    const size_t at = o.out.find("id ");
+    return at == std::string::npos ? std::string("?") : o.out.substr(at + 3, o.out.find(',', at) - at - 3);
+  };
+  const Outcome good = Bbo("submit " + Sub() + " --name red-good", "red");
+  ASSERT_EQ(good.code, 0) << good.out << Logs();
+  const Outcome dies = Bbo("submit " + (root_ / "dies").string() + " --name red-dies", "red");
+  ASSERT_EQ(dies.code, 0) << dies.out << Logs();
+  ASSERT_EQ(Bbo("submit " + Sub() + " --name blue-1", "blue").code, 0);
+  ASSERT_TRUE(WaitIdle(240)) << Logs();
+  const std::string good_id = id_of(good), dies_id = id_of(dies);
+
+  // The team is told what happened and what goes on, before the deadline.
+  Outcome status = Bbo("status --phase feedback", "red");
+  ASSERT_EQ(status.code, 0) << status.out;
+  EXPECT_THAT(status.out, HasSubstr("red-dies (" + dies_id + "): failed: "));
+  EXPECT_THAT(status.out, HasSubstr("goes on to phase final: red-good (" + good_id +
+                                    "), by default: best complete submission without errors"));
+  Outcome logs = Bbo("logs " + dies_id, "red");
+  EXPECT_THAT(logs.out, HasSubstr("its stderr ended with:\n  | ")) << logs.out;
+  EXPECT_THAT(logs.out, HasSubstr("\n  | SyntaxError")) << logs.out;
+  EXPECT_THAT(logs.out, Not(HasSubstr("\\n"))) << logs.out;  // no escaped newlines
+
+  // Refused to everyone but an organizer, and audited.
+  for (const char* who : {"red", "stranger", ""}) {
+    for (const std::string& what : std::vector<std::string>{
+             "hide " + good_id + " --reason x", "disqualify feedback blue --reason x",
+             "finalist " + dies_id + " --reason x", "team add mallory", "audit", "jobs"}) {
+      Outcome o = Bbo("admin " + what, who);
+      EXPECT_EQ(o.code, 1) << who << ": " << what << "\n" << o.out;
+      EXPECT_THAT(o.out, ::testing::AnyOf(HasSubstr("organizers only"),
+                                          HasSubstr("token"), HasSubstr("sign")))
+          << who << ": " << what;
+    }
+  }
+  const Outcome mallory = Bbo("status", "organizer");
+  EXPECT_THAT(mallory.out, Not(HasSubstr("mallory")));
+
+  // Hiding, with the reason every reader of the board sees.
+  ASSERT_EQ(Bbo("admin hide " + good_id + " --reason 'copied code'", "organizer").code, 0);
+  Outcome board = Bbo("leaderboard --phase feedback", "blue");
+  EXPECT_THAT(board.out, HasSubstr("Off the board:"));
+  EXPECT_THAT(board.out, HasSubstr("hidden by organizer ops: copied code"));
+  EXPECT_EQ(Bbo("admin hide " + good_id + " --reason again", "organizer").code, 1);
+  EXPECT_EQ(Bbo("admin hide " + good_id, "organizer").code, 1);  // no reason
+  ASSERT_EQ(Bbo("admin unhide " + good_id + " --reason 'review done'", "organizer").code, 0);
+  // Disqualifying: the team may not submit, and is told why.
+  ASSERT_EQ(Bbo("admin disqualify feedback blue --reason 'two accounts'", "organizer").code, 0);
+  Outcome refused = Bbo("submit " + Sub() + " --name blue-2", "blue");
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_THAT(refused.out, HasSubstr("two accounts"));
+  ASSERT_EQ(Bbo("admin requalify feedback blue --reason appeal", "organizer").code, 0);
+  // The finalist, set by an organizer with a reason the team sees.
+  ASSERT_EQ(Bbo("admin finalist " + good_id + " --reason 'asked by mail'", "organizer").code, 0);
+  EXPECT_THAT(Bbo("status --phase feedback", "red").out,
+              HasSubstr("set by organizer ops: asked by mail"));
+  Outcome events = Bbo("admin events feedback", "organizer");
+  for (const char* kind : {"hidden", "unhidden", "disqualified", "requalified", "finalist_set"}) {
+    EXPECT_THAT(events.out, HasSubstr(kind)) << events.out;
+  }
+  // Tokens over the network: issued, used, revoked; a revoked organizer is refused.
+  Outcome issued = Bbo("admin organizer add ops2", "organizer");
+  ASSERT_EQ(issued.code, 0) << issued.out;
+  const size_t at = issued.out.find("bbo_org_");
+  ASSERT_NE(at, std::string::npos) << issued.out;
+  std::ofstream(root_ / "ops2.token") << issued.out.substr(at, issued.out.find('\n', at) - at)
+                                      << "\n";
+  ASSERT_EQ(Bbo("admin jobs", "ops2").code, 0);
+  ASSERT_EQ(Bbo("admin organizer revoke ops2", "organizer").code, 0);
+  EXPECT_EQ(Bbo("admin jobs", "ops2").code, 1);
+  Outcome audit = Bbo("admin audit --json --limit 500", "organizer");
+  ASSERT_EQ(audit.code, 0) << audit.out;
+  EXPECT_THAT(audit.out, HasSubstr("admin:hide"));
+  EXPECT_THAT(audit.out, HasSubstr("organizer:ops"));
+  EXPECT_THAT(audit.out, HasSubstr("team:red"));  // its refusals
+  EXPECT_THAT(Bbo("admin tokens", "organizer").out, HasSubstr("ops2"));
+}
+
 class RacingE2eTest : public PhasesE2eTest {
  protected:
   RacingE2eTest() { competition_ = kRacingCompetition; }

@@ -237,7 +237,7 @@ absl::StatusOr<nlohmann::json> OptimizerHost::ReadMessage(absl::Time deadline,
 }
 
 std::string OptimizerHost::QuotedStderr() {
-  return LastUtf8Bytes(child_->StderrTail(), kQuotedStderrBytes);
+  return StderrBlock(child_->StderrTail(), kQuotedStderrBytes);
 }
 
 absl::Status OptimizerHost::Start(const StartInfo& info) {
@@ -255,7 +255,8 @@ absl::Status OptimizerHost::Start(const StartInfo& info) {
     if (absl::IsDeadlineExceeded(reply.status())) {
       return absl::DeadlineExceededError(absl::StrCat(
           "the optimizer did not answer `start` within ", absl::FormatDuration(info.startup_timeout),
-          "; stderr: ", QuotedStderr()));
+          QuotedStderr().empty() ? "; no stderr" : "; its stderr ended with:",
+          QuotedStderr()));
     }
     return reply.status();
   }

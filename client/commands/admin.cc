@@ -16,13 +16,16 @@
 #include <ctime>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "client/commands/admin.h"
 #include "client/commands/commands.h"
+#include "client/commands/connection.h"
 #include "nlohmann/json.hpp"
 #include "server/embed.h"
 
@@ -50,9 +53,17 @@ std::string Actor() {
                       "@", host);
 }
 
-int Usage() {
+}  // namespace
+
+int AdminUsage() {
   std::fprintf(stderr,
                "bbo admin: say what to do, e.g.\n"
+               "  bbo admin --server HOST:PORT --token_file organizer.token WHAT  (any WHAT below)\n"
+               "  bbo admin --server ... hide ID --reason TEXT    (also: unhide)\n"
+               "  bbo admin --server ... disqualify PHASE TEAM --reason TEXT   (also: requalify)\n"
+               "  bbo admin --server ... finalist ID --reason TEXT\n"
+               "  bbo admin --server ... withdraw ID\n"
+               "  bbo admin --server ... events PHASE\n"
                "  bbo admin --db arena.sqlite team add NAME      (also: rotate, revoke)\n"
                "  bbo admin --db arena.sqlite worker add NAME    (also: rotate, revoke)\n"
                "  bbo admin --db arena.sqlite organizer add LABEL\n"
@@ -66,13 +77,16 @@ int Usage() {
   return 2;
 }
 
-int Fail(const absl::Status& s) {
+int AdminFail(const absl::Status& s) {
   std::fprintf(stderr, "bbo admin: %s\n", std::string(s.message()).c_str());
   return 1;
 }
 
-// The kinds of WHAT (see Usage).
-enum class AdminAction { kToken, kPublish, kStopRace, kRequeue, kFailedJobs, kTokens, kAudit };
+bool IsRemoteOnly(const std::vector<std::string>& words) {
+  static const std::set<std::string>* const kRemote = new std::set<std::string>{
+      "hide", "unhide", "disqualify", "requalify", "finalist", "withdraw", "events"};
+  return !words.empty() && kRemote->count(words[0]) > 0;
+}
 
 // What `words` asks for, or nullopt when they say nothing runnable.
 std::optional<AdminAction> ParseAction(const std::vector<std::string>& words) {
@@ -101,6 +115,19 @@ std::optional<AdminAction> ParseAction(const std::vector<std::string>& words) {
   return std::nullopt;
 }
 
+void PrintNewToken(const std::string& kind, const std::string& owner, const std::string& token) {
+  // The token alone on stdout (for scripts); what to do with it on stderr.
+  std::printf("%s\n", token.c_str());
+  std::fprintf(stderr,
+               "bbo admin: the token of %s %s above is shown only this once; hand it over "
+               "privately (%s)\n",
+               kind.c_str(), owner.c_str(),
+               kind == "worker" ? "bbo-worker --token_file FILE"
+                                : "BBO_TOKEN=... bbo submit, or bbo --token_file FILE");
+}
+
+namespace {
+
 // team|worker|organizer add|rotate|revoke NAME.
 int RunTokenAction(ArenaDatabase& db, const std::vector<std::string>& words) {
   const std::string& kind = words[0];
@@ -108,21 +135,14 @@ int RunTokenAction(ArenaDatabase& db, const std::vector<std::string>& words) {
   const std::string& owner = words[2];
   if (action == "revoke") {
     absl::Status s = db.RevokeTokens(kind, owner, Actor());
-    if (!s.ok()) return Fail(s);
+    if (!s.ok()) return AdminFail(s);
     std::fprintf(stderr, "bbo admin: %s %s: every token revoked\n", kind.c_str(), owner.c_str());
     return 0;
   }
   absl::StatusOr<std::string> token = action == "add" ? db.IssueToken(kind, owner, Actor())
                                                       : db.RotateToken(kind, owner, Actor());
-  if (!token.ok()) return Fail(token.status());
-  // The token alone on stdout (for scripts); what to do with it on stderr.
-  std::printf("%s\n", token->c_str());
-  std::fprintf(stderr,
-               "bbo admin: the token of %s %s above is shown only this once; hand it over "
-               "privately (%s)\n",
-               kind.c_str(), owner.c_str(),
-               kind == "worker" ? "bbo-worker --token_file FILE"
-                                : "BBO_TOKEN=... bbo submit, or bbo --token_file FILE");
+  if (!token.ok()) return AdminFail(token.status());
+  PrintNewToken(kind, owner, *token);
   return 0;
 }
 
@@ -130,7 +150,7 @@ int RunTokenAction(ArenaDatabase& db, const std::vector<std::string>& words) {
 int RunPublish(ArenaDatabase& db, const AdminArgs& a) {
   const std::string& what = a.words[0];
   absl::Status s = db.PublishBoard(a.words[1], what == "unpublish", a.reason, Actor());
-  if (!s.ok()) return Fail(s);
+  if (!s.ok()) return AdminFail(s);
   std::printf("%s the board of phase %s%s\n", what == "publish" ? "published" : "hid again",
               a.words[1].c_str(),
               what == "publish" ? ": every participant sees its scores and ranks now"
@@ -141,7 +161,7 @@ int RunPublish(ArenaDatabase& db, const AdminArgs& a) {
 // stop-race PHASE.
 int RunStopRace(ArenaDatabase& db, const AdminArgs& a) {
   absl::Status s = db.StopRace(a.words[1], a.reason, Actor());
-  if (!s.ok()) return Fail(s);
+  if (!s.ok()) return AdminFail(s);
   std::printf("stopped the race of phase %s: no more rounds; queued jobs still run, and the "
               "remaining submissions are its Pareto set (bbo report --phase %s)\n",
               a.words[1].c_str(), a.words[1].c_str());
@@ -157,15 +177,16 @@ int RunRequeue(ArenaDatabase& db, const std::string& which) {
     return 2;
   }
   absl::StatusOr<int> n = db.RequeueFailedJobs(id, Actor());
-  if (!n.ok()) return Fail(n.status());
+  if (!n.ok()) return AdminFail(n.status());
   std::printf("%d job(s) back in the queue\n", *n);
   return 0;
 }
 
+}  // namespace
+
 // jobs: those that failed without a result.
-int RunFailedJobs(ArenaDatabase& db, bool json) {
-  auto failed = db.ListFailedJobs();
-  if (!failed.ok()) return Fail(failed.status());
+int PrintFailedJobs(const absl::StatusOr<std::vector<FailedJobInfo>>& failed, bool json) {
+  if (!failed.ok()) return AdminFail(failed.status());
   if (json) {
     nlohmann::json out = nlohmann::json::array();
     for (const FailedJobInfo& f : *failed) {
@@ -192,9 +213,8 @@ int RunFailedJobs(ArenaDatabase& db, bool json) {
 }
 
 // tokens: every credential, never the token itself.
-int RunTokens(ArenaDatabase& db, bool json) {
-  auto tokens = db.ListTokens();
-  if (!tokens.ok()) return Fail(tokens.status());
+int PrintTokens(const absl::StatusOr<std::vector<TokenInfo>>& tokens, bool json) {
+  if (!tokens.ok()) return AdminFail(tokens.status());
   if (json) {
     nlohmann::json out = nlohmann::json::array();
     for (const TokenInfo& t : *tokens) {
@@ -215,9 +235,8 @@ int RunTokens(ArenaDatabase& db, bool json) {
 }
 
 // audit: the latest `limit` organizer actions and refused calls.
-int RunAudit(ArenaDatabase& db, int limit, bool json) {
-  auto log = db.ListAudit(limit);
-  if (!log.ok()) return Fail(log.status());
+int PrintAudit(const absl::StatusOr<std::vector<AuditEntry>>& log, bool json) {
+  if (!log.ok()) return AdminFail(log.status());
   if (json) {
     nlohmann::json out = nlohmann::json::array();
     for (const AuditEntry& e : *log) {
@@ -237,48 +256,78 @@ int RunAudit(ArenaDatabase& db, int limit, bool json) {
   return 0;
 }
 
-}  // namespace
-
 int RunAdmin(const AdminArgs& a) {
+  if (a.remote) return RunAdminRemote(a);
+  if (a.db.empty()) {
+    std::fprintf(stderr, "bbo admin: say where: --server HOST:PORT (a running coordinator, with "
+                         "an organizer token) or --db FILE (its database, on its host)\n");
+    return 2;
+  }
+  if (IsRemoteOnly(a.words)) {
+    std::fprintf(stderr, "bbo admin: %s needs the running coordinator (it applies the phases' "
+                         "rules): --server HOST:PORT with an organizer token, not --db\n",
+                 a.words[0].c_str());
+    return 2;
+  }
   const std::optional<AdminAction> action = ParseAction(a.words);
-  if (!action) return Usage();
+  if (!action) return AdminUsage();
   // Only issuing a token may create the file (the first step of setting up a competition).
   auto db = *action == AdminAction::kToken ? ArenaDatabase::OpenOrCreate(a.db)
                                            : ArenaDatabase::Open(a.db);
-  if (!db.ok()) return Fail(db.status());
+  if (!db.ok()) return AdminFail(db.status());
   if (!a.secret_file.empty()) (*db)->set_secret_path(a.secret_file);
   switch (*action) {
     case AdminAction::kToken: return RunTokenAction(**db, a.words);
     case AdminAction::kPublish: return RunPublish(**db, a);
     case AdminAction::kStopRace: return RunStopRace(**db, a);
     case AdminAction::kRequeue: return RunRequeue(**db, a.words[2]);
-    case AdminAction::kFailedJobs: return RunFailedJobs(**db, a.json);
-    case AdminAction::kTokens: return RunTokens(**db, a.json);
-    case AdminAction::kAudit: return RunAudit(**db, a.limit, a.json);
+    case AdminAction::kFailedJobs: return PrintFailedJobs((*db)->ListFailedJobs(), a.json);
+    case AdminAction::kTokens: return PrintTokens((*db)->ListTokens(), a.json);
+    case AdminAction::kAudit: return PrintAudit((*db)->ListAudit(a.limit), a.json);
   }
-  return Usage();
+  return AdminUsage();
 }
 
-Command AddAdminCommand(CLI::App& app) {
+Command AddAdminCommand(CLI::App& app, ConnectionArgs& connection) {
   auto args = std::make_shared<AdminArgs>();
   CLI::App* cmd = app.add_subcommand(
       "admin",
-      "Organizers: tokens of teams, workers and organizers, the audit log and failed jobs, in "
-      "the coordinator's SQLite file (a running coordinator may share it). WHAT: `team "
+      "Organizers: every organizer action, on a running coordinator over the network (--server "
+      "HOST:PORT with an organizer's token, e.g. --token_file organizer.token) or on its SQLite "
+      "file on its host (--db; a running coordinator may share it). WHAT: `team "
       "add|rotate|revoke NAME`, `worker add|rotate|revoke NAME`, `organizer add|rotate|revoke "
-      "LABEL`, `tokens`, `audit`, `jobs` (those that failed without a result), `jobs requeue "
-      "ID|all` (all: every failed job not withdrawn by its team), `publish PHASE` (show a "
+      "LABEL`, `tokens`, `audit`, `jobs` (those lost without a result), `jobs requeue "
+      "ID|all` (all: every failed job not withdrawn), `publish PHASE` (show a "
       "board hidden until published to everyone), `unpublish PHASE --reason TEXT` (hide it "
-      "again; recorded with the reason), `stop-race PHASE --reason TEXT` (end a racing phase's "
-      "race now: its remaining submissions are the Pareto set).");
-  cmd->add_option("--db", args->db, "The coordinator's SQLite file")->required();
+      "again; the reason is shown to participants), `stop-race PHASE --reason TEXT` (end a "
+      "racing phase's race now: its remaining submissions are the Pareto set); with --server "
+      "only: `hide ID --reason TEXT` / `unhide ID --reason TEXT` (take a submission off its "
+      "board, or put it back), `disqualify PHASE TEAM --reason TEXT` / `requalify PHASE TEAM "
+      "--reason TEXT`, `finalist ID --reason TEXT` (make submission ID its team's entry in the "
+      "next phase; after the migration it replaces the team's entry there), `withdraw ID`, "
+      "`events PHASE` (publication, moderation and finalist choices, with who and why). Every "
+      "action is written to the audit log.");
+  cmd->add_option("--db", args->db, "The coordinator's SQLite file (on its host)");
+  CLI::Option* server = AddServerOptions(*cmd, args->server, connection);
+  server->description(
+      "A running bbo-server, host:port (with an organizer's token: --token_file or $BBO_TOKEN)");
   cmd->add_option("--secret_file", args->secret_file,
-                  "The token secret (default: <db>.secret, created 0600)");
+                  "--db: the token secret (default: <db>.secret, created 0600)");
   cmd->add_option("WHAT", args->words, "What to do (see above)")->required();
   cmd->add_option("--limit", args->limit, "audit: the latest N entries")->default_val(args->limit);
   cmd->add_flag("--json", args->json, "JSON output (tokens, audit, jobs)");
-  cmd->add_option("--reason", args->reason, "unpublish, stop-race: why (recorded and shown)");
-  return {cmd, [args] { return RunAdmin(*args); }};
+  cmd->add_option("--reason", args->reason,
+                  "unpublish, stop-race, hide, unhide, disqualify, requalify, finalist: why "
+                  "(recorded with your name and shown to the teams concerned)");
+  return {cmd, [args, server, &connection] {
+            if (server->count() > 0 && !args->db.empty()) {
+              std::fprintf(stderr, "bbo admin: give --server or --db, not both\n");
+              return 2;
+            }
+            args->remote = server->count() > 0;
+            if (args->remote && !Connect(connection, args->server)) return 1;
+            return RunAdmin(*args);
+          }};
 }
 
 }  // namespace bbo::client

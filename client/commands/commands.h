@@ -252,7 +252,11 @@ Command AddTasksCommand(CLI::App& app);
 
 // bbo admin: tokens and the audit log, on the coordinator's SQLite file (organizers).
 struct AdminArgs {
+  // Where: the coordinator's database (--db, on its host), or with `remote` a running
+  // coordinator (--server, with an organizer token).
   std::string db;
+  bool remote = false;
+  ServerArgs server;
   // The token secret (default: <db>.secret).
   std::string secret_file;
   // e.g. {"team", "add", "alpha"}, {"worker", "revoke", "host-1"}, {"tokens"}, {"audit"}.
@@ -263,7 +267,7 @@ struct AdminArgs {
   std::string reason;
 };
 int RunAdmin(const AdminArgs& args);
-Command AddAdminCommand(CLI::App& app);
+Command AddAdminCommand(CLI::App& app, ConnectionArgs& connection);
 
 }  // namespace bbo::client
 

@@ -432,10 +432,17 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
 
 std::vector<std::string> OwnTracebackLines(const std::string& message,
                                            const std::string& submission_dir) {
-  // The worker quotes the optimizer's stderr tail C-escaped: `...; stderr: "<tail>"`.
+  // The worker quotes the optimizer's stderr tail as lines "\n  | <line>" (StderrBlock); older
+  // databases have it C-escaped: `...; stderr: "<tail>"`.
   std::string text = message;
   const size_t quoted = message.find("stderr: \"");
-  if (quoted != std::string::npos && message.size() > quoted + 10) {
+  if (const size_t block = message.find("\n  | "); block != std::string::npos) {
+    text.clear();
+    for (absl::string_view l : absl::StrSplit(absl::string_view(message).substr(block + 1), '\n')) {
+      absl::ConsumePrefix(&l, "  | ");
+      absl::StrAppend(&text, l, "\n");
+    }
+  } else if (quoted != std::string::npos && message.size() > quoted + 10) {
     const size_t close = message.rfind('"');
     std::string unescaped;
     if (close > quoted + 9 &&

@@ -89,8 +89,22 @@ TEST(LocalTest, RunLocalPointsASourceFolderToItsBuild) {
                         "build/examples/opt"));
 }
 
+TEST(LocalTest, OwnTracebackLinesReadTheQuotedStderrBlock) {
+  // The worker quotes the optimizer's stderr tail as indented lines (StderrBlock).
+  const std::string message =
+      "optimizer died; its stderr ended with:\n  | Traceback (most recent call last):\n"
+      "  |   File \"/opt/bbo/python/bayesmark/run.py\", line 9, in main\n"
+      "  |     opt.suggest(3)\n"
+      "  |   File \"/sub/optimizer.py\", line 12, in suggest\n"
+      "  |     return 1 / 0\n"
+      "  | ZeroDivisionError: division by zero";
+  EXPECT_THAT(OwnTracebackLines(message, "/somewhere/sub"),
+              ElementsAre("File \"/sub/optimizer.py\", line 12, in suggest", "  return 1 / 0",
+                          "ZeroDivisionError: division by zero"));
+}
+
 TEST(LocalTest, OwnTracebackLinesKeepOnlyTheSubmissionsFrames) {
-  // The worker quotes the optimizer's stderr tail C-escaped.
+  // Databases from before StderrBlock: the optimizer's stderr tail C-escaped.
   const std::string message =
       "optimizer died; stderr: \"Traceback (most recent call last):\\n"
       "  File \\\"/opt/bbo/python/bayesmark/run.py\\\", line 9, in main\\n"

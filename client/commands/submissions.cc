@@ -149,14 +149,44 @@ namespace {
 
 const char* StateName(v1::SubmissionState s) {
   switch (s) {
+    case v1::SUBMISSION_STATE_QUEUED:
+      return "queued";
     case v1::SUBMISSION_STATE_RUNNING:
       return "running";
     case v1::SUBMISSION_STATE_FINISHED:
       return "finished";
-    case v1::SUBMISSION_STATE_INCOMPLETE:
-      return "incomplete";
+    case v1::SUBMISSION_STATE_PARTIAL:
+      return "partial";
+    case v1::SUBMISSION_STATE_FAILED:
+      return "failed";
+    case v1::SUBMISSION_STATE_WITHDRAWN:
+      return "withdrawn";
     default:
       return "unknown";
+  }
+}
+
+// The notes under the table: each submission's state when it is not plainly fine, what goes on
+// to the next phase, and what is off the board.
+void PrintSubmissionNotes(const v1::ListSubmissionsResponse& resp) {
+  for (const auto& sub : resp.submissions()) {
+    const v1::SubmissionState s = sub.state();
+    if (s == v1::SUBMISSION_STATE_PARTIAL || s == v1::SUBMISSION_STATE_FAILED ||
+        s == v1::SUBMISSION_STATE_WITHDRAWN) {
+      std::printf("%s (%lld): %s\n", sub.name().c_str(),
+                  static_cast<long long>(sub.submission_id()), sub.state_detail().c_str());
+    }
+    if (!sub.hidden().empty()) {
+      std::printf("%s (%lld) is off the board: %s\n", sub.name().c_str(),
+                  static_cast<long long>(sub.submission_id()), sub.hidden().c_str());
+    }
+  }
+  for (const auto& sub : resp.submissions()) {
+    if (sub.finalist().empty()) continue;
+    std::printf("goes on to phase %s: %s (%lld), %s%s\n", sub.next_phase().c_str(),
+                sub.name().c_str(), static_cast<long long>(sub.submission_id()),
+                sub.finalist().c_str(),
+                sub.chosen() ? "" : "; `bbo choose ID` picks another until the phase ends");
   }
 }
 
@@ -176,8 +206,14 @@ int RunStatus(const StatusArgs& a) {
                      {"name", sub.name()},
                      {"team", sub.team()},
                      {"kind", KindName(sub.kind())},
-                     {"finished", sub.state() == v1::SUBMISSION_STATE_FINISHED},
+                     // Nothing left to run (how it ended: "state").
+                     {"finished", sub.jobs_queued() == 0 && sub.jobs_running() == 0},
                      {"state", StateName(sub.state())},
+                     {"state_detail", sub.state_detail()},
+                     {"hidden", sub.hidden()},
+                     {"finalist", sub.finalist()},
+                     {"next_phase", sub.next_phase()},
+                     {"jobs_withdrawn", sub.jobs_withdrawn()},
                      {"jobs_total", sub.jobs_total()},
                      {"jobs_queued", sub.jobs_queued()},
                      {"jobs_running", sub.jobs_running()},
@@ -195,7 +231,7 @@ int RunStatus(const StatusArgs& a) {
   PrintQueue(*competition);
   if (phased) std::printf("\n");
   std::printf("%-4s %-28s %-16s %-10s %-10s %7s %7s %7s %7s %7s%s\n", "id", "name", "team",
-              "kind", "state", "queued", "running", "done", "failed", "errors",
+              "kind", "state", "queued", "running", "done", "lost", "errors",
               phased ? "  phase" : "");
   for (const auto& sub : resp->submissions()) {
     std::printf("%-4lld %-28s %-16s %-10s %-10s %7d %7d %4d/%-3d %6d %6d%s%s%s\n",
@@ -209,18 +245,12 @@ int RunStatus(const StatusArgs& a) {
                     ? ("  (from submission " + std::to_string(sub.migrated_from()) + ")").c_str()
                     : "");
   }
-  for (const auto& sub : resp->submissions()) {
-    if (sub.studies_with_errors() > 0) {
-      std::printf("errors: %d of %s's studies recorded errors; `bbo logs %lld` says which and why\n",
-                  sub.studies_with_errors(), sub.name().c_str(),
-                  static_cast<long long>(sub.submission_id()));
-    }
-  }
+  PrintSubmissionNotes(*resp);
   if (std::any_of(resp->submissions().begin(), resp->submissions().end(),
-                  [](const auto& s) { return s.state() == v1::SUBMISSION_STATE_INCOMPLETE; })) {
+                  [](const auto& s) { return s.jobs_failed() > 0; })) {
     std::printf(
-        "incomplete: some jobs ended without a result (withdrawn, or lost to the "
-        "platform); they are not on the board until an organizer requeues them\n");
+        "lost: some jobs ended without a result because the platform lost them (a worker or "
+        "the coordinator); an organizer can requeue them (`bbo admin jobs`)\n");
   }
   return 0;
 }

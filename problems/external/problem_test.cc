@@ -296,7 +296,7 @@ INSTANTIATE_TEST_SUITE_P(
                       std::make_tuple("error", absl::StatusCode::kInvalidArgument,
                                       "answered describe with an error: \"data set not found\""),
                       std::make_tuple("exit", absl::StatusCode::kUnavailable,
-                                      "exited with status 5; stderr: \"cannot load the model"),
+                                      "exited with status 5; its stderr ended with:\n  | cannot load the model"),
                       std::make_tuple("hang", absl::StatusCode::kDeadlineExceeded,
                                       "no describe reply within 2s")));
 

@@ -1,21 +1,51 @@
 #include "server/rpc/convert.h"
+#include "server/submission_state.h"
 #include "server/rpc/services.h"
 
 namespace bbo::rpc {
 namespace {
 
+v1::SubmissionState StateToProto(SubmissionState s) {
+  switch (s) {
+    case SubmissionState::kQueued:
+      return v1::SUBMISSION_STATE_QUEUED;
+    case SubmissionState::kRunning:
+      return v1::SUBMISSION_STATE_RUNNING;
+    case SubmissionState::kFinished:
+      return v1::SUBMISSION_STATE_FINISHED;
+    case SubmissionState::kPartial:
+      return v1::SUBMISSION_STATE_PARTIAL;
+    case SubmissionState::kFailed:
+      return v1::SUBMISSION_STATE_FAILED;
+    case SubmissionState::kWithdrawn:
+      return v1::SUBMISSION_STATE_WITHDRAWN;
+  }
+  return v1::SUBMISSION_STATE_UNSPECIFIED;
+}
+
+// The proto state of a leaderboard row's state name (SubmissionStateName).
+v1::SubmissionState StateNameToProto(const std::string& name) {
+  for (SubmissionState s :
+       {SubmissionState::kQueued, SubmissionState::kRunning, SubmissionState::kFinished,
+        SubmissionState::kPartial, SubmissionState::kFailed, SubmissionState::kWithdrawn}) {
+    if (name == SubmissionStateName(s)) return StateToProto(s);
+  }
+  return v1::SUBMISSION_STATE_UNSPECIFIED;
+}
+
 void StatusToProto(const SubmissionStatus& s, v1::SubmissionStatus* o) {
   o->set_submission_id(s.submission.id);
   o->set_name(s.submission.name);
   o->set_kind(ToProto(s.submission.kind));
-  o->set_state(!s.finished()       ? v1::SUBMISSION_STATE_RUNNING
-               : s.jobs.failed > 0 ? v1::SUBMISSION_STATE_INCOMPLETE
-                                   : v1::SUBMISSION_STATE_FINISHED);
+  o->set_state(StateToProto(StateOf(s)));
+  o->set_state_detail(DescribeState(s));
+  o->set_jobs_withdrawn(s.jobs.withdrawn);
+  o->set_hidden(s.submission.hidden);
   o->set_jobs_total(s.jobs.total);
   o->set_jobs_queued(s.jobs.queued);
   o->set_jobs_running(s.jobs.leased);
   o->set_jobs_done(s.jobs.done);
-  o->set_jobs_failed(s.jobs.failed);
+  o->set_jobs_failed(s.jobs.lost());
   o->set_studies_with_errors(s.studies_with_errors);
   o->set_created_at_s(s.submission.created_at);
   o->set_team(s.submission.team);
@@ -51,6 +81,8 @@ grpc::Status CompetitionServiceImpl::ListSubmissions(grpc::ServerContext* contex
     v1::SubmissionStatus* o = resp->mutable_submissions(resp->submissions_size() - 1);
     o->set_phase(ps.phase);
     o->set_chosen(ps.chosen);
+    o->set_finalist(ps.finalist);
+    o->set_next_phase(ps.next_phase);
   }
   return grpc::Status::OK;
 }
@@ -59,7 +91,9 @@ grpc::Status CompetitionServiceImpl::WithdrawSubmission(grpc::ServerContext* con
                                                         const v1::WithdrawSubmissionRequest* req,
                                                         v1::WithdrawSubmissionResponse* resp) {
   ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
-  absl::StatusOr<int> n = competition_->Current()->Withdraw(who, req->submission_id());
+  absl::StatusOr<Phase*> phase = competition_->PhaseOfSubmission(req->submission_id());
+  absl::StatusOr<int> n = phase.ok() ? (*phase)->Withdraw(who, req->submission_id())
+                                     : competition_->Current()->Withdraw(who, req->submission_id());
   if (!n.ok()) return ToGrpcStatus(n.status());
   resp->set_jobs_cancelled(*n);
   return grpc::Status::OK;
@@ -82,6 +116,11 @@ grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext* context
     row->set_median_score(r.median_score);
     row->set_baseline(r.is_baseline);
     row->set_complete(r.complete);
+    if (auto e = report->entries.find(r.method); e != report->entries.end()) {
+      row->set_submission_id(e->second.id);
+      row->set_team(e->second.team);
+      row->set_state(StateNameToProto(e->second.state));
+    }
     for (const auto& p : r.problems) {
       v1::ProblemScore* ps = row->add_problems();
       ps->set_problem(p.problem);
@@ -94,12 +133,21 @@ grpc::Status CompetitionServiceImpl::GetLeaderboard(grpc::ServerContext* context
   if (report->per_problem) resp->set_report_json(LeaderboardReportJson(*report).dump());
   resp->set_phase((*phase)->options().phase);
   resp->set_board(BoardDisplayName((*phase)->BoardKey(req->board())));
+  for (const LeaderboardReport::Removed& r : report->removed) {
+    v1::RemovedSubmission* o = resp->add_removed();
+    o->set_name(r.name);
+    o->set_team(r.team);
+    o->set_why(r.why);
+  }
+  resp->set_rows_rule(report->rows);
+  resp->set_rows_not_shown(report->rows_not_shown);
   for (const LeaderboardReport::Pending& p : report->pending) {
     v1::PendingSubmission* o = resp->add_pending();
     o->set_name(p.name);
     o->set_jobs_total(p.jobs.total);
     o->set_jobs_done(p.jobs.done);
-    o->set_jobs_failed(p.jobs.failed);
+    o->set_jobs_failed(p.jobs.lost());
+    o->set_jobs_withdrawn(p.jobs.withdrawn);
   }
   return grpc::Status::OK;
 }

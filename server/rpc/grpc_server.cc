@@ -39,6 +39,8 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coord
   s->competition_ =
       std::make_unique<CompetitionServiceImpl>(&coordinator->competition(), s->calls_.get());
   s->scoring_ = std::make_unique<ScoringServiceImpl>(&coordinator->competition(), s->calls_.get());
+  s->admin_ = std::make_unique<Administration>(coordinator);
+  s->organizer_ = std::make_unique<OrganizerServiceImpl>(s->admin_.get(), s->calls_.get());
   grpc::ServerBuilder builder;
   // Every call is authenticated, timed and (when refused) audited by one interceptor.
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> middleware;
@@ -47,7 +49,8 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coord
       std::vector<std::string>{v1::StudyService::service_full_name(),
                                v1::WorkerService::service_full_name(),
                                v1::CompetitionService::service_full_name(),
-                               v1::ScoringService::service_full_name()}));
+                               v1::ScoringService::service_full_name(),
+                               v1::OrganizerService::service_full_name()}));
   builder.experimental().SetInterceptorCreators(std::move(middleware));
   // One server per port: without this gRPC sets SO_REUSEPORT, and a second coordinator on the
   // same port would silently share (and steal) the first one's clients.
@@ -73,6 +76,7 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coord
   builder.RegisterService(s->worker_.get());
   builder.RegisterService(s->competition_.get());
   builder.RegisterService(s->scoring_.get());
+  builder.RegisterService(s->organizer_.get());
   // Submissions travel as archives; allow them (the Phase enforces its own limit).
   // The largest request is a submission: its archive (Phase's max_archive_bytes, 64 MiB
   // by default) and a little more. Anything larger is refused by gRPC before it is buffered.

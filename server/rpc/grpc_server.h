@@ -44,6 +44,8 @@ class GrpcServer {
   std::unique_ptr<WorkerServiceImpl> worker_;
   std::unique_ptr<CompetitionServiceImpl> competition_;
   std::unique_ptr<ScoringServiceImpl> scoring_;
+  std::unique_ptr<Administration> admin_;
+  std::unique_ptr<OrganizerServiceImpl> organizer_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
   std::string target_;

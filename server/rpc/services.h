@@ -8,9 +8,11 @@
 // handlers directly, giving each call an Identity with CallIdentities::Set.
 
 #include "bbo/v1/competition_service.grpc.pb.h"
+#include "bbo/v1/organizer_service.grpc.pb.h"
 #include "bbo/v1/scoring_service.grpc.pb.h"
 #include "bbo/v1/study_service.grpc.pb.h"
 #include "bbo/v1/worker_service.grpc.pb.h"
+#include "server/administration.h"
 #include "server/coordinator.h"
 #include "server/rpc/authenticate.h"
 #include "server/rpc/status.h"
@@ -97,6 +99,42 @@ class ScoringServiceImpl final : public v1::ScoringService::Service {
 
  private:
   Competition* competition_;
+  CallIdentities* calls_;
+};
+
+class OrganizerServiceImpl final : public v1::OrganizerService::Service {
+ public:
+  OrganizerServiceImpl(Administration* admin, CallIdentities* calls)
+      : admin_(admin), calls_(calls) {}
+  grpc::Status PublishBoard(grpc::ServerContext*, const v1::PublishBoardRequest* req,
+                            v1::PublishBoardResponse* resp) override;
+  grpc::Status StopRace(grpc::ServerContext*, const v1::StopRaceRequest* req,
+                        v1::StopRaceResponse* resp) override;
+  grpc::Status HideSubmission(grpc::ServerContext*, const v1::HideSubmissionRequest* req,
+                              v1::HideSubmissionResponse* resp) override;
+  grpc::Status DisqualifyTeam(grpc::ServerContext*, const v1::DisqualifyTeamRequest* req,
+                              v1::DisqualifyTeamResponse* resp) override;
+  grpc::Status SetFinalist(grpc::ServerContext*, const v1::SetFinalistRequest* req,
+                           v1::SetFinalistResponse* resp) override;
+  grpc::Status ListFailedJobs(grpc::ServerContext*, const v1::ListFailedJobsRequest* req,
+                              v1::ListFailedJobsResponse* resp) override;
+  grpc::Status RequeueJobs(grpc::ServerContext*, const v1::RequeueJobsRequest* req,
+                           v1::RequeueJobsResponse* resp) override;
+  grpc::Status IssueToken(grpc::ServerContext*, const v1::IssueTokenRequest* req,
+                          v1::IssueTokenResponse* resp) override;
+  grpc::Status RotateToken(grpc::ServerContext*, const v1::RotateTokenRequest* req,
+                           v1::RotateTokenResponse* resp) override;
+  grpc::Status RevokeTokens(grpc::ServerContext*, const v1::RevokeTokensRequest* req,
+                            v1::RevokeTokensResponse* resp) override;
+  grpc::Status ListTokens(grpc::ServerContext*, const v1::ListTokensRequest* req,
+                          v1::ListTokensResponse* resp) override;
+  grpc::Status ListAudit(grpc::ServerContext*, const v1::ListAuditRequest* req,
+                         v1::ListAuditResponse* resp) override;
+  grpc::Status ListPhaseEvents(grpc::ServerContext*, const v1::ListPhaseEventsRequest* req,
+                               v1::ListPhaseEventsResponse* resp) override;
+
+ private:
+  Administration* admin_;
   CallIdentities* calls_;
 };
 

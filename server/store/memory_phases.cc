@@ -45,9 +45,9 @@ absl::StatusOr<std::map<std::string, int64_t>> InMemoryStore::Choices(const std:
 }
 
 absl::StatusOr<int64_t> InMemoryStore::RecordPhaseEvent(const PhaseEvent& event) {
-  if (event.kind != "published" && event.kind != "unpublished") {
+  if (!IsRecordablePhaseEvent(event.kind)) {
     return absl::InvalidArgumentError(absl::StrCat("phase event kind \"", event.kind,
-                                                   "\" is not published or unpublished"));
+                                                   "\" cannot be recorded"));
   }
   absl::MutexLock l(&mu_);
   PhaseEvent e = event;
@@ -112,6 +112,46 @@ absl::StatusOr<std::vector<int64_t>> InMemoryStore::MigrateInto(
   e.detail = detail;
   phase_events_.push_back(e);
   return out;
+}
+
+absl::StatusOr<int64_t> InMemoryStore::MigrateOne(const std::string& phase,
+                                                  const Migration& source,
+                                                  const std::vector<std::string>& problems,
+                                                  int64_t seed_base,
+                                                  const std::vector<std::string>& boards,
+                                                  const PhaseEvent& event) {
+  if (boards.empty()) return absl::InvalidArgumentError("a migration needs at least one board");
+  if (!IsRecordablePhaseEvent(event.kind)) {
+    return absl::InvalidArgumentError(absl::StrCat("phase event kind \"", event.kind,
+                                                   "\" cannot be recorded"));
+  }
+  absl::MutexLock l(&mu_);
+  auto it = submissions_.find(source.source_submission_id);
+  if (it == submissions_.end() || it->second.record.is_baseline) {
+    return absl::NotFoundError(
+        absl::StrCat("no submission with id ", source.source_submission_id, " to migrate"));
+  }
+  for (const auto& [id, sub] : submissions_) {
+    if (sub.record.phase == phase && sub.record.name == it->second.record.name) {
+      return absl::AlreadyExistsError(absl::StrCat("phase \"", phase,
+                                                   "\" already has a submission of the name of "
+                                                   "submission ", source.source_submission_id));
+    }
+  }
+  SubmissionRecord rec = it->second.record;
+  rec.trials = source.trials;
+  rec.created_at = event.at;
+  rec.phase = phase;
+  rec.migrated_from = it->second.record.id;
+  rec.withdrawn.clear();
+  rec.hidden.clear();
+  const std::string archive = it->second.archive;
+  const int64_t id = InsertSubmissionLocked(rec, archive, problems, seed_base, boards);
+  PhaseEvent e = event;
+  e.id = static_cast<int64_t>(phase_events_.size()) + 1;
+  e.submission_id = id;
+  phase_events_.push_back(e);
+  return id;
 }
 
 }  // namespace bbo

@@ -4,6 +4,7 @@
 #include <set>
 #include <tuple>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "server/store/internal/job_plan.h"
 
@@ -241,9 +242,10 @@ absl::StatusOr<std::vector<int64_t>> InMemoryStore::ExpireLeases(double now, int
       Unlease(job.record, JobState::kDone);
       continue;
     }
-    const bool retry = job.record.attempts < max_attempts;
+    const std::string withdrawn = WithdrawnLocked(job.record.submission_id);
+    const bool retry = job.record.attempts < max_attempts && withdrawn.empty();
     Unlease(job.record, retry ? JobState::kQueued : JobState::kFailed);
-    job.last_error = "lease expired";
+    job.last_error = withdrawn.empty() ? "lease expired" : withdrawn;
     AbandonStudiesOfJob(id, "worker lease expired", now);
     if (retry) requeued.push_back(id);
   }
@@ -260,11 +262,15 @@ absl::Status InMemoryStore::FinishJob(int64_t job_id, const std::string& worker_
     return absl::FailedPreconditionError(absl::StrCat("job ", job_id, " is not leased by worker ",
                                                       worker_id, " (its lease expired?)"));
   }
+  const bool retry =
+      job.record.attempts < max_attempts && WithdrawnLocked(job.record.submission_id).empty();
   const JobState next = error.empty() || FinalStudyOf(job_id) != 0 ? JobState::kDone
-                        : job.record.attempts < max_attempts       ? JobState::kQueued
-                                                                   : JobState::kFailed;
+                        : retry                                     ? JobState::kQueued
+                                                                    : JobState::kFailed;
   Unlease(job.record, next);
-  job.last_error = error;
+  const std::string withdrawn = WithdrawnLocked(job.record.submission_id);
+  // A job of a withdrawn submission that ends without its study is withdrawn, not lost.
+  job.last_error = next == JobState::kFailed && !withdrawn.empty() ? withdrawn : error;
   // Like SqliteStore: the reason is recorded, the end time is not.
   if (!error.empty()) AbandonStudiesOfJob(job_id, error, std::nullopt);
   return absl::OkStatus();
@@ -289,9 +295,33 @@ absl::Status InMemoryStore::RequeueFailedJob(int64_t job_id) {
   if (it->second.record.state != JobState::kFailed) {
     return absl::FailedPreconditionError(absl::StrCat("job ", job_id, " has not failed"));
   }
+  const std::string withdrawn = WithdrawnLocked(it->second.record.submission_id);
+  if (!withdrawn.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "job ", job_id, " belongs to submission ", it->second.record.submission_id, ", ",
+        withdrawn, ": the jobs of a withdrawn submission stay withdrawn (its team may submit "
+        "again)"));
+  }
   it->second.record.state = JobState::kQueued;
   it->second.record.attempts = 0;
   return absl::OkStatus();
+}
+
+std::string InMemoryStore::WithdrawnLocked(int64_t submission_id) const {
+  auto it = submissions_.find(submission_id);
+  return it == submissions_.end() ? "" : it->second.record.withdrawn;
+}
+
+absl::StatusOr<bool> InMemoryStore::SetHidden(int64_t submission_id, const std::string& reason) {
+  absl::MutexLock l(&mu_);
+  auto it = submissions_.find(submission_id);
+  if (it == submissions_.end() || it->second.record.is_baseline) {
+    return absl::NotFoundError(absl::StrCat("no submission with id ", submission_id));
+  }
+  if (it->second.record.hidden == reason) return false;
+  it->second.record.hidden = reason;
+  MarkScoringChangedLocked(submission_id);
+  return true;
 }
 
 absl::StatusOr<int64_t> InMemoryStore::BeginEpoch(double) {
@@ -314,6 +344,9 @@ absl::StatusOr<RecoveryCounts> InMemoryStore::RecoverAfterRestart(double now) {
     if (FinalStudyOf(id) != 0) {
       Unlease(job.record, JobState::kDone);
       ++out.jobs_done;
+    } else if (const std::string w = WithdrawnLocked(job.record.submission_id); !w.empty()) {
+      Unlease(job.record, JobState::kFailed);  // never queued again
+      job.last_error = w;
     } else {
       Unlease(job.record, JobState::kQueued);
       job.record.attempts = std::max(job.record.attempts - 1, 0);
@@ -360,6 +393,7 @@ absl::StatusOr<JobCounts> InMemoryStore::CountJobs(int64_t submission_id) {
         break;
       case JobState::kFailed:
         c.failed++;
+        if (absl::StartsWith(job.last_error, "withdrawn")) c.withdrawn++;
         break;
     }
   }

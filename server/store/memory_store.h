@@ -40,6 +40,7 @@ class InMemoryStore : public Store {
   absl::StatusOr<int> CountChargedSubmissions(const std::string& team, double created_since,
                                               const std::string& phase) override;
   using SubmissionStore::CountChargedSubmissions;
+  absl::StatusOr<bool> SetHidden(int64_t submission_id, const std::string& reason) override;
 
   // PhaseStore (memory_phases.cc)
   absl::StatusOr<std::optional<PhaseRecord>> GetPhase(const std::string& name) override;
@@ -49,6 +50,10 @@ class InMemoryStore : public Store {
   absl::StatusOr<std::map<std::string, int64_t>> Choices(const std::string& phase) override;
   absl::StatusOr<int64_t> RecordPhaseEvent(const PhaseEvent& event) override;
   absl::StatusOr<std::vector<PhaseEvent>> PhaseEvents(const std::string& phase) override;
+  absl::StatusOr<int64_t> MigrateOne(const std::string& phase, const Migration& source,
+                                     const std::vector<std::string>& problems, int64_t seed_base,
+                                     const std::vector<std::string>& boards,
+                                     const PhaseEvent& event) override;
   absl::StatusOr<std::vector<int64_t>> MigrateInto(const std::string& phase,
                                                    const std::vector<Migration>& sources,
                                                    const std::vector<std::string>& problems,
@@ -174,6 +179,10 @@ class InMemoryStore : public Store {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The id of the job's final study (a scored one), 0 when it has none.
   int64_t FinalStudyOf(int64_t job_id) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Why the submission is withdrawn ("" while entered or unknown).
+  std::string WithdrawnLocked(int64_t submission_id) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A final study of each problem the submission ran on gets a new sequence number.
+  void MarkScoringChangedLocked(int64_t submission_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AbandonStudiesOfJob(int64_t job_id, const std::string& reason,
                            std::optional<double> ended_at) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The studies that scoring on `board` reads, in id order (methods' latest scored study per

@@ -149,7 +149,8 @@ absl::StatusOr<int> InMemoryStore::CountStudiesWithErrors(int64_t submission_id)
   absl::MutexLock l(&mu_);
   std::set<int64_t> with_errors;
   for (const StudyErrorRecord& e : errors_) {
-    if (studies_.at(e.study_id).record.submission_id == submission_id) {
+    const StudyRecord& s = studies_.at(e.study_id).record;
+    if (s.submission_id == submission_id && IsScoredState(s.state)) {
       with_errors.insert(e.study_id);
     }
   }
@@ -219,7 +220,8 @@ InMemoryStore::ScoredStudies(const std::string& board) {
     const bool scored = sub->second.record.is_baseline
                             ? study.record.state == StudyState::kCompleted &&
                                   study.record.board == MainBoardKey(PhaseKeyOfBoard(board))
-                            : study.record.board == board && study.record.job_id &&
+                            : sub->second.record.on_board() && study.record.board == board &&
+                                  study.record.job_id &&
                                   latest.count(*study.record.job_id) &&
                                   latest[*study.record.job_id] == id;
     if (scored) out.emplace_back(&study, &sub->second);
@@ -278,6 +280,18 @@ absl::StatusOr<ScoringData> InMemoryStore::LoadScoringData(const std::vector<std
     }
   }
   return data;
+}
+
+void InMemoryStore::MarkScoringChangedLocked(int64_t submission_id) {
+  std::map<std::string, Study*> per_problem;  // the latest final study of each problem
+  for (auto& [id, study] : studies_) {
+    if (study.record.submission_id == submission_id && study.final_seq > 0) {
+      per_problem[study.record.problem] = &study;
+    }
+  }
+  if (per_problem.empty()) return;
+  ++last_final_seq_;
+  for (auto& [problem, study] : per_problem) study->final_seq = last_final_seq_;
 }
 
 absl::StatusOr<ScoringChanges> InMemoryStore::ScoringChangesSince(int64_t after_seq) {

@@ -265,6 +265,31 @@ UPDATE submissions SET withdrawn = COALESCE(
   (SELECT j.last_error FROM jobs j WHERE j.submission_id = submissions.id
      AND j.state = 'failed' AND j.last_error LIKE 'withdrawn%' ORDER BY j.id LIMIT 1), '');
 )sql",
+    // 13: organizers' moderation. A submission an organizer hid (or whose team was disqualified)
+    // is off its board with the reason; phase events name the team and submission they are about
+    // (hiding, disqualifying, choices and finalists set by organizers).
+    // phase_events is rebuilt (SQLite's procedure) for its wider CHECK of kinds.
+    R"sql(
+ALTER TABLE submissions ADD COLUMN hidden TEXT NOT NULL DEFAULT '';
+CREATE TABLE phase_events_v13 (
+  id INTEGER PRIMARY KEY,
+  phase TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('migrated', 'published', 'unpublished', 'hidden',
+                                     'unhidden', 'disqualified', 'requalified', 'chosen',
+                                     'finalist_set', 'finalist_replaced')),
+  at REAL NOT NULL,
+  who TEXT NOT NULL,
+  detail TEXT NOT NULL,
+  team TEXT NOT NULL DEFAULT '',
+  submission_id INTEGER
+);
+INSERT INTO phase_events_v13 (id, phase, kind, at, who, detail)
+  SELECT id, phase, kind, at, who, detail FROM phase_events;
+DROP TABLE phase_events;
+ALTER TABLE phase_events_v13 RENAME TO phase_events;
+CREATE UNIQUE INDEX one_migration_per_phase ON phase_events (phase) WHERE kind = 'migrated';
+CREATE INDEX phase_events_by_phase ON phase_events (phase, id);
+)sql",
 };
 
 }  // namespace

@@ -29,11 +29,20 @@ struct PhaseRecord {
 struct PhaseEvent {
   int64_t id = 0;
   std::string phase;
-  std::string kind;  // "migrated", "published", "unpublished"
+  // "migrated", "published", "unpublished"; organizers' moderation: "hidden", "unhidden",
+  // "disqualified", "requalified"; the submission that goes on: "chosen" (by its team),
+  // "finalist_set" (by an organizer, before the migration), "finalist_replaced" (by an organizer,
+  // after it: the event is the target phase's).
+  std::string kind;
   double at = 0;
   std::string who;
-  std::string detail;
+  std::string detail;  // the reason, for moderation
+  // The team and submission the event is about ("" and 0 when none).
+  std::string team;
+  int64_t submission_id = 0;
 };
+// Whether RecordPhaseEvent takes events of this kind (all but "migrated").
+bool IsRecordablePhaseEvent(const std::string& kind);
 
 // One submission moving on to the next phase.
 struct Migration {
@@ -67,6 +76,15 @@ class PhaseStore {
       const std::string& phase, const std::vector<Migration>& sources,
       const std::vector<std::string>& problems, int64_t seed_base,
       const std::vector<std::string>& boards, double at, const std::string& detail) = 0;
+  // One more submission moving into `phase` after its migration (an organizer replacing a
+  // team's finalist), in one transaction with `event` (recorded as RecordPhaseEvent does, its
+  // submission_id the new copy's): the copy and its jobs as MigrateInto makes them. Returns the
+  // copy's id. NotFound for an unknown source; AlreadyExists for a name taken in `phase`.
+  virtual absl::StatusOr<int64_t> MigrateOne(const std::string& phase, const Migration& source,
+                                             const std::vector<std::string>& problems,
+                                             int64_t seed_base,
+                                             const std::vector<std::string>& boards,
+                                             const PhaseEvent& event) = 0;
 };
 
 }  // namespace bbo

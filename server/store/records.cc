@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 
 namespace bbo {
 
@@ -11,6 +12,13 @@ constexpr char kWarmSuffix[] = "/warm-start";
 }  // namespace
 
 std::string MainBoardKey(const std::string& phase_key) { return phase_key; }
+
+bool IsRecordablePhaseEvent(const std::string& kind) {
+  static const std::set<std::string>* const kinds = new std::set<std::string>{
+      "published", "unpublished", "hidden", "unhidden", "disqualified", "requalified",
+      "chosen", "finalist_set", "finalist_replaced"};
+  return kinds->count(kind) > 0;
+}
 
 std::string WarmStartBoardKey(const std::string& phase_key) {
   return phase_key.empty() ? std::string(kWarmStartBoard) : phase_key + kWarmSuffix;

@@ -37,6 +37,12 @@ struct SubmissionRecord {
   int64_t migrated_from = 0;
   // Why its team took it back ("withdrawn by ..."; JobStore::CancelQueuedJobs), "" while entered.
   std::string withdrawn;
+  // Why it is off its board ("hidden by ...: reason", "team disqualified by ...: reason";
+  // SubmissionStore::SetHidden), "" while shown. A hidden submission is not scored at all: its
+  // studies are left out of the scoring data. (A withdrawn one stays on its board, scored on
+  // what it ran, as a race ranks it.)
+  std::string hidden;
+  bool on_board() const { return hidden.empty(); }
 };
 
 // The boards of a phase. Every job belongs to one: the phase's own board (kMainBoard) or, in a
@@ -87,7 +93,10 @@ struct FailedJob {
 };
 
 struct JobCounts {
-  int total = 0, queued = 0, leased = 0, done = 0, failed = 0;
+  // `failed` counts every job that ended without a final study; `withdrawn` those of them its
+  // team (or an organizer) cancelled, so failed - withdrawn were lost to the platform.
+  int total = 0, queued = 0, leased = 0, done = 0, failed = 0, withdrawn = 0;
+  int lost() const { return failed - withdrawn; }
 };
 
 // Study states, persisted as text.

@@ -16,6 +16,7 @@ using store_internal::ForEachRow;
 using store_internal::ParseJobState;
 using store_internal::ReadJob;
 using store_internal::ScalarInt;
+using store_internal::ScalarText;
 
 namespace {
 
@@ -129,36 +130,38 @@ absl::StatusOr<std::vector<int64_t>> SqliteStore::ExpireLeases(double now, int m
   sqlite::Transaction tx(db_.get());
   RETURN_IF_ERROR(tx.Begin());
   ASSIGN_OR_RETURN(auto* q,
-                   Stmt("SELECT id, attempts, " BBO_HAS_FINAL_STUDY(
-                       "jobs.id") " FROM jobs WHERE state = 'leased' AND lease_expires_at < ?"
-                                  " ORDER BY id"));
+                   Stmt("SELECT id, attempts, " BBO_HAS_FINAL_STUDY("jobs.id") ", " BBO_WITHDRAWN_OF_JOB
+                        " FROM jobs WHERE state = 'leased' AND lease_expires_at < ? ORDER BY id"));
   q->Bind(1, now);
   struct Expired {
     int64_t id;
     int attempts;
     bool has_final;
+    std::string withdrawn;
   };
   std::vector<Expired> expired;
   RETURN_IF_ERROR(ForEachRow(*q, [&](const sqlite::Statement& r) {
-    expired.push_back({r.Int(0), static_cast<int>(r.Int(1)), r.Int(2) != 0});
+    expired.push_back({r.Int(0), static_cast<int>(r.Int(1)), r.Int(2) != 0, r.Text(3)});
   }));
   std::vector<int64_t> requeued;
   ASSIGN_OR_RETURN(auto* u, Stmt("UPDATE jobs SET state = ?, worker_id = NULL,"
-                                 " lease_expires_at = NULL, last_error = 'lease expired'"
-                                 " WHERE id = ?"));
+                                 " lease_expires_at = NULL, last_error = ? WHERE id = ?"));
   ASSIGN_OR_RETURN(auto* a, Stmt("UPDATE studies SET state = 'abandoned', ended_at = ?,"
                                  " end_reason = 'worker lease expired' WHERE job_id = ? AND"
                                  " state = 'running'"));
   ASSIGN_OR_RETURN(auto* d, Stmt("UPDATE jobs SET state = 'done', worker_id = NULL,"
                                  " lease_expires_at = NULL WHERE id = ?"));
-  for (auto [id, attempts, has_final] : expired) {
+  for (const auto& [id, attempts, has_final, withdrawn] : expired) {
     if (has_final) {
       d->Bind(1, id);
       RETURN_IF_ERROR(d->Run());
       continue;
     }
-    bool retry = attempts < max_attempts;
-    u->Bind(1, retry ? "queued" : "failed").Bind(2, id);
+    // A job of a withdrawn submission is never queued again.
+    const bool retry = attempts < max_attempts && withdrawn.empty();
+    u->Bind(1, retry ? "queued" : "failed")
+        .Bind(2, withdrawn.empty() ? std::string("lease expired") : withdrawn)
+        .Bind(3, id);
     RETURN_IF_ERROR(u->Run());
     a->Bind(1, now).Bind(2, id);
     RETURN_IF_ERROR(a->Run());
@@ -182,15 +185,21 @@ absl::Status SqliteStore::FinishJob(int64_t job_id, const std::string& worker_id
   ASSIGN_OR_RETURN(auto* f, Stmt("SELECT " BBO_HAS_FINAL_STUDY("?")));
   f->Bind(1, job_id);
   ASSIGN_OR_RETURN(bool has_final, ScalarInt(*f));
-  const char* next =
-      error.empty() || has_final ? "done" : (job->attempts < max_attempts ? "queued" : "failed");
+  ASSIGN_OR_RETURN(auto* w, Stmt("SELECT withdrawn FROM submissions WHERE id = ?"));
+  w->Bind(1, job->submission_id);
+  ASSIGN_OR_RETURN(std::string withdrawn, ScalarText(*w));
+  // A job of a withdrawn submission is never queued again.
+  const char* next = error.empty() || has_final
+                         ? "done"
+                         : (job->attempts < max_attempts && withdrawn.empty() ? "queued" : "failed");
   ASSIGN_OR_RETURN(auto* u, Stmt("UPDATE jobs SET state = ?, worker_id = NULL,"
                                  " lease_expires_at = NULL, last_error = ? WHERE id = ?"));
   u->Bind(1, next);
   if (error.empty()) {
     u->BindNull(2);
   } else {
-    u->Bind(2, error);
+    // A job of a withdrawn submission that ends without its study is withdrawn, not lost.
+    u->Bind(2, std::string(next) == "failed" && !withdrawn.empty() ? withdrawn : error);
   }
   u->Bind(3, job_id);
   RETURN_IF_ERROR(u->Run());
@@ -226,6 +235,14 @@ absl::Status SqliteStore::RequeueFailedJob(int64_t job_id) {
   if (j->state != JobState::kFailed) {
     return absl::FailedPreconditionError(absl::StrCat("job ", job_id, " has not failed"));
   }
+  ASSIGN_OR_RETURN(auto* w, Stmt("SELECT withdrawn FROM submissions WHERE id = ?"));
+  w->Bind(1, j->submission_id);
+  ASSIGN_OR_RETURN(std::string withdrawn, ScalarText(*w));
+  if (!withdrawn.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "job ", job_id, " belongs to submission ", j->submission_id, ", ", withdrawn,
+        ": the jobs of a withdrawn submission stay withdrawn (its team may submit again)"));
+  }
   ASSIGN_OR_RETURN(auto* u, Stmt("UPDATE jobs SET state = 'queued', attempts = 0 WHERE"
                                  " state = 'failed' AND id = ?"));
   u->Bind(1, job_id);
@@ -256,6 +273,11 @@ absl::StatusOr<RecoveryCounts> SqliteStore::RecoverAfterRestart(double now) {
            " lease_expires_at = NULL WHERE state = 'leased' AND " BBO_HAS_FINAL_STUDY("jobs.id")));
   RETURN_IF_ERROR(d->Run());
   out.jobs_done = db_->Changes();
+  // A job of a withdrawn submission is never queued again: it fails with the withdrawal.
+  ASSIGN_OR_RETURN(auto* w, Stmt("UPDATE jobs SET state = 'failed', worker_id = NULL,"
+                                 " lease_expires_at = NULL, last_error = " BBO_WITHDRAWN_OF_JOB
+                                 " WHERE state = 'leased' AND " BBO_WITHDRAWN_OF_JOB " != ''"));
+  RETURN_IF_ERROR(w->Run());
   ASSIGN_OR_RETURN(auto* q, Stmt("UPDATE jobs SET state = 'queued', worker_id = NULL,"
                                  " lease_expires_at = NULL, attempts = MAX(attempts - 1, 0),"
                                  " last_error = 'coordinator restarted' WHERE state = 'leased'"));
@@ -285,8 +307,8 @@ absl::StatusOr<int> SqliteStore::CancelQueuedJobs(int64_t submission_id,
 
 absl::StatusOr<JobCounts> SqliteStore::CountJobs(int64_t submission_id) {
   absl::MutexLock l(&mu_);
-  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT state, COUNT(*) FROM jobs WHERE submission_id = ?"
-                                 " GROUP BY state"));
+  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT state, COUNT(*), SUM(last_error LIKE 'withdrawn%')"
+                                 " FROM jobs WHERE submission_id = ? GROUP BY state"));
   q->Bind(1, submission_id);
   JobCounts c;
   RETURN_IF_ERROR(ForEachRow(*q, [&](const sqlite::Statement& r) {
@@ -304,6 +326,7 @@ absl::StatusOr<JobCounts> SqliteStore::CountJobs(int64_t submission_id) {
         break;
       case JobState::kFailed:
         c.failed += n;
+        c.withdrawn += static_cast<int>(r.Int(2));
         break;
     }
   }));

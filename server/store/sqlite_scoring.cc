@@ -34,7 +34,7 @@ FROM studies s
 JOIN submissions sub ON sub.id = s.submission_id
 LEFT JOIN evaluations e ON e.study_id = s.id
 LEFT JOIN batches bt ON bt.study_id = s.id AND bt.batch = e.batch
-WHERE sub.is_baseline = 0
+WHERE sub.is_baseline = 0 AND sub.hidden = ''
   AND (?1 IS NULL OR s.problem = ?1)
   AND s.board = ?2
   AND s.state IN ('completed', 'cut_off', 'failed')
@@ -129,6 +129,16 @@ absl::StatusOr<ScoringChanges> SqliteStore::ScoringChangesSince(int64_t after_se
   return out;
 }
 
+absl::Status SqliteStore::MarkScoringChanged(int64_t submission_id) {
+  // One final study per problem is enough: ScoringChangesSince reports problems.
+  ASSIGN_OR_RETURN(auto* u, Stmt("UPDATE studies SET final_seq ="
+                                 " (SELECT MAX(final_seq) FROM studies) + 1 WHERE id IN"
+                                 " (SELECT MAX(id) FROM studies WHERE submission_id = ? AND"
+                                 " final_seq IS NOT NULL GROUP BY problem)"));
+  u->Bind(1, submission_id);
+  return u->Run();
+}
+
 absl::StatusOr<std::vector<ScoredEvaluationRecord>> SqliteStore::ScoredEvaluations(
     const std::string& board) {
   absl::MutexLock l(&mu_);
@@ -142,7 +152,7 @@ FROM studies s
 JOIN submissions sub ON sub.id = s.submission_id
 LEFT JOIN evaluations e ON e.study_id = s.id
 LEFT JOIN batches bt ON bt.study_id = s.id AND bt.batch = e.batch
-WHERE ((sub.is_baseline = 0 AND s.board = ?1 AND s.state IN ('completed', 'cut_off', 'failed')
+WHERE ((sub.is_baseline = 0 AND sub.hidden = '' AND s.board = ?1 AND s.state IN ('completed', 'cut_off', 'failed')
         AND s.id = (SELECT MAX(s2.id) FROM studies s2
                     WHERE s2.job_id = s.job_id AND s2.state IN ('completed', 'cut_off', 'failed')))
        OR (sub.is_baseline = 1 AND s.state = 'completed' AND s.board = ?2))

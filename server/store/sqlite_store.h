@@ -49,6 +49,7 @@ class SqliteStore : public Store {
   absl::StatusOr<int> CountChargedSubmissions(const std::string& team, double created_since,
                                               const std::string& phase) override;
   using SubmissionStore::CountChargedSubmissions;
+  absl::StatusOr<bool> SetHidden(int64_t submission_id, const std::string& reason) override;
 
   // PhaseStore (sqlite_phases.cc)
   absl::StatusOr<std::optional<PhaseRecord>> GetPhase(const std::string& name) override;
@@ -58,6 +59,10 @@ class SqliteStore : public Store {
   absl::StatusOr<std::map<std::string, int64_t>> Choices(const std::string& phase) override;
   absl::StatusOr<int64_t> RecordPhaseEvent(const PhaseEvent& event) override;
   absl::StatusOr<std::vector<PhaseEvent>> PhaseEvents(const std::string& phase) override;
+  absl::StatusOr<int64_t> MigrateOne(const std::string& phase, const Migration& source,
+                                     const std::vector<std::string>& problems, int64_t seed_base,
+                                     const std::vector<std::string>& boards,
+                                     const PhaseEvent& event) override;
   absl::StatusOr<std::vector<int64_t>> MigrateInto(const std::string& phase,
                                                    const std::vector<Migration>& sources,
                                                    const std::vector<std::string>& problems,
@@ -153,6 +158,18 @@ class SqliteStore : public Store {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<std::optional<JobRecord>> QueryJob(int64_t job_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A phase event's row (RecordPhaseEvent without the kind check).
+  absl::StatusOr<int64_t> InsertPhaseEventLocked(const PhaseEvent& e)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // MigrateInto's copy of one submission and its jobs: the copy's id.
+  absl::StatusOr<int64_t> CopySubmissionLocked(const std::string& phase, const Migration& m,
+                                               const std::vector<std::string>& problems,
+                                               int64_t seed_base,
+                                               const std::vector<std::string>& boards, double at)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The problems submission `submission_id` has scored studies on count as changed
+  // (ScoringChangesSince): a final study of each gets a new sequence number.
+  absl::Status MarkScoringChanged(int64_t submission_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   template <typename Key>
   absl::StatusOr<std::optional<SubmissionRecord>> QuerySubmission(const char* sql, const Key& key)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -319,7 +319,8 @@ SqliteStore::ListSubmissionErrors(int64_t submission_id, int limit) {
 absl::StatusOr<int> SqliteStore::CountStudiesWithErrors(int64_t submission_id) {
   absl::MutexLock l(&mu_);
   ASSIGN_OR_RETURN(auto* q, Stmt("SELECT COUNT(DISTINCT e.study_id) FROM study_errors e JOIN"
-                                 " studies s ON s.id = e.study_id WHERE s.submission_id = ?"));
+                                 " studies s ON s.id = e.study_id WHERE s.submission_id = ? AND"
+                                 " s.state IN ('completed', 'cut_off', 'failed')"));
   q->Bind(1, submission_id);
   ASSIGN_OR_RETURN(int64_t n, ScalarInt(*q));
   return static_cast<int>(n);

@@ -132,4 +132,26 @@ absl::StatusOr<int> SqliteStore::CountChargedSubmissions(const std::string& team
   return static_cast<int>(n);
 }
 
+absl::StatusOr<bool> SqliteStore::SetHidden(int64_t submission_id, const std::string& reason) {
+  absl::MutexLock l(&mu_);
+  sqlite::Transaction tx(db_.get());
+  RETURN_IF_ERROR(tx.Begin());
+  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT hidden FROM submissions WHERE id = ? AND is_baseline = 0"));
+  q->Bind(1, submission_id);
+  ASSIGN_OR_RETURN(bool row, q->Step());
+  if (!row) {
+    q->Reset();
+    return absl::NotFoundError(absl::StrCat("no submission with id ", submission_id));
+  }
+  const std::string before = q->Text(0);
+  q->Reset();
+  if (before == reason) return false;
+  ASSIGN_OR_RETURN(auto* u, Stmt("UPDATE submissions SET hidden = ? WHERE id = ?"));
+  u->Bind(1, reason).Bind(2, submission_id);
+  RETURN_IF_ERROR(u->Run());
+  RETURN_IF_ERROR(MarkScoringChanged(submission_id));
+  RETURN_IF_ERROR(tx.Commit());
+  return true;
+}
+
 }  // namespace bbo

@@ -22,7 +22,9 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::Pair;
+using ::testing::_;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -413,9 +415,10 @@ TEST_P(StoreConformanceTest, FailedJobsAreListedAndRequeued) {
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(refused.status().message(), HasSubstr("stays withdrawn"));
   ASSERT_EQ(store_->ListFailedJobs()->size(), 1u);
-  // The store's primitive does what it is told: the rule is not its business.
-  EXPECT_TRUE(store_->RequeueFailedJob(failed[1].job.id).ok());
-  EXPECT_TRUE(store_->ListFailedJobs()->empty());
+  // The store itself refuses a job of a withdrawn submission, whatever its last error says.
+  EXPECT_EQ(store_->RequeueFailedJob(failed[1].job.id).code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(store_->ListFailedJobs()->size(), 1u);
 }
 
 TEST_P(StoreConformanceTest, LeaseExpiryRequeuesAndAbandonsStudy) {
@@ -707,6 +710,110 @@ TEST_P(StoreConformanceTest, ScoringSequenceCountsScoredEndsOnly) {
   EXPECT_EQ(store_->GetStudy(studies[3])->state, StudyState::kAbandoned);
 }
 
+TEST_P(StoreConformanceTest, AHiddenSubmissionLeavesTheScoringDataAndMarksItsProblems) {
+  const int64_t a = *store_->AddSubmission(Sub("a", 1), "", {"p", "q"}, 1);
+  const int64_t b = *store_->AddSubmission(Sub("b", 1), "", {"p"}, 1);
+  for (const JobRecord& j : LeaseAll()) PlayJob(j, {j.submission_id == a ? 1.0 : 2.0});
+  const int64_t seen = store_->ScoringChangesSince(0)->seq;
+  ASSERT_EQ(store_->LoadScoringData()->methods.size(), 2u);
+
+  ASSERT_TRUE(*store_->SetHidden(a, "hidden by organizer ops: copied"));
+  EXPECT_FALSE(*store_->SetHidden(a, "hidden by organizer ops: copied"));  // no change
+  EXPECT_EQ(store_->GetSubmission(a)->hidden, "hidden by organizer ops: copied");
+  EXPECT_FALSE(store_->GetSubmission(a)->on_board());
+  ScoringChanges changed = *store_->ScoringChangesSince(seen);
+  EXPECT_GT(changed.seq, seen);
+  EXPECT_THAT(changed.problems, ElementsAre("p", "q"));  // every problem it ran on
+  EXPECT_THAT(store_->LoadScoringData()->methods, ElementsAre(Pair("b", _)));
+  EXPECT_THAT(Csv(), Not(HasSubstr(",a,")));
+
+  ASSERT_TRUE(*store_->SetHidden(a, ""));
+  EXPECT_EQ(store_->LoadScoringData()->methods.size(), 2u);
+  // A withdrawn submission stays scored on what it ran.
+  ASSERT_EQ(*store_->CancelQueuedJobs(b, "withdrawn by team:blue"), 0);  // nothing was queued
+  EXPECT_EQ(store_->LoadScoringData()->methods.size(), 2u);
+  EXPECT_EQ(store_->SetHidden(99, "x").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_P(StoreConformanceTest, AJobOfAWithdrawnSubmissionIsNeverQueuedAgain) {
+  const int64_t sub = *store_->AddSubmission(Sub("a", 4), "", {"p"}, 1);
+  ASSERT_TRUE(store_->RegisterWorker("w1", "host", 1, 100).ok());
+  std::vector<JobRecord> jobs;
+  for (double expiry : {130.0, 1000.0, 1000.0}) jobs.push_back(**store_->LeaseJob("w1", expiry));
+  ASSERT_EQ(*store_->CancelQueuedJobs(sub, "withdrawn by team:red"), 1);
+  // A lease expires, a worker reports an error, the coordinator restarts: each job fails with
+  // the withdrawal, none is queued again.
+  EXPECT_TRUE(store_->ExpireLeases(131, 3)->empty());
+  EXPECT_EQ(store_->GetJob(jobs[0].id)->state, JobState::kFailed);
+  EXPECT_EQ(store_->FinishJob(jobs[1].id, "w1", "optimizer died", 3).code(),
+            absl::StatusCode::kOk);
+  EXPECT_EQ(store_->GetJob(jobs[1].id)->state, JobState::kFailed);
+  ASSERT_TRUE(store_->RecoverAfterRestart(600).ok());
+  EXPECT_EQ(store_->GetJob(jobs[2].id)->state, JobState::kFailed);
+  EXPECT_FALSE(store_->LeaseJob("w2", 700)->has_value());
+  // Organizers cannot requeue them either, whatever their last error says.
+  for (const JobRecord& j : jobs) {
+    EXPECT_EQ(store_->RequeueFailedJob(j.id).code(), absl::StatusCode::kFailedPrecondition)
+        << j.id;
+  }
+  const JobCounts c = *store_->CountJobs(sub);
+  // Every one counts as withdrawn, none as lost to the platform.
+  EXPECT_EQ(c.failed, 4);
+  EXPECT_EQ(c.withdrawn, 4);
+  EXPECT_EQ(c.lost(), 0);
+  EXPECT_EQ(store_->GetJob(jobs[1].id)->state, JobState::kFailed);
+}
+
+TEST_P(StoreConformanceTest, PhaseEventsCarryTheirTeamAndSubmission) {
+  ASSERT_EQ(store_->RecordPhaseEvent({0, "final", "migrated", 1, "x", ""}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(store_->RecordPhaseEvent({0, "final", "hidden", 5, "organizer ops", "copied",
+                                        "red", 7}).ok());
+  ASSERT_TRUE(store_->RecordPhaseEvent({0, "final", "disqualified", 6, "organizer ops", "cheat",
+                                        "blue", 0}).ok());
+  std::vector<PhaseEvent> events = *store_->PhaseEvents("final");
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].kind, "hidden");
+  EXPECT_EQ(events[0].team, "red");
+  EXPECT_EQ(events[0].submission_id, 7);
+  EXPECT_EQ(events[0].detail, "copied");
+  EXPECT_EQ(events[1].team, "blue");
+  EXPECT_EQ(events[1].submission_id, 0);
+}
+
+TEST_P(StoreConformanceTest, MigrateOneCopiesASubmissionWithItsJobsAndEvent) {
+  SubmissionRecord red = Sub("red-1", 1);
+  red.team = "red";
+  red.phase = "feedback";
+  const int64_t src = *store_->AddSubmission(red, "archive-bytes", {"p"}, 1);
+  const int64_t id = *store_->MigrateOne(
+      "final", {src, 2}, {"p", "q"}, 9, {"final"},
+      {0, "final", "finalist_replaced", 50, "organizer ops", "crashed entry", "red", 0});
+  const SubmissionRecord copy = *store_->GetSubmission(id);
+  EXPECT_EQ(copy.phase, "final");
+  EXPECT_EQ(copy.migrated_from, src);
+  EXPECT_EQ(copy.team, "red");
+  EXPECT_EQ(copy.trials, 2);
+  EXPECT_EQ(*store_->GetSubmissionArchive(id), "archive-bytes");
+  EXPECT_EQ(store_->CountJobs(id)->queued, 4);
+  std::vector<PhaseEvent> events = *store_->PhaseEvents("final");
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].submission_id, id);
+  EXPECT_EQ(events[0].kind, "finalist_replaced");
+  // The same name again in that phase: refused, nothing added.
+  EXPECT_EQ(store_->MigrateOne("final", {src, 2}, {"p"}, 9, {"final"},
+                               {0, "final", "finalist_replaced", 51, "o", "again", "red", 0})
+                .status()
+                .code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(store_->PhaseEvents("final")->size(), 1u);
+  EXPECT_EQ(store_->MigrateOne("final", {999, 2}, {"p"}, 9, {"final"},
+                               {0, "final", "finalist_replaced", 52, "o", "x", "red", 0})
+                .status()
+                .code(),
+            absl::StatusCode::kNotFound);
+}
+
 TEST_P(StoreConformanceTest, ErrorsAreListedInOrderWithTheirProblems) {
   ASSERT_TRUE(store_->AddSubmission(Sub("a", 1), "", {"p", "q"}, 1).ok());
   ASSERT_TRUE(store_->AddSubmission(Sub("b", 1), "", {"p"}, 1).ok());
@@ -732,8 +839,14 @@ TEST_P(StoreConformanceTest, ErrorsAreListedInOrderWithTheirProblems) {
   EXPECT_EQ(store_->ListSubmissionErrors(1, 50)->size(), 3u);
   EXPECT_EQ(store_->ListSubmissionErrors(1, -1)->size(), 3u);
   EXPECT_TRUE(store_->ListSubmissionErrors(1, 0)->empty());
+  // Counted once the studies have ended as they count (an attempt the platform abandoned does
+  // not count against the submission).
+  EXPECT_EQ(*store_->CountStudiesWithErrors(1), 0);
+  ASSERT_TRUE(store_->EndStudy(s1, StudyState::kCompleted, "done", 1, 0).ok());
+  ASSERT_TRUE(store_->EndStudy(s2, StudyState::kFailed, "died", 1, 0).ok());
+  ASSERT_TRUE(store_->EndStudy(s3, StudyState::kAbandoned, "worker lost", 1, 0).ok());
   EXPECT_EQ(*store_->CountStudiesWithErrors(1), 2);
-  EXPECT_EQ(*store_->CountStudiesWithErrors(2), 1);
+  EXPECT_EQ(*store_->CountStudiesWithErrors(2), 0);
   EXPECT_EQ(*store_->CountStudiesWithErrors(3), 0);
 }
 

@@ -51,7 +51,8 @@ class StudyStore {
   // Every study of a submission, by id.
   virtual absl::StatusOr<std::vector<StudySummary>> ListSubmissionStudies(
       int64_t submission_id) = 0;
-  // How many of a submission's studies have at least one error.
+  // How many of a submission's scored studies (completed, cut off or failed: the ones that count;
+  // not an attempt the platform abandoned) have at least one error.
   virtual absl::StatusOr<int> CountStudiesWithErrors(int64_t submission_id) = 0;
   // The values of one study, batch by batch, in index order (empty for an unknown study).
   virtual absl::StatusOr<std::vector<std::vector<double>>> StudyValues(int64_t study_id) = 0;

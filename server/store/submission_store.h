@@ -62,6 +62,11 @@ class SubmissionStore {
   absl::StatusOr<int> CountChargedSubmissions(const std::string& team, double created_since) {
     return CountChargedSubmissions(team, created_since, "");
   }
+  // Takes a submission off its board with `reason` (SubmissionRecord::hidden), or with "" puts
+  // it back. Its studies leave (or rejoin) the scoring data, and the problems it ran on count as
+  // changed (ScoringChangesSince). Returns whether anything changed. NotFound for an unknown id
+  // or the baseline.
+  virtual absl::StatusOr<bool> SetHidden(int64_t submission_id, const std::string& reason) = 0;
 };
 
 }  // namespace bbo

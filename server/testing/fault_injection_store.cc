@@ -133,6 +133,22 @@ absl::StatusOr<std::vector<int64_t>> FaultInjectionStore::MigrateInto(
   return base_->MigrateInto(phase, sources, problems, seed_base, boards, at, detail);
 }
 
+absl::StatusOr<int64_t> FaultInjectionStore::MigrateOne(const std::string& phase,
+                                                        const Migration& source,
+                                                        const std::vector<std::string>& problems,
+                                                        int64_t seed_base,
+                                                        const std::vector<std::string>& boards,
+                                                        const PhaseEvent& event) {
+  if (absl::Status s = Check("MigrateOne"); !s.ok()) return s;
+  return base_->MigrateOne(phase, source, problems, seed_base, boards, event);
+}
+
+absl::StatusOr<bool> FaultInjectionStore::SetHidden(int64_t submission_id,
+                                                    const std::string& reason) {
+  if (absl::Status s = Check("SetHidden"); !s.ok()) return s;
+  return base_->SetHidden(submission_id, reason);
+}
+
 absl::StatusOr<std::vector<RaceRoundRecord>> FaultInjectionStore::ListRaceRounds(
     const std::string& phase) {
   if (absl::Status s = Check("ListRaceRounds"); !s.ok()) return s;

@@ -51,6 +51,7 @@ class FaultInjectionStore : public Store {
   absl::StatusOr<int> CountChargedSubmissions(const std::string& team, double created_since,
                                               const std::string& phase) override;
   using SubmissionStore::CountChargedSubmissions;
+  absl::StatusOr<bool> SetHidden(int64_t submission_id, const std::string& reason) override;
 
   absl::StatusOr<std::optional<PhaseRecord>> GetPhase(const std::string& name) override;
   absl::Status PutPhase(const PhaseRecord& phase) override;
@@ -59,6 +60,10 @@ class FaultInjectionStore : public Store {
   absl::StatusOr<std::map<std::string, int64_t>> Choices(const std::string& phase) override;
   absl::StatusOr<int64_t> RecordPhaseEvent(const PhaseEvent& event) override;
   absl::StatusOr<std::vector<PhaseEvent>> PhaseEvents(const std::string& phase) override;
+  absl::StatusOr<int64_t> MigrateOne(const std::string& phase, const Migration& source,
+                                     const std::vector<std::string>& problems, int64_t seed_base,
+                                     const std::vector<std::string>& boards,
+                                     const PhaseEvent& event) override;
   absl::StatusOr<std::vector<int64_t>> MigrateInto(const std::string& phase,
                                                    const std::vector<Migration>& sources,
                                                    const std::vector<std::string>& problems,

@@ -14,6 +14,7 @@
 #include "server/phase.h"
 #include "server/competition.h"
 #include "server/submission_log.h"
+#include "server/submission_state.h"
 
 namespace bbo::web {
 namespace {
@@ -29,10 +30,6 @@ json OptionalTime(const std::optional<absl::Time>& t) {
 // A finite number, or null (JSON has no infinity; nlohmann would write null anyway, said here).
 json Number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
-const char* StateName(const SubmissionStatus& s) {
-  if (!s.finished()) return s.jobs.queued == s.jobs.total ? "queued" : "running";
-  return s.jobs.failed > 0 ? "incomplete" : "finished";
-}
 
 // The main-board scores `who` may see in `phase`, by submission name (empty when the board is
 // hidden from `who` or not ready: a missing score is shown as such, never as an error).
@@ -137,6 +134,12 @@ absl::StatusOr<json> WebViews::Competition(const Identity& who) const {
                     {"shows_scores", shows.ok() && *shows},
                     {"per_problem", phase->ShowsPerProblemResults(who)},
                     {"boards", std::move(boards)}});
+    // A publication that was withdrawn: when and why (participants are told, not left guessing).
+    absl::StatusOr<PublicationState> pub = phase->Publication();
+    if (pub.ok() && !pub->published && pub->at > 0) {
+      list.back()["unpublished_at_s"] = pub->at;
+      list.back()["unpublished_reason"] = pub->detail;
+    }
   }
   return json{{"competition", competition.name()},
               {"now_s", EpochSeconds(competition.calendar()->Now())},
@@ -163,13 +166,22 @@ absl::StatusOr<json> WebViews::Leaderboard(const Identity& who, const std::strin
                     {"baseline", r.is_baseline},
                     {"complete", r.complete},
                     {"problems", std::move(problems)}});
+    auto e = report.entries.find(r.method);
+    rows.back()["team"] = e == report.entries.end() ? json(nullptr) : json(e->second.team);
+    rows.back()["state"] = e == report.entries.end() ? json(nullptr) : json(e->second.state);
+    rows.back()["id"] = e == report.entries.end() ? json(nullptr) : json(e->second.id);
+  }
+  json removed = json::array();
+  for (const LeaderboardReport::Removed& r : report.removed) {
+    removed.push_back({{"name", r.name}, {"team", r.team}, {"why", r.why}});
   }
   json pending = json::array();
   for (const LeaderboardReport::Pending& p : report.pending) {
     pending.push_back({{"name", p.name},
                        {"jobs_total", p.jobs.total},
                        {"jobs_done", p.jobs.done},
-                       {"jobs_failed", p.jobs.failed}});
+                       {"jobs_failed", p.jobs.lost()},
+                       {"jobs_withdrawn", p.jobs.withdrawn}});
   }
   // Shown to exactly those who see this board's scores (Snapshot checks as Leaderboard did).
   return json{{"phase", phase->options().phase},
@@ -178,7 +190,10 @@ absl::StatusOr<json> WebViews::Leaderboard(const Identity& who, const std::strin
               {"n_batches", report.n_batches},
               {"per_problem", report.per_problem},
               {"rows", std::move(rows)},
+              {"rows_rule", report.rows},
+              {"rows_not_shown", report.rows_not_shown},
               {"pending", std::move(pending)},
+              {"removed", std::move(removed)},
               {"plackett_luce", PlackettLuceView(rankings_->Get(phase, who, board))}};
 }
 
@@ -207,15 +222,20 @@ absl::StatusOr<json> WebViews::Submissions(const Identity& who, const std::strin
                    {"name", s.submission.name},
                    {"team", s.submission.team},
                    {"phase", ps.phase},
-                   {"state", StateName(s)},
+                   {"state", SubmissionStateName(StateOf(s))},
+                   {"state_detail", DescribeState(s)},
+                   {"hidden", s.submission.hidden},
                    {"chosen", ps.chosen},
+                   {"finalist", ps.finalist},
+                   {"next_phase", ps.next_phase},
                    {"migrated_from", s.submission.migrated_from},
                    {"created_at_s", s.submission.created_at},
                    {"jobs_total", s.jobs.total},
                    {"jobs_queued", s.jobs.queued},
                    {"jobs_running", s.jobs.leased},
                    {"jobs_done", s.jobs.done},
-                   {"jobs_failed", s.jobs.failed},
+                   {"jobs_failed", s.jobs.lost()},
+                   {"jobs_withdrawn", s.jobs.withdrawn},
                    {"studies_with_errors", s.studies_with_errors},
                    {"score", score == phase_scores.end() ? json(nullptr) : Number(score->second)}});
   }
@@ -252,7 +272,8 @@ absl::StatusOr<json> WebViews::Log(const Identity& who, int64_t id) const {
               {"phase", log.submission.phase},
               {"jobs_total", log.jobs.total},
               {"jobs_done", log.jobs.done},
-              {"jobs_failed", log.jobs.failed},
+              {"jobs_failed", log.jobs.lost()},
+              {"jobs_withdrawn", log.jobs.withdrawn},
               {"studies_by_state", log.studies_by_state},
               {"studies_with_errors", log.studies_with_errors},
               {"errors_by_kind", log.errors_by_kind},
@@ -276,6 +297,7 @@ absl::StatusOr<json> WebViews::Queue(const Identity& who) const {
     out["jobs_leased"] = g.jobs_leased;
     out["jobs_done"] = g.jobs_done;
     out["jobs_failed"] = g.jobs_failed;
+    out["jobs_withdrawn"] = g.jobs_withdrawn;
     out["running_studies"] = g.running_studies;
     // Registered since the coordinator started, and heard from within the lease time.
     out["workers"] = g.workers;

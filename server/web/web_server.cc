@@ -10,6 +10,7 @@
 #include "httplib.h"
 #include "server/web/internal/assets.h"
 #include "server/web/internal/http.h"
+#include "server/web/actions.h"
 #include "server/web/views.h"
 
 namespace bbo::web {
@@ -77,6 +78,7 @@ absl::StatusOr<std::unique_ptr<WebServer>> WebServer::Start(Coordinator* coordin
     s->http_ = std::make_unique<httplib::Server>();
   }
   s->views_ = std::make_unique<WebViews>(coordinator);
+  s->actions_ = std::make_unique<WebActions>(coordinator);
   s->http_->new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
   s->http_->set_payload_max_length(kMaxBodyBytes);
   // A connection that sends nothing holds its thread this long (browsers preconnect).
@@ -167,6 +169,38 @@ void ServeApi(Credentials* credentials, Metrics* metrics, const char* action,
                                   std::chrono::steady_clock::now() - start).count());
 }
 
+// An action of the API: given the caller and the request's JSON object, its answer or the
+// domain's refusal.
+using Action = std::function<absl::StatusOr<json>(const Identity&, const json&)>;
+
+// The middleware of every action (POST): authentication as for a view, the body checked as JSON
+// (ParseJsonBody), the action, the audit of its refusals, the latency metric. The domain audits
+// what organizers did.
+void ServeAction(Credentials* credentials, Metrics* metrics, const char* action_name,
+                 const Action& action, const httplib::Request& req, httplib::Response& res) {
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<Identity> caller = Caller(credentials, req);
+  const Identity who = caller.ok() ? *caller : Identity::Anonymous();
+  absl::Status status = caller.status();
+  json body;
+  if (status.ok()) {
+    absl::StatusOr<json> in =
+        internal::ParseJsonBody(req.get_header_value("Content-Type"), req.body);
+    absl::StatusOr<json> answer = in.ok() ? action(who, *in) : in.status();
+    if (answer.ok()) {
+      body = *std::move(answer);
+    } else {
+      status = answer.status();
+    }
+  }
+  if (absl::IsUnauthenticated(status) || absl::IsPermissionDenied(status)) {
+    credentials->Audit(who, action_name, false, absl::StrCat(Peer(req), ": ", status.message()));
+  }
+  SendJson(res, internal::HttpStatus(status), status.ok() ? body : internal::ErrorBody(status));
+  metrics->ObserveRpc(action_name, std::chrono::duration<double>(
+                                       std::chrono::steady_clock::now() - start).count());
+}
+
 // A view that reads the phase and board query parameters.
 View WithPhaseAndBoard(
     std::function<absl::StatusOr<json>(const Identity&, const std::string&, const std::string&)>
@@ -215,6 +249,7 @@ void WebServer::Route(Coordinator* coordinator) {
     });
   };
   WebViews* views = views_.get();
+  RouteActions(http, credentials, metrics, actions_.get());
   api("/api/me", "web:/api/me", true,
       [views](const Identity& who, const httplib::Request&) -> absl::StatusOr<json> {
         return views->Me(who);
@@ -248,6 +283,53 @@ void WebServer::Route(Coordinator* coordinator) {
         return views->Report(who, phase, board);
       }));
   SetErrorHandlers(http);
+}
+
+void WebServer::RouteActions(httplib::Server& http, Credentials* credentials, Metrics* metrics,
+                             WebActions* actions) {
+  auto post = [&http, credentials, metrics](const std::string& pattern, const char* name,
+                                            Action action) {
+    http.Post(pattern, [=](const httplib::Request& req, httplib::Response& res) {
+      ServeAction(credentials, metrics, name, action, req, res);
+    });
+  };
+  using A = WebActions;
+  auto bind = [actions](absl::StatusOr<json> (A::*f)(const Identity&, const json&)) -> Action {
+    return [actions, f](const Identity& who, const json& body) { return (actions->*f)(who, body); };
+  };
+  post("/api/choose", "web:POST /api/choose", bind(&A::Choose));
+  post("/api/withdraw", "web:POST /api/withdraw", bind(&A::Withdraw));
+  post("/api/admin/publish", "web:POST /api/admin/publish", bind(&A::Publish));
+  post("/api/admin/stop-race", "web:POST /api/admin/stop-race", bind(&A::StopRace));
+  post("/api/admin/hide", "web:POST /api/admin/hide", bind(&A::Hide));
+  post("/api/admin/disqualify", "web:POST /api/admin/disqualify", bind(&A::Disqualify));
+  post("/api/admin/finalist", "web:POST /api/admin/finalist", bind(&A::SetFinalist));
+  post("/api/admin/requeue", "web:POST /api/admin/requeue", bind(&A::Requeue));
+  post("/api/admin/token", "web:POST /api/admin/token", bind(&A::Token));
+  auto get = [&http, credentials, metrics](const std::string& pattern, const char* name,
+                                           View view) {
+    http.Get(pattern, [=](const httplib::Request& req, httplib::Response& res) {
+      ServeApi(credentials, metrics, name, false, view, req, res);
+    });
+  };
+  get("/api/admin/tokens", "web:/api/admin/tokens",
+      [actions](const Identity& who, const httplib::Request&) { return actions->Tokens(who); });
+  get("/api/admin/jobs", "web:/api/admin/jobs",
+      [actions](const Identity& who, const httplib::Request&) { return actions->FailedJobs(who); });
+  get("/api/admin/audit", "web:/api/admin/audit",
+      [actions](const Identity& who, const httplib::Request& req) -> absl::StatusOr<json> {
+        int limit = 100;
+        if (req.has_param("limit") && !absl::SimpleAtoi(req.get_param_value("limit"), &limit)) {
+          return absl::InvalidArgumentError("limit: a number from 1 to 10000");
+        }
+        return actions->Audit(who, limit);
+      });
+  get("/api/admin/events", "web:/api/admin/events",
+      [actions](const Identity& who, const httplib::Request& req) -> absl::StatusOr<json> {
+        absl::StatusOr<std::string> phase = NameParam(req, "phase");
+        if (!phase.ok()) return phase.status();
+        return actions->Events(who, *phase);
+      });
 }
 
 WebServer::~WebServer() {

@@ -17,7 +17,10 @@
 // Every answer carries a Content-Security-Policy (scripts and styles of this origin only, no
 // framing), X-Content-Type-Options: nosniff, Referrer-Policy: no-referrer and Cache-Control:
 // no-store. JSON has '<', '>' and '&' escaped as \u00XX, so no answer can be read as markup.
-// Requests are bounded: GET only (a body over kMaxBodyBytes is refused with 413), request
+// Actions are POSTs of a JSON object (Content-Type: application/json, nested at most 8 deep; the
+// token in the Authorization header, never a cookie, so another site cannot make a browser act:
+// no CSRF), each answered by one WebActions call (server/web/actions.h).
+// Requests are bounded: a body over kMaxBodyBytes is refused with 413, request
 // lines and headers of 8 KiB, kThreads handler threads, one request per connection, 3 s to
 // send a request and 5 s to take an answer, and each view's own bounds (server/web/views.h).
 //
@@ -39,6 +42,7 @@ class Server;
 
 namespace bbo::web {
 
+class WebActions;
 class WebViews;
 
 struct WebServerOptions {
@@ -57,7 +61,7 @@ class WebServer {
  public:
   // Handler threads (each serves one connection, one request, at a time).
   static constexpr int kThreads = 8;
-  // Largest request body accepted, bytes (the API takes none).
+  // Largest request body accepted, bytes (an action's JSON object).
   static constexpr size_t kMaxBodyBytes = 16 << 10;
 
   // Listens for `coordinator` (not owned; must outlive the server). InvalidArgument for a
@@ -75,8 +79,12 @@ class WebServer {
  private:
   WebServer() = default;
   void Route(Coordinator* coordinator);
+  // The actions (POST) and the organizers' reads.
+  static void RouteActions(httplib::Server& http, Credentials* credentials, Metrics* metrics,
+                           WebActions* actions);
 
   std::unique_ptr<WebViews> views_;
+  std::unique_ptr<WebActions> actions_;
   std::unique_ptr<httplib::Server> http_;
   std::thread thread_;
   int port_ = 0;

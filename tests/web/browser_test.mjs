@@ -50,7 +50,8 @@ async function openPage() {
   page.problems = [];
   page.on('pageerror', (e) => page.problems.push('page error: ' + e.message));
   page.on('console', (m) => {
-    if (m.type() === 'error' && !m.text().includes('401') && !m.text().includes('403')) {
+    // Refusals the checks provoke on purpose (401, 403, 409) are logged by the browser too.
+    if (m.type() === 'error' && !/status of (401|403|409)/.test(m.text())) {
       page.problems.push('console: ' + m.text());
     }
   });
@@ -108,13 +109,16 @@ try {
     assert.equal(await team.isVisible('#board-table'), false);
     assert.equal(await team.textContent('#pl-note'), '');  // no ranking of a hidden board
     const rows = team.locator('#submissions-rows tr');
-    assert.equal(await rows.count(), 3);  // practice, feedback, final: red's own
+    assert.equal(await rows.count(), 4);  // practice, two in feedback, final: red's own
     const text = await team.textContent('#submissions');
     assert.doesNotMatch(text, /blue/);
     assert.doesNotMatch(await team.textContent('#submissions-head'), /Team/);
-    const final = team.locator('#submissions-rows tr', {hasText: 'final'});
+    const final = team.locator('#submissions-rows tr').filter({has: team.locator('td.phase', {hasText: /^final$/})});
     assert.equal(await final.locator('td.state').textContent(), 'finished');
     assert.equal(await final.locator('td.score').textContent(), 'hidden');
+    // The feedback submission that went on to the final says so.
+    const feedback = team.locator('#submissions-rows tr[data-name="red-feedback"]').filter({has: team.locator('td.phase', {hasText: /^feedback$/})});
+    assert.match(await feedback.locator('td.finalist').textContent(), /^to final: /);
     // Its log names the hidden problems "problem-K".
     await final.locator('button.log-button').click();
     await team.waitForSelector('td.log details');
@@ -220,11 +224,92 @@ try {
     assert.ok(names.includes('red-feedback') && names.includes('blue-feedback'), `${names}`);
     assert.equal(await team.locator('#board-rows details').count(), 0);  // hidden problems
     assert.equal(await team.locator('#board-rows td[data-pl="theta"]').count(), 2);
-    const final = team.locator('#submissions-rows tr', {hasText: 'final'});
+    const final = team.locator('#submissions-rows tr').filter({has: team.locator('td.phase', {hasText: /^final$/})});
     assert.match(await final.locator('td.score').textContent(), /^-?\d+\.\d\d$/);
     await assertNoInjection(team);
     assert.deepEqual(team.problems, []);
     await shot(team, '06-team-final-published.png');
+  });
+
+  // Organizer actions in the browser, each with a reason the teams see; a team's own buttons.
+  const ops = await openPage();
+  const rowOf = (page, name, phase) => page.locator(`#submissions-rows tr[data-name="${name}"]`)
+      .filter({has: page.locator('td.phase', {hasText: new RegExp(`^${phase}$`)})});
+  await check('an organizer hides a submission; every reader sees why; then puts it back', async () => {
+    await signIn(ops, ORGANIZER);
+    await ops.selectOption('#phase-select', 'feedback');
+    await ops.waitForSelector('#board-rows td.name:text-is("blue-feedback")');
+    ops.once('dialog', (d) => d.accept('copied from another team'));
+    await rowOf(ops, 'blue-feedback', 'feedback').locator('button.hide-button').click();
+    await ops.waitForSelector('#action-message:has-text("off the board")');
+    await ops.waitForSelector('#removed li:has-text("hidden by organizer ops: copied from another team")');
+    await team.selectOption('#phase-select', 'feedback');
+    await team.waitForSelector('#removed li:has-text("copied from another team")', {timeout: 12000});
+    assert.equal(await team.locator('button.hide-button').count(), 0);  // not a team's button
+    await shot(ops, '09-organizer-hid-a-submission.png');
+    ops.once('dialog', (d) => d.accept('reviewed: independent work'));
+    await rowOf(ops, 'blue-feedback', 'feedback').locator('button.unhide-button').click();
+    await ops.waitForSelector('#action-message:has-text("back on the board")');
+    await ops.waitForSelector('#events-rows tr[data-kind="unhidden"]');
+  });
+
+  await check('an organizer disqualifies and requalifies a team, each recorded', async () => {
+    await ops.fill('#team-name', 'blue');
+    ops.once('dialog', (d) => d.accept('two accounts'));
+    await ops.click('#disqualify-button');
+    await ops.waitForSelector('#removed li:has-text("team disqualified by organizer ops: two accounts")');
+    await ops.waitForSelector('#events-rows tr[data-kind="disqualified"]');
+    ops.once('dialog', (d) => d.accept('appeal granted'));
+    await ops.click('#requalify-button');
+    await ops.waitForSelector('#events-rows tr[data-kind="requalified"]');
+    await ops.waitForFunction(() => !document.querySelector('#removed'));
+  });
+
+  await check('an organizer replaces a team\'s final entry; the team sees who and why', async () => {
+    ops.once('dialog', (d) => d.accept('asked by the team after the deadline'));
+    await rowOf(ops, 'red-feedback-2', 'feedback').locator('button.finalist-button').click();
+    await ops.waitForSelector('#action-message:has-text("entry in phase final")');
+    await team.waitForSelector(
+        '#submissions-rows tr[data-name="red-feedback-2"] td.finalist:has-text("set by organizer ops")',
+        {timeout: 12000});
+    // Its old entry in the final is withdrawn, with the reason.
+    await ops.waitForSelector('#submissions-rows tr[data-name="red-feedback"] td.state-withdrawn');
+    // Refused actions say why on the page.
+    ops.once('dialog', (d) => d.accept('again'));
+    await rowOf(ops, 'red-feedback-2', 'feedback').locator('button.finalist-button').click();
+    await ops.waitForSelector('#action-message:has-text("Refused: ")');
+    await shot(ops, '10-organizer-replaced-a-finalist.png');
+  });
+
+  await check('an organizer issues a token once, then revokes it; the audit log shows it all', async () => {
+    await ops.fill('#token-owner', 'green');
+    await ops.click('#token-add');
+    await ops.waitForSelector('#new-token-value:has-text("bbo_team_")');
+    await ops.waitForSelector('#tokens-rows tr[data-owner="green"]');
+    ops.once('dialog', (d) => d.accept());
+    await ops.locator('#tokens-rows tr[data-owner="green"] button.revoke-button').click();
+    await ops.waitForFunction(() => {
+      const r = document.querySelector('#tokens-rows tr[data-owner="green"]');
+      return r && r.children[3].textContent !== '';
+    });
+    for (const action of ['admin:hide', 'admin:disqualify', 'admin:finalist', 'admin:team add']) {
+      await ops.waitForSelector(`#audit-rows td:text-is("${action}")`);
+    }
+    await assertNoInjection(ops);
+    await shot(ops, '11-organizer-tokens-and-audit.png');
+  });
+
+  await check('a team withdraws its own submission with a button', async () => {
+    await team.selectOption('#phase-select', 'practice');
+    const row = team.locator('#submissions-rows tr').filter({has: team.locator('td.phase', {hasText: /^practice$/})});
+    team.once('dialog', (d) => d.accept());
+    await row.locator('button.withdraw-button').click();
+    await team.waitForSelector('#action-message:has-text("Withdrew")');
+    await team.waitForFunction(() => [...document.querySelectorAll('#submissions-rows tr')]
+        .some((r) => r.querySelector('td.phase') && r.querySelector('td.phase').textContent === 'practice' &&
+                     r.querySelector('td.state').textContent === 'withdrawn'));
+    assert.deepEqual(team.problems, []);
+    assert.deepEqual(ops.problems, []);
   });
 
   await check('signing out forgets the token', async () => {

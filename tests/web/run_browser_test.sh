@@ -130,6 +130,7 @@ sql "INSERT INTO study_errors (study_id, batch, kind, message) SELECT id, 0, 'su
 # Feedback: both teams submit, red chooses its entry into the final.
 set_date 2026-02-10T00:00:00Z
 red_feedback="$(submit red red-feedback)"
+submit red red-feedback-2 >/dev/null
 submit blue blue-feedback >/dev/null
 wait_for 40 idle
 "$bbo" --token_file "$root/red.token" choose "$red_feedback" --server "127.0.0.1:$grpc_port" \

@@ -185,6 +185,20 @@ class WebApiTest : public ::testing::Test {
     if (!res) return {};
     return {res->status, res->body, res->headers};
   }
+  // POST `body` to `path` as `who` (as Get), with `type` as its Content-Type.
+  Answer Post(const std::string& path, const std::string& who, const std::string& body,
+              const std::string& type = "application/json") {
+    httplib::Client client("127.0.0.1", web_port_);
+    client.set_connection_timeout(5);
+    client.set_read_timeout(30);
+    httplib::Headers headers;
+    if (!who.empty()) {
+      headers.emplace("Authorization", tokens_.count(who) ? "Bearer " + tokens_[who] : who);
+    }
+    auto res = client.Post(path, headers, body, type);
+    if (!res) return {};
+    return {res->status, res->body, res->headers};
+  }
   int AuditRefusals() {
     return std::atoi(
         Q(db_, "SELECT COUNT(*) FROM audit WHERE allowed = 0 AND action LIKE 'web:%'").c_str());
@@ -269,7 +283,9 @@ TEST_F(WebApiTest, EachIdentitySeesWhatTheDomainAllowsThroughEveryPhase) {
   EXPECT_THAT(Names(all.Json()), ::testing::UnorderedElementsAre(kHtmlName, "blue-practice"));
   EXPECT_EQ(Get("/api/submissions", "").status, 401);
   json mine = red.Json()["submissions"][0];
-  EXPECT_EQ(mine["state"], "finished");
+  // Its one study has an error (the one inserted above): it failed, and says so.
+  EXPECT_EQ(mine["state"], "failed");
+  EXPECT_THAT(mine["state_detail"].get<std::string>(), HasSubstr("1 of 1 studies had errors"));
   EXPECT_EQ(mine["jobs_done"], mine["jobs_total"]);
   EXPECT_EQ(mine["studies_with_errors"], 1);
   EXPECT_TRUE(mine["score"].is_number()) << red.body;  // practice: a public board
@@ -438,12 +454,105 @@ TEST_F(WebApiTest, ServesThePageWithItsHeadersAndRefusesLargeRequests) {
   ASSERT_TRUE(post);
   EXPECT_EQ(post->status, 413);
   EXPECT_EQ(post->body.find('x'), std::string::npos);  // nothing of the request echoed
-  // The API is read-only.
+  // Views are not actions.
   auto small = client.Post("/api/me", "{}", "application/json");
   ASSERT_TRUE(small);
   EXPECT_EQ(small->status, 404);
   // Still serving.
   EXPECT_EQ(Get("/api/me", "red").status, 200);
+}
+
+// Every action (POST) and organizer read: refused without a token, with a bad, revoked, worker's
+// or (for organizer routes) a team's token, each refusal audited; a team acts on its own
+// submissions only (another team's is the same 404 as none); bodies are JSON objects of known
+// fields (no form posts: a cross-site form cannot send application/json, and the token is never
+// a cookie), nested at most 8 deep, within the size limit; markup in a reason comes back as text.
+TEST_F(WebApiTest, ActionsAreRefusedToAllButTheirCallersAndCheckTheirBodies) {
+  MakeCompetition();
+  SetDate("2026-01-10T00:00:00Z");
+  StartServer();
+  ASSERT_GT(web_port_, 0) << Logs();
+  StartWorker();
+  const std::string red = Submit("red-practice", "red");
+  const std::string blue = Submit("blue-practice", "blue");
+  ASSERT_TRUE(WaitIdle(60)) << Logs();
+  tokens_["revoked"] = bbo::testing::BboAdmin(BBO_CLI_BIN, db_, "team add gone");
+  bbo::testing::BboAdmin(BBO_CLI_BIN, db_, "team revoke gone");
+  const std::vector<std::pair<std::string, std::string>> admin = {
+      {"/api/admin/hide", "{\"submission_id\": " + red + ", \"reason\": \"x\"}"},
+      {"/api/admin/disqualify", R"({"phase": "practice", "team": "red", "reason": "x"})"},
+      {"/api/admin/finalist", "{\"submission_id\": " + red + ", \"reason\": \"x\"}"},
+      {"/api/admin/publish", R"({"phase": "final"})"},
+      {"/api/admin/stop-race", R"({"phase": "final", "reason": "x"})"},
+      {"/api/admin/requeue", R"({"job_id": 0})"},
+      {"/api/admin/token", R"({"kind": "team", "owner": "mallory", "action": "add"})"}};
+  const int refusals = AuditRefusals();
+  int expected = 0;
+  for (const auto& [path, body] : admin) {
+    for (const std::string who : {"", "red", "worker", "revoked", "Bearer bbo_team_AAAA"}) {
+      Answer a = Post(path, who, body);
+      EXPECT_EQ(a.status, who.empty() || who == "revoked" || who.rfind("Bearer", 0) == 0 ? 401
+                                                                                            : 403)
+          << path << " as " << who << ": " << a.body;
+      EXPECT_EQ(a.Json().size(), 2u) << a.body;  // error and code only
+      ++expected;
+    }
+  }
+  for (const char* path : {"/api/admin/tokens", "/api/admin/jobs", "/api/admin/audit",
+                           "/api/admin/events?phase=practice"}) {
+    EXPECT_EQ(Get(path, "red").status, 403) << path;
+    EXPECT_EQ(Get(path, "").status, 401) << path;
+    expected += 2;
+  }
+  EXPECT_EQ(AuditRefusals(), refusals + expected);
+  EXPECT_EQ(Q(db_, "SELECT COUNT(*) FROM credentials WHERE owner = 'mallory'"), "0");
+  EXPECT_EQ(Q(db_, "SELECT hidden FROM submissions WHERE id = " + red), "");
+
+  // A team: its own submissions only; another team's is the 404 of none.
+  EXPECT_EQ(Post("/api/withdraw", "red", "{\"submission_id\": " + blue + "}").status, 404);
+  EXPECT_EQ(Post("/api/withdraw", "red", "{\"submission_id\": 999999}").status, 404);
+  EXPECT_EQ(Post("/api/choose", "red", "{\"submission_id\": " + blue + "}").status, 404);
+  EXPECT_EQ(Q(db_, "SELECT withdrawn FROM submissions WHERE id = " + blue), "");
+  // Practice feeds no phase: choosing there says where choices are made.
+  Answer choose = Post("/api/choose", "red", "{\"submission_id\": " + red + "}");
+  EXPECT_EQ(choose.status, 409) << choose.body;
+  EXPECT_THAT(choose.body, HasSubstr("chosen in phase"));
+
+  // Bodies.
+  EXPECT_EQ(Post("/api/withdraw", "red", "submission_id=" + red,
+                 "application/x-www-form-urlencoded").status, 400);
+  EXPECT_EQ(Post("/api/withdraw", "red", "{\"submission_id\": " + red + "}", "text/plain").status,
+            400);
+  EXPECT_EQ(Post("/api/withdraw", "red", "{\"submission_id\": ").status, 400);
+  EXPECT_EQ(Post("/api/withdraw", "red", "[1]").status, 400);
+  EXPECT_EQ(Post("/api/withdraw", "red", "{\"submission_id\": \"1\"}").status, 400);
+  Answer unknown = Post("/api/withdraw", "red", "{\"submission_id\": 1, \"team\": \"blue\"}");
+  EXPECT_EQ(unknown.status, 400);
+  EXPECT_THAT(unknown.body, HasSubstr("unknown field"));
+  EXPECT_EQ(Post("/api/withdraw", "red", std::string(20, '[') + std::string(20, ']')).status, 400);
+  EXPECT_EQ(Post("/api/withdraw", "red", "{\"x\": \"" + std::string(20 << 10, 'y') + "\"}").status,
+            413);
+  // The organizer's own actions work, and markup in a reason stays text.
+  Answer hidden = Post("/api/admin/hide", "organizer",
+                       "{\"submission_id\": " + blue + ", \"reason\": \"<b>copied</b>\"}");
+  EXPECT_EQ(hidden.status, 200) << hidden.body;
+  Answer board = Get("/api/leaderboard?phase=practice", "red");
+  EXPECT_THAT(board.body, HasSubstr("\\u003cb\\u003ecopied\\u003c/b\\u003e"));
+  EXPECT_THAT(board.body, Not(HasSubstr("<b>")));
+  Answer events = Get("/api/admin/events?phase=practice", "organizer");
+  EXPECT_THAT(events.body, HasSubstr("\"kind\":\"hidden\""));
+  Answer issued = Post("/api/admin/token", "organizer",
+                       R"({"kind": "team", "owner": "green", "action": "add"})");
+  ASSERT_EQ(issued.status, 200) << issued.body;
+  tokens_["green"] = issued.Json()["token"].get<std::string>();
+  EXPECT_EQ(Get("/api/me", "green").Json()["name"], "green");
+  EXPECT_EQ(Post("/api/admin/token", "organizer",
+                 R"({"kind": "team", "owner": "green", "action": "revoke"})").status, 200);
+  EXPECT_EQ(Get("/api/me", "green").status, 401);
+  // A team withdraws its own.
+  Answer withdrawn = Post("/api/withdraw", "red", "{\"submission_id\": " + red + "}");
+  EXPECT_EQ(withdrawn.status, 200) << withdrawn.body;
+  EXPECT_EQ(Get("/api/submissions", "red").Json()["submissions"][0]["state"], "withdrawn");
 }
 
 TEST_F(WebApiTest, RefusesPlainHttpOnAnAddressOtherHostsReach) {

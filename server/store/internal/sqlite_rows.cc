@@ -111,6 +111,7 @@ SubmissionRecord ReadSubmission(const sqlite::Statement& q) {
   s.phase = q.Text(8);
   s.migrated_from = q.IsNull(9) ? 0 : q.Int(9);
   s.withdrawn = q.Text(10);
+  s.hidden = q.Text(11);
   return s;
 }
 
@@ -124,6 +125,13 @@ absl::StatusOr<std::vector<SubmissionRecord>> ReadSubmissions(sqlite::Statement&
 absl::StatusOr<int64_t> ScalarInt(sqlite::Statement& q) {
   ASSIGN_OR_RETURN(bool row, q.Step());
   int64_t v = row ? q.Int(0) : 0;
+  q.Reset();
+  return v;
+}
+
+absl::StatusOr<std::string> ScalarText(sqlite::Statement& q) {
+  ASSIGN_OR_RETURN(bool row, q.Step());
+  std::string v = row ? q.Text(0) : "";
   q.Reset();
   return v;
 }

@@ -20,7 +20,8 @@ namespace bbo::store_internal {
   " COALESCE(lease_expires_at, 0), attempts, board, max_batches"
 // The columns ReadSubmission reads, in order.
 #define BBO_SUBMISSION_COLUMNS \
-  "id, name, kind, digest, trials, is_baseline, created_at, team, phase, migrated_from, withdrawn"
+  "id, name, kind, digest, trials, is_baseline, created_at, team, phase, migrated_from, withdrawn," \
+  " hidden"
 
 const char* JobStateName(JobState s);
 JobState ParseJobState(const std::string& s);
@@ -58,6 +59,13 @@ absl::Status ForEachRow(sqlite::Statement& q, F&& f) {
 
 // The first column of the first row of `q` (0 without a row, e.g. COUNT or MAX); resets it.
 absl::StatusOr<int64_t> ScalarInt(sqlite::Statement& q);
+// The same as text ("" without a row).
+absl::StatusOr<std::string> ScalarText(sqlite::Statement& q);
+
+// Why the submission of the job in the row is withdrawn ("" while entered): a column expression
+// over `jobs`.
+#define BBO_WITHDRAWN_OF_JOB \
+  "(SELECT w.withdrawn FROM submissions w WHERE w.id = jobs.submission_id)"
 
 }  // namespace bbo::store_internal
 

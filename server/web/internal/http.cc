@@ -90,4 +90,36 @@ bool ValidName(absl::string_view value) {
   return true;
 }
 
+absl::StatusOr<nlohmann::json> ParseJsonBody(absl::string_view content_type,
+                                             absl::string_view body, int max_depth) {
+  const absl::string_view type = content_type.substr(0, content_type.find(';'));
+  if (!absl::EqualsIgnoreCase(absl::StripAsciiWhitespace(type), "application/json")) {
+    return absl::InvalidArgumentError("the body must be JSON (Content-Type: application/json)");
+  }
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < body.size(); ++i) {
+    const char c = body[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("the body nests deeper than ", max_depth, " levels"));
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  nlohmann::json out = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (out.is_discarded()) return absl::InvalidArgumentError("the body is not valid JSON");
+  return out;
+}
+
 }  // namespace bbo::web::internal

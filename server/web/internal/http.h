@@ -41,6 +41,13 @@ absl::StatusOr<HostPort> ParseHostPort(absl::string_view address, absl::string_v
 // [A-Za-z0-9._-] (phase names are narrower still; the domain answers NotFound for the rest).
 bool ValidName(absl::string_view value);
 
+// The JSON object of a request body whose Content-Type is `content_type`: InvalidArgument for a
+// type other than application/json (CORS-safelisted types cannot reach an action), for text
+// that is not JSON, and for arrays or objects nested deeper than `max_depth` (checked before
+// parsing, so a deep body cannot exhaust the handler's stack).
+absl::StatusOr<nlohmann::json> ParseJsonBody(absl::string_view content_type,
+                                             absl::string_view body, int max_depth = 8);
+
 }  // namespace bbo::web::internal
 
 #endif  // BBO_SERVER_WEB_INTERNAL_HTTP_H_

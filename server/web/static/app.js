@@ -36,6 +36,38 @@ function el(tag, props, ...children) {
   return e;
 }
 
+// A POST of a JSON object to an action of the API (the token in the header, never a cookie).
+async function post(path, body) {
+  const headers = {'Content-Type': 'application/json'};
+  if (state.token) headers.Authorization = 'Bearer ' + state.token;
+  const res = await fetch(path, {method: 'POST', headers, body: JSON.stringify(body),
+    cache: 'no-store', credentials: 'omit'});
+  let answer = null;
+  try {
+    answer = await res.json();
+  } catch (e) {
+    answer = {error: 'the server sent no JSON (HTTP ' + res.status + ')'};
+  }
+  if (res.status === 401 && state.token) signOut('Your token was refused: ' + answer.error);
+  return {ok: res.ok, status: res.status, body: answer};
+}
+
+// Runs an action, says what happened in #action-message, and refreshes the page.
+async function act(path, body, done) {
+  const r = await post(path, body);
+  $('action-message').textContent = r.ok ? done(r.body) : 'Refused: ' + (r.body.error || ('HTTP ' + r.status));
+  $('action-message').className = r.ok ? 'note' : 'error';
+  refresh();
+  if (state.me && state.me.role === 'organizer') refreshOrganizer();
+  return r;
+}
+
+// Asks for a reason (recorded and shown to the teams concerned); null when cancelled.
+function askReason(what) {
+  const reason = window.prompt('Why? (' + what + '; recorded with your name and shown to the teams concerned)');
+  return reason === null || reason.trim() === '' ? null : reason.trim();
+}
+
 async function api(path) {
   const headers = {};
   if (state.token) headers.Authorization = 'Bearer ' + state.token;
@@ -108,6 +140,8 @@ async function signIn(token) {
   $('who-name').textContent = r.body.role === 'team' ? 'team ' + r.body.name : r.body.role;
   const organizer = r.body.role === 'organizer';
   $('organizer').hidden = !organizer;
+  $('organizer-actions').hidden = !organizer;
+  if (organizer) refreshOrganizer();
   $('submissions-title').textContent = organizer ? 'All submissions' : 'Your submissions';
   if (r.body.competition) $('competition').textContent = r.body.competition;
   await refresh();
@@ -225,8 +259,12 @@ function renderBoard(r, phase) {
   $('pl-note').textContent = '';
   if (!r) {
     table.hidden = true;
-    message.textContent = 'The board of phase ' + phase.name + ' is hidden until the organizers ' +
-        'publish it: you see the states of your own submissions below, never scores or ranks.';
+    message.textContent = (phase.unpublished_reason !== undefined
+        ? 'The organizers withdrew the board of phase ' + phase.name + ' on ' +
+          fmtUtc(phase.unpublished_at_s) + ': ' + phase.unpublished_reason + '. It is hidden ' +
+          'until they publish it again'
+        : 'The board of phase ' + phase.name + ' is hidden until the organizers publish it') +
+        ': you see the states of your own submissions below, never scores or ranks.';
     return;
   }
   if (!r.ok) {
@@ -245,6 +283,7 @@ function renderBoard(r, phase) {
     const cells = [
       el('td', {className: 'num'}, row.rank),
       el('td', {className: 'name'}, row.name),
+      el('td', {className: 'team'}, row.baseline ? '' : (row.team || '')),
       el('td', {className: 'num score'}, fmtScore(row.score)),
       el('td', {className: 'num'}, fmtScore(row.score_error)),
       el('td', {className: 'num'}, fmtScore(row.median_score)),
@@ -252,7 +291,9 @@ function renderBoard(r, phase) {
       el('td', {className: 'pl' + (m && m.pareto ? ' pareto' : ''), 'data-pl': 'pareto',
         title: m && m.eliminated_by ? 'eliminated by ' + m.eliminated_by : ''},
         !m ? '' : m.pareto ? '★ member' : (m.eliminated_by ? 'eliminated by ' + m.eliminated_by : 'no')),
-      el('td', {}, row.complete ? 'yes' : 'not yet'),
+      el('td', {className: 'state state-' + (row.baseline ? 'finished' : row.state)},
+          row.baseline ? 'baseline' : (row.state === 'finished' && !row.complete ? 'running'
+                                                                                 : row.state)),
     ];
     if (b.per_problem) {
       const details = el('details', {}, el('summary', {}, row.problems.length + (row.problems.length === 1 ? ' problem' : ' problems')),
@@ -265,11 +306,22 @@ function renderBoard(r, phase) {
   }));
   table.hidden = false;
   $('pl-note').textContent = plNote(pl);
+  if (b.rows_rule && b.rows_rule !== 'submission') {
+    pending.append(el('p', {className: 'note'}, 'One row per team (' + b.rows_rule.replace('team_', '') +
+        ' submission); ' + b.rows_not_shown + ' other submissions not shown.'));
+  }
   if (b.pending.length > 0) {
     pending.append(el('p', {className: 'note'}, 'Not on the board yet: ' + b.pending.map((p) =>
-        `${p.name} (${p.jobs_done}/${p.jobs_total} jobs${p.jobs_failed ? ', ' + p.jobs_failed + ' failed' : ''})`)
+        `${p.name} (${p.jobs_done}/${p.jobs_total} jobs${p.jobs_failed ? ', ' + p.jobs_failed + ' lost' : ''})`)
         .join(', ')));
   }
+  if (b.removed && b.removed.length > 0) {
+    pending.append(el('p', {className: 'note'}, 'Off the board:'),
+        el('ul', {id: 'removed'}, ...b.removed.map((x) =>
+            el('li', {'data-name': x.name}, `${x.name}${x.team ? ' (' + x.team + ')' : ''}: ${x.why}`))));
+  }
+  pending.append(el('p', {className: 'note'}, 'Scores are normalized by the best value any ' +
+      'submission found on each problem, so they move when others submit; compare ranks.'));
 }
 
 // --- submissions
@@ -334,7 +386,7 @@ function renderSubmissions(r) {
   const scoresShown = {};
   for (const p of state.phases.phases) scoresShown[p.name] = p.shows_scores;
   const heads = ['ID', 'Name', ...(organizer ? ['Team'] : []), 'Phase', 'State', 'Jobs done',
-    'Failed', 'Studies with errors', 'Score', 'Chosen', ''];
+    'Lost', 'Studies with errors', 'Score', 'Goes on', ''];
   $('submissions-head').replaceChildren(...heads.map((h) => el('th', {}, h)));
   const list = r.body.submissions;
   message.textContent = list.length === 0 ? 'No submissions yet.' :
@@ -342,18 +394,19 @@ function renderSubmissions(r) {
   $('submissions-rows').replaceChildren(...list.map((s) => {
     const score = !scoresShown[s.phase] ? 'hidden' : fmtScore(s.score);
     const button = el('button', {type: 'button', className: 'log-button'}, 'Log');
+    const buttons = rowButtons(s, organizer);
     const row = el('tr', {'data-id': s.id, 'data-name': s.name},
         el('td', {className: 'num'}, s.id),
         el('td', {className: 'name'}, s.name),
         ...(organizer ? [el('td', {}, s.team)] : []),
-        el('td', {}, s.phase),
-        el('td', {className: 'state state-' + s.state}, s.state),
+        el('td', {className: 'phase'}, s.phase),
+        el('td', {className: 'state state-' + s.state, title: s.state_detail}, s.state),
         el('td', {className: 'num'}, `${s.jobs_done}/${s.jobs_total}`),
         el('td', {className: 'num'}, s.jobs_failed),
         el('td', {className: 'num'}, s.studies_with_errors),
         el('td', {className: 'num score'}, score),
-        el('td', {}, s.chosen ? 'chosen' : ''),
-        el('td', {}, button));
+        el('td', {className: 'finalist'}, s.finalist ? `to ${s.next_phase}: ${s.finalist}` : ''),
+        el('td', {className: 'buttons'}, button, ...buttons));
     button.addEventListener('click', () => toggleLog(row, s, heads.length));
     const open = state.openLogs.get(s.id);
     return open ? [row, logRow(open, heads.length)] : [row];
@@ -361,7 +414,142 @@ function renderSubmissions(r) {
   table.hidden = list.length === 0;
 }
 
+// The phase that takes submissions from phase `name` ('' when none).
+function nextPhase(name) {
+  const next = ((state.phases && state.phases.phases) || []).find((p) => p.migrate_from === name);
+  return next ? next.name : '';
+}
+
+// A submission's buttons: a team chooses and withdraws its own; an organizer hides, sets the
+// finalist and withdraws any.
+function rowButtons(s, organizer) {
+  const out = [];
+  const phase = ((state.phases && state.phases.phases) || []).find((p) => p.name === s.phase);
+  const withdrawn = s.state === 'withdrawn';
+  const button = (cls, text, handler) => {
+    const b = el('button', {type: 'button', className: cls}, text);
+    b.addEventListener('click', handler);
+    out.push(b);
+  };
+  if (!organizer && nextPhase(s.phase) && phase && phase.open && !withdrawn && !s.chosen) {
+    button('choose-button', 'Choose', () => act('/api/choose', {submission_id: s.id},
+        (b) => `Submission ${s.name} goes on to phase ${b.next_phase} when phase ${s.phase} ends.`));
+  }
+  if (!withdrawn) {
+    button('withdraw-button', 'Withdraw', () => {
+      if (!window.confirm(`Withdraw submission ${s.name}? Its queued jobs are cancelled.`)) return;
+      act('/api/withdraw', {submission_id: s.id},
+          (b) => `Withdrew ${s.name}: ${b.jobs_cancelled} queued job(s) cancelled.`);
+    });
+  }
+  if (organizer) {
+    const hidden = s.hidden !== '';
+    button(hidden ? 'unhide-button' : 'hide-button', hidden ? 'Unhide…' : 'Hide…', () => {
+      const reason = askReason(hidden ? 'putting it back on the board' : 'taking it off the board');
+      if (reason === null) return;
+      act('/api/admin/hide', {submission_id: s.id, undo: hidden, reason},
+          () => `${s.name} is ${hidden ? 'back on' : 'off'} the board.`);
+    });
+    if (nextPhase(s.phase)) {
+      button('finalist-button', 'Set as finalist…', () => {
+        const reason = askReason('making it its team\'s entry in the next phase');
+        if (reason === null) return;
+        act('/api/admin/finalist', {submission_id: s.id, reason},
+            (b) => `${s.name} is team ${s.team}'s entry in phase ${b.next_phase}.`);
+      });
+    }
+  }
+  return out;
+}
+
 // --- organizers
+
+// The organizer panel's tables: tokens, lost jobs, the phase's events, the audit log.
+async function refreshOrganizer() {
+  const p = currentPhase();
+  const [tokens, jobs, events, audit] = await Promise.all([
+    api('/api/admin/tokens'), api('/api/admin/jobs'),
+    p ? api('/api/admin/events?phase=' + encodeURIComponent(p.name)) : Promise.resolve(null),
+    api('/api/admin/audit?limit=50'),
+  ]);
+  if (tokens.ok) {
+    $('tokens-rows').replaceChildren(...tokens.body.tokens.map((t) => {
+      const rotate = el('button', {type: 'button', className: 'rotate-button'}, 'Rotate');
+      const revoke = el('button', {type: 'button', className: 'revoke-button'}, 'Revoke');
+      rotate.addEventListener('click', () => tokenAction(t.kind, t.owner, 'rotate'));
+      revoke.addEventListener('click', () => {
+        if (window.confirm(`Revoke every token of ${t.kind} ${t.owner}?`)) tokenAction(t.kind, t.owner, 'revoke');
+      });
+      return el('tr', {'data-owner': t.owner}, el('td', {}, t.kind), el('td', {}, t.owner),
+          el('td', {}, fmtUtc(t.created_at_s)), el('td', {}, t.revoked_at_s ? fmtUtc(t.revoked_at_s) : ''),
+          el('td', {}, ...(t.revoked_at_s ? [] : [rotate, revoke])));
+    }));
+  }
+  if (jobs.ok) {
+    $('jobs-rows').replaceChildren(...jobs.body.jobs.map((j) => {
+      const requeue = el('button', {type: 'button', className: 'requeue-button'}, 'Requeue');
+      requeue.addEventListener('click', () => act('/api/admin/requeue', {job_id: j.job_id},
+          (b) => `${b.requeued} job(s) back in the queue.`));
+      return el('tr', {}, el('td', {className: 'num'}, j.job_id), el('td', {}, j.submission),
+          el('td', {}, j.problem), el('td', {className: 'num'}, j.trial),
+          el('td', {className: 'num'}, j.attempts), el('td', {}, j.last_error), el('td', {}, requeue));
+    }));
+  }
+  if (events && events.ok) {
+    $('events-rows').replaceChildren(...events.body.events.map((e) => el('tr', {'data-kind': e.kind},
+        el('td', {}, fmtUtc(e.at_s)), el('td', {}, e.kind), el('td', {}, e.who), el('td', {}, e.team),
+        el('td', {className: 'num'}, e.submission_id || ''), el('td', {}, e.detail))));
+  }
+  if (audit.ok) {
+    $('audit-rows').replaceChildren(...audit.body.entries.slice().reverse().map((a) => el('tr', {},
+        el('td', {}, fmtUtc(a.at_s)), el('td', {}, a.who), el('td', {}, a.action),
+        el('td', {}, a.allowed ? 'yes' : 'REFUSED'), el('td', {}, a.detail))));
+  }
+}
+
+async function tokenAction(kind, owner, action) {
+  const r = await act('/api/admin/token', {kind, owner, action},
+      () => action === 'revoke' ? `Every token of ${kind} ${owner} revoked.` : `New token of ${kind} ${owner} below.`);
+  $('new-token').hidden = !(r.ok && r.body.token);
+  $('new-token-value').textContent = r.ok && r.body.token ? r.body.token : '';
+}
+
+function wireOrganizerActions() {
+  $('publish-button').addEventListener('click', () => {
+    const p = currentPhase();
+    act('/api/admin/publish', {phase: p.name}, () => `Published the board of phase ${p.name}.`);
+  });
+  $('unpublish-button').addEventListener('click', () => {
+    const p = currentPhase();
+    const reason = askReason('withdrawing the publication');
+    if (reason === null) return;
+    act('/api/admin/publish', {phase: p.name, undo: true, reason},
+        () => `The board of phase ${p.name} is hidden again.`);
+  });
+  $('stop-race-button').addEventListener('click', () => {
+    const p = currentPhase();
+    const reason = askReason('ending the race');
+    if (reason === null) return;
+    act('/api/admin/stop-race', {phase: p.name, reason}, () => `Stopped the race of phase ${p.name}.`);
+  });
+  $('team-form').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const undo = ev.submitter && ev.submitter.value === 'requalify';
+    const team = $('team-name').value.trim();
+    const reason = askReason(undo ? 'requalifying the team' : 'disqualifying the team');
+    if (reason === null || !team) return;
+    const p = currentPhase();
+    act('/api/admin/disqualify', {phase: p.name, team, undo, reason},
+        () => `Team ${team} is ${undo ? 'requalified' : 'disqualified'} in phase ${p.name}.`);
+  });
+  $('token-form').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const owner = $('token-owner').value.trim();
+    if (owner) tokenAction($('token-kind').value, owner, 'add');
+  });
+  $('requeue-all').addEventListener('click', () => act('/api/admin/requeue', {job_id: 0},
+      (b) => `${b.requeued} job(s) back in the queue.`));
+}
 
 function renderQueue(r) {
   const dl = $('queue');
@@ -373,7 +561,8 @@ function renderQueue(r) {
   const wait = q.estimated_wait_s < 0 ? 'unknown' : Math.round(q.estimated_wait_s) + ' s';
   // The summary is everyone's; the details come only to organizers.
   const items = [['Jobs queued', q.jobs_queued], ['Jobs running', q.jobs_running],
-    ['Estimated wait', wait], ['Jobs done', q.jobs_done], ['Jobs failed', q.jobs_failed],
+    ['Estimated wait', wait], ['Jobs done', q.jobs_done], ['Jobs lost', q.jobs_failed],
+    ['Jobs withdrawn', q.jobs_withdrawn],
     ['Studies running', q.running_studies], ['Workers connected', q.workers_connected],
     ['Worker slots', q.worker_slots]].filter(([, v]) => v !== undefined);
   dl.replaceChildren(...items.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {'data-key': k}, v)]));
@@ -433,6 +622,7 @@ async function refresh() {
     renderBoard(board, p);
     renderSubmissions(subs);
     if (queue) renderQueue(queue);
+    if (state.me && state.me.role === 'organizer') await refreshOrganizer();
     $('updated').textContent = 'updated ' + new Date().toLocaleTimeString('en-GB', {hour12: false});
   } catch (e) {
     $('updated').textContent = 'cannot reach the server (' + e.message + '); retrying';
@@ -443,6 +633,7 @@ async function refresh() {
 }
 
 document.addEventListener('DOMContentLoaded', () => {
+  wireOrganizerActions();
   $('sign-in-form').addEventListener('submit', (ev) => {
     ev.preventDefault();
     const token = $('token').value.trim();
