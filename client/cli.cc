@@ -48,6 +48,7 @@ std::vector<Command> AddCommands(CLI::App& app, ConnectionArgs& connection) {
   commands.insert(commands.end(), {AddSubmitCommand(app, connection),
                                    AddStatusCommand(app, connection),
                                    AddChooseCommand(app, connection),
+                                   AddContactCommand(app, connection),
                                    AddLogsCommand(app, connection),
                                    AddPhasesCommand(app, connection),
                                    AddWithdrawCommand(app, connection),

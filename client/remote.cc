@@ -191,6 +191,23 @@ absl::StatusOr<v1::ChooseSubmissionResponse> Remote::ChooseSubmission(
       });
 }
 
+absl::StatusOr<v1::SetContactResponse> Remote::SetContact(
+    const v1::SetContactRequest& request) const {
+  auto stub = v1::CompetitionService::NewStub(Channel(server_, tls_, CompetitionArgs()));
+  return Invoke<v1::SetContactResponse>(
+      token_, tls_.enabled(), 30,
+      [&](auto* ctx, auto* response) { return stub->SetContact(ctx, request, response); });
+}
+
+absl::StatusOr<v1::GetContactResponse> Remote::GetContact(const std::string& team) const {
+  auto stub = v1::CompetitionService::NewStub(Channel(server_, tls_, CompetitionArgs()));
+  v1::GetContactRequest request;
+  request.set_team(team);
+  return Invoke<v1::GetContactResponse>(
+      token_, tls_.enabled(), 30,
+      [&](auto* ctx, auto* response) { return stub->GetContact(ctx, request, response); });
+}
+
 absl::StatusOr<v1::WithdrawSubmissionResponse> Remote::WithdrawSubmission(
     int64_t submission_id) const {
   auto stub = v1::CompetitionService::NewStub(Channel(server_, tls_, CompetitionArgs()));

@@ -33,6 +33,9 @@ class Remote {
   absl::StatusOr<v1::GetSubmissionLogResponse> GetSubmissionLog(int64_t submission_id,
                                                                 int limit) const;
   absl::StatusOr<v1::ChooseSubmissionResponse> ChooseSubmission(int64_t submission_id) const;
+  // A team's notification contact: set (`team` "" = the caller's) or read.
+  absl::StatusOr<v1::SetContactResponse> SetContact(const v1::SetContactRequest& request) const;
+  absl::StatusOr<v1::GetContactResponse> GetContact(const std::string& team) const;
   absl::StatusOr<v1::WithdrawSubmissionResponse> WithdrawSubmission(int64_t submission_id) const;
   absl::StatusOr<v1::GetLeaderboardResponse> GetLeaderboard(
       const v1::GetLeaderboardRequest& request) const;

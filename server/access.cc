@@ -59,6 +59,30 @@ absl::StatusOr<std::string> AccessPolicy::SubmittingTeam(const Identity& who,
   return std::string(requested_team);
 }
 
+absl::StatusOr<std::string> AccessPolicy::ContactTeam(const Identity& who,
+                                                      absl::string_view requested_team) const {
+  switch (who.role) {
+    case Identity::Role::kTeam:
+      if (!requested_team.empty() && requested_team != who.name) {
+        return absl::PermissionDeniedError(
+            "a team token sets and reads its own team's contact only; leave out --team");
+      }
+      return who.name;
+    case Identity::Role::kOrganizer:
+      if (requested_team.empty()) {
+        return absl::InvalidArgumentError("team: an organizer names the team (--team NAME)");
+      }
+      return std::string(requested_team);
+    case Identity::Role::kAnonymous:
+      return NoToken("a team's contact");
+    case Identity::Role::kWorker:
+    case Identity::Role::kCoordinator:
+      break;
+  }
+  return absl::PermissionDeniedError(
+      absl::StrCat("a ", RoleName(who), " has no team contact to set or read"));
+}
+
 absl::Status AccessPolicy::RequireWorker(const Identity& who) const {
   if (who.is_worker() || (allow_anonymous_ && who.role == Identity::Role::kAnonymous)) {
     return absl::OkStatus();

@@ -65,6 +65,13 @@ class AccessPolicy {
   // PermissionDenied for a worker or for a team naming another team.
   absl::StatusOr<std::string> SubmittingTeam(const Identity& who,
                                              absl::string_view requested_team) const;
+  // Whose notification contact (server/notifications.h) `who` may set or read: a team its own
+  // (`requested_team` "" or its name), an organizer any team's, which it must name. Returns the
+  // team. Unauthenticated for an anonymous caller (even without identities: it has no team);
+  // PermissionDenied for a worker or for a team naming another team; InvalidArgument for an
+  // organizer naming no team.
+  absl::StatusOr<std::string> ContactTeam(const Identity& who,
+                                          absl::string_view requested_team) const;
   // Who may act as a worker (register, lease, fetch, run studies): a worker token.
   absl::Status RequireWorker(const Identity& who) const;
   // Who may see submissions and open practice studies: a team or an organizer.

@@ -125,6 +125,15 @@ class Competition {
   // The name of the competition ("" for a coordinator started from flags).
   void set_name(std::string name) { name_ = std::move(name); }
   const std::string& name() const { return name_; }
+  // The competition file's title, description and terms (the public landing page).
+  void set_about(std::string title, std::string description, std::string terms) {
+    title_ = std::move(title);
+    description_ = std::move(description);
+    terms_ = std::move(terms);
+  }
+  const std::string& title() const { return title_.empty() ? name_ : title_; }
+  const std::string& description() const { return description_; }
+  const std::string& terms() const { return terms_; }
   // The team of `who` chooses which of its submissions goes on to the next phase: the
   // submission must be its own, in a phase that some later phase migrates from, before that
   // phase's end. Returns the phase name.
@@ -143,6 +152,20 @@ class Competition {
   // phase takes submissions from. NotFound: no such phase.
   absl::StatusOr<FinalistMap> Finalists(const Identity& who,
                                                             const std::string& name);
+  // Notification contacts (server/notifications.h; competition_contacts.cc). Sets the contact
+  // of `team` ("" = `who`'s own team) to `email` and `webhook_url` ("" clears that channel) and
+  // returns it as stored. Who: AccessPolicy::ContactTeam (a team its own, an organizer any
+  // team's; Unauthenticated, PermissionDenied or InvalidArgument otherwise). InvalidArgument
+  // naming the field for a malformed team name, an implausible e-mail address
+  // (notify::ValidateEmailAddress) or an unacceptable webhook URL (notify::ValidateWebhookUrl:
+  // https to public hosts only unless set_allow_private_webhooks). Stored whether or not
+  // notifications are on, for when they are.
+  absl::StatusOr<TeamContact> SetContact(const Identity& who, const std::string& team,
+                                         const std::string& email, const std::string& webhook_url);
+  // The contact of `team` ("" = `who`'s own) by the same rules; empty addresses when none is set.
+  absl::StatusOr<TeamContact> Contact(const Identity& who, const std::string& team);
+  // Webhook URLs may use http:// and name private addresses (tests, closed networks).
+  void set_allow_private_webhooks(bool allow) { allow_private_webhooks_ = allow; }
   // Migrates, for every phase whose source phase has ended and that has not been migrated into,
   // each team's chosen submission, else its default finalist (DefaultFinalists); a team with
   // neither is not entered, and the migration's record says so. Exactly once per phase,
@@ -188,8 +211,10 @@ class Competition {
   std::vector<Entry> phases_;
   std::function<void()> on_jobs_changed_;
   std::string name_;
+  std::string title_, description_, terms_;
   JobQueue* queue_ = nullptr;
   std::function<MetricsGauges()> gauges_;
+  bool allow_private_webhooks_ = false;
   // One migration at a time.
   absl::Mutex migrate_mu_;
 };

@@ -23,7 +23,8 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 const std::vector<std::string>& TopKeys() {
-  static const auto* k = new std::vector<std::string>{"name", "seed", "phases", "description"};
+  static const auto* k = new std::vector<std::string>{"name",  "seed",        "phases",
+                                                      "title", "description", "terms"};
   return *k;
 }
 
@@ -430,6 +431,9 @@ absl::StatusOr<CompetitionSpec> ParseCompetitionFile(const std::string& text,
   CompetitionSpec c;
   RETURN_IF_ERROR(Read(doc, "name", "", &c.name));
   RETURN_IF_ERROR(Read(doc, "seed", "", &c.seed));
+  RETURN_IF_ERROR(Read(doc, "title", "", &c.title));
+  RETURN_IF_ERROR(Read(doc, "description", "", &c.description));
+  RETURN_IF_ERROR(Read(doc, "terms", "", &c.terms));
   auto phases = doc.find("phases");
   if (phases == doc.end() || !phases->is_array() || phases->empty()) {
     return absl::InvalidArgumentError("\"phases\" must be a non-empty list of phases");

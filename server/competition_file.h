@@ -153,6 +153,11 @@ bool IsLeaderboardRowRule(const std::string& rule);
 
 struct CompetitionSpec {
   std::string name;
+  // What the public landing page shows (plain text; "" = none): a title (default: name), a
+  // description, and the terms participants accept by taking part.
+  std::string title;
+  std::string description;
+  std::string terms;
   int64_t seed = 20201;
   std::vector<PhaseSpec> phases;
 

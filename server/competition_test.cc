@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "problems/test_problems.h"
 #include "server/coordinator.h"
+#include "server/testing/competition_fixtures.h"
 #include "server/submission_state.h"
 #include "server/store/memory_store.h"
 #include "server/store/sqlite_store.h"
@@ -40,21 +41,9 @@ constexpr char kFile[] = R"json(
   ]
 })json";
 
-absl::Time At(const char* rfc3339) {
-  absl::Time t;
-  std::string err;
-  EXPECT_TRUE(absl::ParseTime(absl::RFC3339_full, rfc3339, &t, &err)) << err;
-  return t;
-}
+using bbo::testing::At;
 
-std::string Archive() {
-  std::string dir = std::filesystem::temp_directory_path() / "phases_test_sub";
-  std::filesystem::create_directories(dir);
-  FILE* f = std::fopen((dir + "/optimizer.py").c_str(), "w");
-  std::fputs("# never run in these tests\n", f);
-  std::fclose(f);
-  return *TarDirectory(dir);
-}
+std::string Archive() { return bbo::testing::PlaceholderArchive("phases"); }
 
 class PhasesTest : public ::testing::Test {
  protected:

@@ -14,6 +14,7 @@
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "problems/practice_suite.h"
+#include "server/notifications.h"
 #include "server/store/sqlite_store.h"
 #include "spdlog/spdlog.h"
 
@@ -217,6 +218,7 @@ void Coordinator::BuildCompetition(const CoordinatorOptions& options,
   competition_ = std::make_unique<Competition>(store_.get(), calendar_clock, spec_.seed);
   competition_->set_on_jobs_changed([queue] { queue->NotifyChanged(); });
   competition_->set_name(spec_.name);
+  competition_->set_about(spec_.title, spec_.description, spec_.terms);
   competition_->set_queue(queue);
   competition_->set_gauges([this] { return Gauges(); });
   for (size_t i = 0; i < problems_.size(); ++i) {
@@ -259,6 +261,31 @@ void Coordinator::BuildRaces(const std::vector<PhaseOptions>& phase_options) {
   }
 }
 
+void Coordinator::BuildNotifications(const CoordinatorOptions& options) {
+  competition_->set_allow_private_webhooks(options.notify_allow_private_webhooks);
+  if (!options.notify) return;
+  NotificationsOptions no;
+  no.notifier = *options.notify;
+  no.notifier.allow_private_webhooks = options.notify_allow_private_webhooks;
+  if (no.notifier.competition.empty()) {
+    no.notifier.competition = spec_.name.empty() ? spec_.phases.front().name : spec_.name;
+  }
+  no.webhooks = options.notify_webhooks;
+  std::vector<NoticePhase> phases;
+  for (const PhaseSpec& p : spec_.phases) {
+    phases.push_back({p.name, p.key(), p.title, p.start, p.end});
+  }
+  Clock* calendar = calendar_ ? calendar_.get() : clock_.get();
+  notifications_ =
+      std::make_unique<Notifications>(std::move(no), store_.get(), calendar, std::move(phases));
+  Notifications* notifications = notifications_.get();
+  queue_->set_on_submission_ended([notifications](int64_t id, const std::string& state) {
+    if (absl::Status s = notifications->SubmissionEnded(id, state); !s.ok()) {
+      spdlog::warn("event=notify_failed submission={} state={}: {}", id, state, s.ToString());
+    }
+  });
+}
+
 absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Build(
     CoordinatorOptions options, CompetitionSpec spec,
     std::vector<std::vector<std::unique_ptr<Problem>>> problems, std::unique_ptr<Clock> clock,
@@ -282,6 +309,7 @@ absl::StatusOr<std::unique_ptr<Coordinator>> Coordinator::Build(
   c->WireStudiesAndQueue(options, std::move(study_phases));
   c->BuildCompetition(options, phase_options);
   c->BuildRaces(phase_options);
+  c->BuildNotifications(options);
   c->baseline_ = std::make_unique<BaselineRunner>(c->store_.get(), c->problems_.front().get(),
                                                   c->studies_.get(), c->clock_.get());
   RETURN_IF_ERROR(c->CheckProblemSignatures());
@@ -386,6 +414,11 @@ MetricsGauges Coordinator::Gauges() {
   g.running_studies = studies_->LiveStudies();
   g.workers = queue_->RegisteredWorkers();
   g.epoch = queue_->epoch();
+  if (notifications_) {
+    const notify::NotifierCounters n = notifications_->Counters();
+    g.notifications["email"] = {n.email.sent, n.email.failed};
+    g.notifications["webhook"] = {n.webhook.sent, n.webhook.failed};
+  }
   return g;
 }
 
@@ -437,6 +470,12 @@ void Coordinator::SweepLoop() {
     }
     // Racing phases plan their next round once the last one has finished.
     AdvanceRaces();
+    // Phases that opened or closed are announced to the teams (once; cheap otherwise).
+    if (notifications_) {
+      if (absl::Status s = notifications_->CheckCalendar(); !s.ok()) {
+        spdlog::warn("event=notify_failed what=phase_notices: {}", s.ToString());
+      }
+    }
     // Failed writes of study ends stay pending and are retried by the next sweep.
     if (absl::Status swept = studies_->Sweep(); !swept.ok()) {
       spdlog::warn("study sweep failed (retried next sweep): {}", swept.ToString());

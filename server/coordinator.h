@@ -27,6 +27,7 @@
 #include "server/identity.h"
 #include "server/job_queue.h"
 #include "server/metrics.h"
+#include "server/notify/notifier.h"
 #include "server/competition.h"
 #include "server/problem_set.h"
 #include "server/race.h"
@@ -68,7 +69,18 @@ struct CoordinatorOptions {
   // The token secret (server/identity.h); "" = "<db_path>.secret". A coordinator on a given
   // store without a file (tests) uses a random secret of its own.
   std::string token_secret_file;
+  // Tell teams by e-mail and/or webhook when their submissions end and when phases open or
+  // close (server/notifications.h); unset = no notifications. E-mail needs notify->smtp.
+  // Teams' contacts are kept either way (`bbo contact`).
+  std::optional<notify::NotifierOptions> notify;
+  // With `notify`: also by webhook, to the teams that registered one (otherwise e-mail only).
+  bool notify_webhooks = false;
+  // Webhook URLs may use http:// and reach private addresses (loopback, RFC 1918, ...): for
+  // tests and closed networks. Both when a team registers one and when it is sent to.
+  bool notify_allow_private_webhooks = false;
 };
+
+class Notifications;
 
 class Coordinator {
  public:
@@ -122,6 +134,8 @@ class Coordinator {
   RaceDriver* race(const std::string& phase);
   // Advances every racing phase's race by at most one round (the sweep calls it; tests may).
   void AdvanceRaces();
+  // The notifications (server/notifications.h); null when CoordinatorOptions::notify is unset.
+  Notifications* notifications() { return notifications_.get(); }
 
  private:
   Coordinator() = default;
@@ -143,6 +157,8 @@ class Coordinator {
   void BuildCompetition(const CoordinatorOptions& options,
                         const std::vector<PhaseOptions>& phase_options);
   void BuildRaces(const std::vector<PhaseOptions>& phase_options);
+  // The notifications of options.notify (none when unset), told when submissions end.
+  void BuildNotifications(const CoordinatorOptions& options);
   // Records each phase's problems and budgets; refuses a change to a phase that has started.
   absl::Status CheckPhaseFingerprints();
   // Records each phase's rules (PhaseRecord::spec: Phase::Rules), so its database opened
@@ -172,6 +188,7 @@ class Coordinator {
   std::unique_ptr<Credentials> credentials_;
   std::unique_ptr<BaselineRunner> baseline_;
   std::map<std::string, std::unique_ptr<RaceDriver>> races_;
+  std::unique_ptr<Notifications> notifications_;  // null: off
 
   std::atomic<bool> stop_{false};
   // When SweepLoop last warned that jobs wait without a worker.

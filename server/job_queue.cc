@@ -108,6 +108,7 @@ void JobQueue::LogIfSubmissionEnded(int64_t job_id) {
   spdlog::info("event=submission_{} submission={} jobs_done={} jobs_lost={} jobs_withdrawn={}",
                event, job->submission_id, c->done, c->lost(), c->withdrawn);
   if (metrics_ != nullptr) metrics_->CountSubmission(event);
+  if (on_submission_ended_) on_submission_ended_(job->submission_id, event);
 }
 
 void JobQueue::NotifyChanged() {

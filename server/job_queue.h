@@ -150,6 +150,15 @@ class JobQueue {
   // Where lost leases and finished submissions are counted (not owned; null = nowhere). Set
   // before use.
   void set_metrics(Metrics* metrics) { metrics_ = metrics; }
+  // Called when a submission ends (none of its jobs is left queued or running) with its id and
+  // its state's name (SubmissionStateName: "finished", "partial", "failed", "withdrawn"), on
+  // the thread of the call that finished its last job, after no lock of the queue is held.
+  // May be called more than once for one submission (jobs ending together, a race's rounds,
+  // requeued jobs). Set before use.
+  void set_on_submission_ended(
+      std::function<void(int64_t submission_id, const std::string& state)> f) {
+    on_submission_ended_ = std::move(f);
+  }
   // Workers registered with this queue since it started.
   int64_t RegisteredWorkers() const {
     absl::MutexLock l(&owners_mu_);
@@ -181,6 +190,7 @@ class JobQueue {
   absl::Mutex refused_mu_;
   std::map<std::string, std::vector<int64_t>> refused_ ABSL_GUARDED_BY(refused_mu_);
   Metrics* metrics_ = nullptr;
+  std::function<void(int64_t, const std::string&)> on_submission_ended_;
   JobStore* jobs_;
   WorkerStore* workers_;
   SubmissionStore* submissions_;

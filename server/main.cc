@@ -13,6 +13,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "common/binary_main.h"
 #include "problems/library.h"
@@ -158,6 +159,24 @@ ABSL_FLAG(std::string, web_listen, "",
           "--web_port_file). Empty = off. HTTPS with --tls_cert_file; plain HTTP on an address "
           "other hosts can reach is refused without --insecure, as for --listen.");
 ABSL_FLAG(std::string, web_port_file, "", "If set, write the web leaderboard's port here.");
+ABSL_FLAG(std::string, smtp_url, "",
+          "Tell teams by e-mail (docs/organizers.md, \"Notifications\"): the organizer's SMTP "
+          "server, smtp://host:port (STARTTLS required except on loopback) or smtps://host:port. "
+          "Empty = no e-mail.");
+ABSL_FLAG(std::string, smtp_from, "", "With --smtp_url: the sender's bare address.");
+ABSL_FLAG(std::string, smtp_user, "", "With --smtp_url: the SMTP AUTH user (\"\" = no AUTH).");
+ABSL_FLAG(std::string, smtp_password_file, "",
+          "With --smtp_user: a file holding the SMTP password (read once at start, never "
+          "logged; trailing newlines dropped).");
+ABSL_FLAG(bool, notify_webhooks, false,
+          "Tell teams by webhook too: an HTTPS POST of JSON to the URL each team set with `bbo "
+          "contact --webhook` (docs/organizers.md, \"Notifications\").");
+ABSL_FLAG(std::string, webhook_secret_file, "",
+          "With --notify_webhooks: a file holding the key of each webhook's X-BBO-Signature "
+          "(HMAC-SHA256 of the body; read once, never logged). Empty = unsigned.");
+ABSL_FLAG(bool, notify_allow_private_webhooks, false,
+          "Webhooks may use http:// and reach loopback and private addresses (tests, closed "
+          "networks). Default: https:// to public addresses only.");
 
 namespace {
 
@@ -290,6 +309,55 @@ absl::Status AccessAndQueueFromFlags(bbo::CoordinatorOptions& opts) {
   return absl::OkStatus();
 }
 
+// The first line of `path` (a secret: never logged). InvalidArgument naming `flag` when unreadable.
+absl::StatusOr<std::string> ReadSecretFile(const std::string& flag, const std::string& path) {
+  std::ifstream in(path);
+  std::string secret;
+  if (!in || !std::getline(in, secret)) {
+    return Usage(absl::StrCat("--", flag, ": cannot read ", path));
+  }
+  while (!secret.empty() && (secret.back() == '\r' || secret.back() == '\n')) secret.pop_back();
+  return secret;
+}
+
+// The notifications (--smtp_url, --notify_webhooks and their companions), checked.
+absl::Status NotificationsFromFlags(bbo::CoordinatorOptions& opts) {
+  opts.notify_allow_private_webhooks = absl::GetFlag(FLAGS_notify_allow_private_webhooks);
+  opts.notify_webhooks = absl::GetFlag(FLAGS_notify_webhooks);
+  const std::string smtp_url = absl::GetFlag(FLAGS_smtp_url);
+  if (smtp_url.empty() && !opts.notify_webhooks) return absl::OkStatus();
+  bbo::notify::NotifierOptions n;
+  if (!smtp_url.empty()) {
+    bbo::notify::SmtpOptions smtp;
+    smtp.url = smtp_url;
+    smtp.from = absl::GetFlag(FLAGS_smtp_from);
+    smtp.username = absl::GetFlag(FLAGS_smtp_user);
+    if (!absl::GetFlag(FLAGS_smtp_password_file).empty()) {
+      absl::StatusOr<std::string> password =
+          ReadSecretFile("smtp_password_file", absl::GetFlag(FLAGS_smtp_password_file));
+      if (!password.ok()) return password.status();
+      smtp.password = *std::move(password);
+    }
+    n.smtp = std::move(smtp);
+  }
+  if (!absl::GetFlag(FLAGS_webhook_secret_file).empty()) {
+    absl::StatusOr<std::string> secret =
+        ReadSecretFile("webhook_secret_file", absl::GetFlag(FLAGS_webhook_secret_file));
+    if (!secret.ok()) return secret.status();
+    n.webhook_secret = *std::move(secret);
+  }
+  n.allow_private_webhooks = opts.notify_allow_private_webhooks;
+  if (absl::Status valid = bbo::notify::ValidateNotifierOptions(n); !valid.ok()) {
+    return Usage(absl::StrReplaceAll(valid.message(), {{"smtp.url", "--smtp_url"},
+                                                        {"smtp.from", "--smtp_from"},
+                                                        {"smtp.", "--smtp_"}}));
+  }
+  opts.notify = std::move(n);
+  spdlog::info("event=notifications_on email={} webhooks={}", smtp_url.empty() ? "off" : "on",
+               opts.notify_webhooks ? "on" : "off");
+  return absl::OkStatus();
+}
+
 // A coordinator of every phase of --competition_file.
 absl::StatusOr<std::unique_ptr<bbo::Coordinator>> CompetitionFromFile(bbo::CoordinatorOptions& opts) {
   absl::StatusOr<bbo::CompetitionSpec> spec =
@@ -407,6 +475,7 @@ int main(int argc, char** argv) {
   opts.db_path = absl::GetFlag(FLAGS_db);
   if (absl::Status s = StudyAndPhaseFromFlags(opts); !s.ok()) return UsageError(s);
   if (absl::Status s = AccessAndQueueFromFlags(opts); !s.ok()) return UsageError(s);
+  if (absl::Status s = NotificationsFromFlags(opts); !s.ok()) return UsageError(s);
   if (!absl::GetFlag(FLAGS_competition_file).empty()) {
     absl::StatusOr<std::unique_ptr<bbo::Coordinator>> coordinator = CompetitionFromFile(opts);
     if (!coordinator.ok() && absl::IsInvalidArgument(coordinator.status()) &&

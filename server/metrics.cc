@@ -45,6 +45,23 @@ std::string Metrics::ReasonClass(absl::string_view state, absl::string_view reas
   return "other";
 }
 
+std::string Metrics::RenderNotifications(const MetricsGauges& g) {
+  if (g.notifications.empty()) return "";
+  std::string out;
+  auto counter = [&](const char* name, const char* help, int64_t MetricsGauges::Deliveries::*v) {
+    absl::StrAppend(&out, "# HELP ", name, " ", help, "\n# TYPE ", name, " counter\n");
+    for (const auto& [channel, d] : g.notifications) {
+      absl::StrAppend(&out, name, "{channel=\"", channel, "\"} ", d.*v, "\n");
+    }
+  };
+  counter("bbo_notifications_sent_total", "Notifications delivered to teams, by channel.",
+          &MetricsGauges::Deliveries::sent);
+  counter("bbo_notifications_failed_total",
+          "Notifications not delivered (after every attempt, or refused), by channel.",
+          &MetricsGauges::Deliveries::failed);
+  return out;
+}
+
 std::string Metrics::Render(const MetricsGauges& g) {
   std::string out;
   auto gauge = [&](const char* name, const char* help, int64_t v) {
@@ -62,6 +79,7 @@ std::string Metrics::Render(const MetricsGauges& g) {
   gauge("bbo_running_studies", "Studies running on this coordinator.", g.running_studies);
   gauge("bbo_workers", "Workers registered with this coordinator since it started.", g.workers);
   gauge("bbo_coordinator_epoch", "Starts of the coordinator on this database.", g.epoch);
+  absl::StrAppend(&out, RenderNotifications(g));
 
   absl::MutexLock l(&mu_);
   absl::StrAppend(&out,

@@ -30,6 +30,13 @@ struct MetricsGauges {
   int64_t running_studies = 0;
   int64_t workers = 0;  // registered with this coordinator since it started
   int64_t epoch = 0;
+  // Notifications (server/notifications.h) by channel ("email", "webhook"): deliveries sent,
+  // and failed after every attempt or refused. Empty when notifications are off.
+  struct Deliveries {
+    int64_t sent = 0;
+    int64_t failed = 0;
+  };
+  std::map<std::string, Deliveries> notifications;
 };
 
 class Metrics {
@@ -49,6 +56,8 @@ class Metrics {
 
   // The exposition text.
   std::string Render(const MetricsGauges& gauges);
+  // The notification counters of `gauges` (none when notifications are off).
+  static std::string RenderNotifications(const MetricsGauges& gauges);
 
   // A study end's reason as a label: "memory_limit", "task_limit", "optimizer_died",
   // "start_failed", "time_budget", "coordinator_restarted", "worker_lost", "done" or "other".

@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "problems/test_problems.h"
 #include "server/coordinator.h"
+#include "server/testing/competition_fixtures.h"
 #include "server/embed.h"
 #include "server/store/memory_store.h"
 #include "server/store/sqlite_store.h"
@@ -68,12 +69,7 @@ constexpr char kMigrating[] = R"json({
   ]
 })json";
 
-absl::Time At(const char* rfc3339) {
-  absl::Time t;
-  std::string err;
-  EXPECT_TRUE(absl::ParseTime(absl::RFC3339_full, rfc3339, &t, &err)) << err;
-  return t;
-}
+using bbo::testing::At;
 
 std::string Archive(const std::string& tag) {
   std::string dir = std::filesystem::temp_directory_path() / ("race_test_sub_" + tag);

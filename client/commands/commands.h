@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,21 @@ struct ChooseArgs {
 };
 int RunChoose(const ChooseArgs& args);
 Command AddChooseCommand(CLI::App& app, ConnectionArgs& connection);
+
+// bbo contact: where the team is told when its submissions finish or fail and when phases open
+// or close (e-mail, webhook).
+struct ContactArgs {
+  ServerArgs server;
+  // Unset = keep the stored value; "" = clear it.
+  std::optional<std::string> email;
+  std::optional<std::string> webhook_url;
+  // An organizer's: whose contact ("" = the caller's team).
+  std::string team;
+  // Print the contact (also the default when nothing is set).
+  bool show = false;
+};
+int RunContact(const ContactArgs& args);
+Command AddContactCommand(CLI::App& app, ConnectionArgs& connection);
 
 // bbo logs: why a submission's studies ended as they did.
 struct LogsArgs {

@@ -197,6 +197,38 @@ grpc::Status CompetitionServiceImpl::ChooseSubmission(grpc::ServerContext* conte
   return grpc::Status::OK;
 }
 
+namespace {
+
+void ToProto(const TeamContact& c, v1::TeamContact* out) {
+  out->set_team(c.team);
+  out->set_email(c.email);
+  out->set_webhook_url(c.webhook_url);
+  out->set_updated_at_s(c.updated_at);
+}
+
+}  // namespace
+
+grpc::Status CompetitionServiceImpl::SetContact(grpc::ServerContext* context,
+                                                const v1::SetContactRequest* req,
+                                                v1::SetContactResponse* resp) {
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
+  absl::StatusOr<TeamContact> contact =
+      competition_->SetContact(who, req->team(), req->email(), req->webhook_url());
+  if (!contact.ok()) return ToGrpcStatus(contact.status());
+  ToProto(*contact, resp->mutable_contact());
+  return grpc::Status::OK;
+}
+
+grpc::Status CompetitionServiceImpl::GetContact(grpc::ServerContext* context,
+                                                const v1::GetContactRequest* req,
+                                                v1::GetContactResponse* resp) {
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
+  absl::StatusOr<TeamContact> contact = competition_->Contact(who, req->team());
+  if (!contact.ok()) return ToGrpcStatus(contact.status());
+  ToProto(*contact, resp->mutable_contact());
+  return grpc::Status::OK;
+}
+
 grpc::Status CompetitionServiceImpl::GetSubmissionLog(grpc::ServerContext* context,
                                                       const v1::GetSubmissionLogRequest* req,
                                                       v1::GetSubmissionLogResponse* resp) {

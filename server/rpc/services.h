@@ -82,6 +82,10 @@ class CompetitionServiceImpl final : public v1::CompetitionService::Service {
                               v1::GetCompetitionResponse* resp) override;
   grpc::Status ChooseSubmission(grpc::ServerContext*, const v1::ChooseSubmissionRequest* req,
                                 v1::ChooseSubmissionResponse* resp) override;
+  grpc::Status SetContact(grpc::ServerContext*, const v1::SetContactRequest* req,
+                          v1::SetContactResponse* resp) override;
+  grpc::Status GetContact(grpc::ServerContext*, const v1::GetContactRequest* req,
+                          v1::GetContactResponse* resp) override;
   grpc::Status GetSubmissionLog(grpc::ServerContext*, const v1::GetSubmissionLogRequest* req,
                                 v1::GetSubmissionLogResponse* resp) override;
 

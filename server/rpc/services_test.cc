@@ -220,6 +220,39 @@ TEST_F(ServicesTest, HandlersReturnTheRefusalOfAuthenticationAndNeedAnAuthentica
 // (UNAUTHENTICATED) and audited with the method's name, whatever the handler; every handler
 // asks for its caller (a handler that does not is answered INTERNAL by the interceptor); a
 // domain refusal is audited with the caller; every call is timed under its method's name.
+TEST_F(ServicesTest, ContactsAreSetAndReadAsTheDomainAllows) {
+  const Identity alpha = Identity::Team("alpha");
+  v1::SetContactRequest set;
+  set.set_email("alpha@example.org");
+  v1::SetContactResponse stored;
+  grpc::Status s = Call(alpha, competition_.get(), &CompetitionServiceImpl::SetContact, set,
+                        &stored);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(stored.contact().team(), "alpha");
+  EXPECT_EQ(stored.contact().email(), "alpha@example.org");
+  set.set_team("beta");
+  EXPECT_EQ(Call(alpha, competition_.get(), &CompetitionServiceImpl::SetContact, set, &stored)
+                .error_code(),
+            Code::PERMISSION_DENIED);
+  set.set_team("");
+  set.set_webhook_url("file:///etc/passwd");
+  EXPECT_EQ(Call(alpha, competition_.get(), &CompetitionServiceImpl::SetContact, set, &stored)
+                .error_code(),
+            Code::INVALID_ARGUMENT);
+  v1::GetContactRequest get;
+  get.set_team("alpha");
+  v1::GetContactResponse read;
+  ASSERT_TRUE(Call(Identity::Organizer(), competition_.get(), &CompetitionServiceImpl::GetContact,
+                   get, &read)
+                  .ok());
+  EXPECT_EQ(read.contact().email(), "alpha@example.org");
+  EXPECT_EQ(read.contact().webhook_url(), "");
+  EXPECT_EQ(Call(Identity::Anonymous(), competition_.get(), &CompetitionServiceImpl::GetContact,
+                 get, &read)
+                .error_code(),
+            Code::UNAUTHENTICATED);
+}
+
 TEST_F(ServicesTest, EveryRpcIsAuthenticatedTimedAndItsRefusalsAudited) {
   GrpcServerOptions options;
   auto server = GrpcServer::Start(co_.get(), options);
@@ -258,7 +291,7 @@ TEST_F(ServicesTest, EveryRpcIsAuthenticatedTimedAndItsRefusalsAudited) {
       EXPECT_THAT(anonymous.error_message(), Not(HasSubstr("did not authenticate"))) << path;
     }
   }
-  EXPECT_EQ(methods.size(), 21u);
+  EXPECT_EQ(methods.size(), 23u);
   // A method this server does not have (a newer client) is not intercepted.
   EXPECT_EQ(call("/bbo.v1.StudyService/NoSuchMethod", unknown).error_code(), Code::UNIMPLEMENTED);
   const std::string alpha = *co_->credentials().Issue(CredentialKind::kTeam, "alpha");

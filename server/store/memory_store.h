@@ -68,6 +68,11 @@ class InMemoryStore : public Store {
   absl::StatusOr<std::vector<RaceResultRecord>> RaceResults(const std::string& phase,
                                                             const std::string& board) override;
 
+  // ContactStore (memory_contacts.cc)
+  absl::Status SetTeamContact(const TeamContact& contact) override;
+  absl::StatusOr<std::optional<TeamContact>> GetTeamContact(const std::string& team) override;
+  absl::StatusOr<std::vector<TeamContact>> ListTeamContacts() override;
+  absl::StatusOr<bool> MarkNotified(const std::string& key, double at) override;
 
   // JobStore
   using JobStore::LeaseJob;
@@ -203,6 +208,8 @@ class InMemoryStore : public Store {
   std::map<std::pair<std::string, std::string>, std::pair<int64_t, double>> choices_
       ABSL_GUARDED_BY(mu_);
   std::map<std::pair<std::string, int>, RaceRoundRecord> race_rounds_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, TeamContact> contacts_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, double> notified_ ABSL_GUARDED_BY(mu_);
   int64_t last_final_seq_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t epoch_ ABSL_GUARDED_BY(mu_) = 0;
 };

@@ -290,6 +290,20 @@ ALTER TABLE phase_events_v13 RENAME TO phase_events;
 CREATE UNIQUE INDEX one_migration_per_phase ON phase_events (phase) WHERE kind = 'migrated';
 CREATE INDEX phase_events_by_phase ON phase_events (phase, id);
 )sql",
+    // 14: teams' contacts for notifications (server/notifications.h), and the one-off notices
+    // already sent (a phase opened or closed: once, across restarts).
+    R"sql(
+CREATE TABLE team_contacts (
+  team TEXT PRIMARY KEY,
+  email TEXT NOT NULL DEFAULT '',
+  webhook_url TEXT NOT NULL DEFAULT '',
+  updated_at REAL NOT NULL
+);
+CREATE TABLE notifications_sent (
+  key TEXT PRIMARY KEY,
+  at REAL NOT NULL
+);
+)sql",
 };
 
 }  // namespace

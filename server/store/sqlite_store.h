@@ -77,6 +77,11 @@ class SqliteStore : public Store {
   absl::StatusOr<std::vector<RaceResultRecord>> RaceResults(const std::string& phase,
                                                             const std::string& board) override;
 
+  // ContactStore (sqlite_contacts.cc)
+  absl::Status SetTeamContact(const TeamContact& contact) override;
+  absl::StatusOr<std::optional<TeamContact>> GetTeamContact(const std::string& team) override;
+  absl::StatusOr<std::vector<TeamContact>> ListTeamContacts() override;
+  absl::StatusOr<bool> MarkNotified(const std::string& key, double at) override;
 
   // JobStore (sqlite_jobs.cc)
   using JobStore::LeaseJob;

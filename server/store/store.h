@@ -17,6 +17,7 @@
 //   Internal for storage failures (retry / free space / bug).
 // - Times are seconds since the Unix epoch (double).
 
+#include "server/store/contact_store.h"
 #include "server/store/identity_store.h"
 #include "server/store/job_store.h"
 #include "server/store/phase_store.h"
@@ -36,7 +37,8 @@ class Store : public SubmissionStore,
               public ScoringStore,
               public IdentityStore,
               public PhaseStore,
-              public RaceStore {
+              public RaceStore,
+              public ContactStore {
  public:
   ~Store() override = default;
 };

@@ -1010,6 +1010,35 @@ TEST_P(StoreConformanceTest, AuditKeepsTheLatestEntriesInOrder) {
   EXPECT_EQ(store_->ListAudit(100)->size(), 5u);
 }
 
+TEST_P(StoreConformanceTest, TeamContactsAreSetReplacedAndListedByTeam) {
+  EXPECT_EQ(*store_->GetTeamContact("t1"), std::nullopt);
+  EXPECT_EQ(store_->SetTeamContact({"", "a@example.org", "", 1}).code(),
+            absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(store_->SetTeamContact({"t2", "b@example.org", "", 1}).ok());
+  ASSERT_TRUE(store_->SetTeamContact({"t1", "a@example.org", "https://example.org/h", 2}).ok());
+  ASSERT_TRUE(store_->SetTeamContact({"t1", "", "https://example.org/other", 3}).ok());
+  absl::StatusOr<std::optional<TeamContact>> t1 = store_->GetTeamContact("t1");
+  ASSERT_TRUE(t1.ok());
+  ASSERT_TRUE(t1->has_value());
+  EXPECT_EQ((*t1)->team, "t1");
+  EXPECT_EQ((*t1)->email, "");
+  EXPECT_EQ((*t1)->webhook_url, "https://example.org/other");
+  EXPECT_EQ((*t1)->updated_at, 3);
+  absl::StatusOr<std::vector<TeamContact>> all = store_->ListTeamContacts();
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].team, "t1");
+  EXPECT_EQ((*all)[1].team, "t2");
+  EXPECT_EQ((*all)[1].email, "b@example.org");
+}
+
+TEST_P(StoreConformanceTest, ANoticeIsMarkedNotifiedOnlyTheFirstTime) {
+  EXPECT_EQ(*store_->MarkNotified("phase_opened:final", 10), true);
+  EXPECT_EQ(*store_->MarkNotified("phase_opened:final", 11), false);
+  EXPECT_EQ(*store_->MarkNotified("phase_closed:final", 12), true);
+  EXPECT_EQ(*store_->MarkNotified("phase_opened:feedback", 12), true);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Stores, StoreConformanceTest,
     ::testing::Values(StoreFactory{"Sqlite",

@@ -168,6 +168,27 @@ absl::StatusOr<std::vector<RaceResultRecord>> FaultInjectionStore::RaceResults(
   return base_->RaceResults(phase, board);
 }
 
+absl::Status FaultInjectionStore::SetTeamContact(const TeamContact& contact) {
+  if (absl::Status s = Check("SetTeamContact"); !s.ok()) return s;
+  return base_->SetTeamContact(contact);
+}
+
+absl::StatusOr<std::optional<TeamContact>> FaultInjectionStore::GetTeamContact(
+    const std::string& team) {
+  if (absl::Status s = Check("GetTeamContact"); !s.ok()) return s;
+  return base_->GetTeamContact(team);
+}
+
+absl::StatusOr<std::vector<TeamContact>> FaultInjectionStore::ListTeamContacts() {
+  if (absl::Status s = Check("ListTeamContacts"); !s.ok()) return s;
+  return base_->ListTeamContacts();
+}
+
+absl::StatusOr<bool> FaultInjectionStore::MarkNotified(const std::string& key, double at) {
+  if (absl::Status s = Check("MarkNotified"); !s.ok()) return s;
+  return base_->MarkNotified(key, at);
+}
+
 absl::StatusOr<std::optional<JobRecord>> FaultInjectionStore::LeaseJob(
     const std::string& worker_id, double lease_expires_at, const std::vector<int64_t>& skip) {
   if (absl::Status s = Check("LeaseJob"); !s.ok()) return s;

@@ -76,6 +76,11 @@ class FaultInjectionStore : public Store {
   absl::StatusOr<std::vector<RaceResultRecord>> RaceResults(const std::string& phase,
                                                             const std::string& board) override;
 
+  absl::Status SetTeamContact(const TeamContact& contact) override;
+  absl::StatusOr<std::optional<TeamContact>> GetTeamContact(const std::string& team) override;
+  absl::StatusOr<std::vector<TeamContact>> ListTeamContacts() override;
+  absl::StatusOr<bool> MarkNotified(const std::string& key, double at) override;
+
   using JobStore::LeaseJob;
   absl::StatusOr<std::optional<JobRecord>> LeaseJob(const std::string& worker_id,
                                                     double lease_expires_at,

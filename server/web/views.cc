@@ -142,6 +142,9 @@ absl::StatusOr<json> WebViews::Competition(const Identity& who) const {
     }
   }
   return json{{"competition", competition.name()},
+              {"title", competition.title()},
+              {"description", competition.description()},
+              {"terms", competition.terms()},
               {"now_s", EpochSeconds(competition.calendar()->Now())},
               {"phases", std::move(list)}};
 }

@@ -7,6 +7,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "httplib.h"
 #include "server/web/internal/assets.h"
 #include "server/web/internal/http.h"
@@ -89,6 +90,7 @@ absl::StatusOr<std::unique_ptr<WebServer>> WebServer::Start(Coordinator* coordin
   // that other readers wait for.
   s->http_->set_keep_alive_max_count(1);
   s->Route(coordinator);
+  RETURN_IF_ERROR(internal::CheckRoutesDescribed(s->routes_));
   s->port_ = where->port == 0 ? s->http_->bind_to_any_port(where->host)
                               : (s->http_->bind_to_port(where->host, where->port) ? where->port : -1);
   if (s->port_ <= 0) {
@@ -242,14 +244,16 @@ void WebServer::Route(Coordinator* coordinator) {
   ServeAssets(http);
   Credentials* credentials = &coordinator->credentials();
   Metrics* metrics = &coordinator->metrics();
-  auto api = [&http, credentials, metrics](const std::string& pattern, const char* action,
-                                           bool audit_organizer, View view) {
+  std::vector<std::string>* routes = &routes_;
+  auto api = [&http, credentials, metrics, routes](const std::string& pattern, const char* action,
+                                                   bool audit_organizer, View view) {
+    routes->push_back("get " + pattern);
     http.Get(pattern, [=](const httplib::Request& req, httplib::Response& res) {
       ServeApi(credentials, metrics, action, audit_organizer, view, req, res);
     });
   };
   WebViews* views = views_.get();
-  RouteActions(http, credentials, metrics, actions_.get());
+  RouteActions(http, credentials, metrics, actions_.get(), &routes_);
   api("/api/me", "web:/api/me", true,
       [views](const Identity& who, const httplib::Request&) -> absl::StatusOr<json> {
         return views->Me(who);
@@ -286,9 +290,10 @@ void WebServer::Route(Coordinator* coordinator) {
 }
 
 void WebServer::RouteActions(httplib::Server& http, Credentials* credentials, Metrics* metrics,
-                             WebActions* actions) {
-  auto post = [&http, credentials, metrics](const std::string& pattern, const char* name,
-                                            Action action) {
+                             WebActions* actions, std::vector<std::string>* routes) {
+  auto post = [&http, credentials, metrics, routes](const std::string& pattern, const char* name,
+                                                    Action action) {
+    routes->push_back("post " + pattern);
     http.Post(pattern, [=](const httplib::Request& req, httplib::Response& res) {
       ServeAction(credentials, metrics, name, action, req, res);
     });
@@ -306,8 +311,9 @@ void WebServer::RouteActions(httplib::Server& http, Credentials* credentials, Me
   post("/api/admin/finalist", "web:POST /api/admin/finalist", bind(&A::SetFinalist));
   post("/api/admin/requeue", "web:POST /api/admin/requeue", bind(&A::Requeue));
   post("/api/admin/token", "web:POST /api/admin/token", bind(&A::Token));
-  auto get = [&http, credentials, metrics](const std::string& pattern, const char* name,
-                                           View view) {
+  auto get = [&http, credentials, metrics, routes](const std::string& pattern, const char* name,
+                                                   View view) {
+    routes->push_back("get " + pattern);
     http.Get(pattern, [=](const httplib::Request& req, httplib::Response& res) {
       ServeApi(credentials, metrics, name, false, view, req, res);
     });

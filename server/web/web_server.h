@@ -32,6 +32,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "server/coordinator.h"
@@ -81,10 +82,13 @@ class WebServer {
   void Route(Coordinator* coordinator);
   // The actions (POST) and the organizers' reads.
   static void RouteActions(httplib::Server& http, Credentials* credentials, Metrics* metrics,
-                           WebActions* actions);
+                           WebActions* actions, std::vector<std::string>* routes);
 
   std::unique_ptr<WebViews> views_;
   std::unique_ptr<WebActions> actions_;
+  // "get /api/..." / "post /api/..." as registered (cpp-httplib patterns), for the check that
+  // the OpenAPI description (static/openapi.json, served at /openapi.json) names every one.
+  std::vector<std::string> routes_;
   std::unique_ptr<httplib::Server> http_;
   std::thread thread_;
   int port_ = 0;

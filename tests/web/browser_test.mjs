@@ -75,12 +75,42 @@ async function assertNoInjection(page) {
 }
 
 try {
-  await check('a bad token is refused with a clear message and shows nothing', async () => {
+  await check('signed out: the landing page and the public boards, nothing hidden', async () => {
+    const page = await openPage();
+    await page.waitForSelector('#competition-title:has-text("Web 2026")');
+    assert.match(await page.textContent('#competition-description'), /A test competition/);
+    await page.click('#terms summary');
+    assert.match(await page.textContent('#terms-text'), /Be fair\. <i>Not italic\.<\/i>/);
+    assert.equal(await page.locator('#terms-text i').count(), 0);
+    assert.equal(await page.locator('#calendar-rows tr').count(), 3);
+    assert.match(await page.textContent('#calendar-rows tr[data-phase="final"]'), /hidden until published/);
+    // The current phase is the final, hidden until published: no board, nothing of it.
+    await page.waitForSelector('#board-message:has-text("hidden until the organizers publish")');
+    assert.equal(await page.isVisible('#board-table'), false);
+    // Practice's public board, readable without a token.
+    await page.selectOption('#phase-select', 'practice');
+    await page.waitForSelector('#board-rows td.name:text-is("blue-practice")');
+    assert.ok(await page.locator('#board-rows details').count() > 0);  // per problem: public
+    // Feedback is a hidden phase: overall scores only, no problem names.
+    await page.selectOption('#phase-select', 'feedback');
+    await page.waitForSelector('#board-rows td.name:text-is("blue-feedback")');
+    assert.equal(await page.locator('#board-rows details').count(), 0);
+    assert.doesNotMatch(await page.textContent('main'), /test_/);
+    for (const id of ['#submissions', '#queue-section', '#organizer', '#organizer-actions']) {
+      assert.equal(await page.isVisible(id), false, id);
+    }
+    await assertNoInjection(page);
+    await shot(page, '00-public-page.png');
+    await page.context().close();
+  });
+
+  await check('a bad token is refused with a clear message and shows nothing of its own', async () => {
     const page = await openPage();
     await page.fill('#token', 'bbo_team_not-a-real-token');
     await page.click('#sign-in-button');
     await page.waitForSelector('#sign-in-error:has-text("sign-in refused")');
-    assert.equal(await page.isVisible('#app'), false);
+    assert.equal(await page.isVisible('#submissions'), false);
+    assert.equal(await page.isVisible('#who'), false);
     assert.equal(await page.evaluate(() => sessionStorage.length), 0);
     await shot(page, '01-bad-token.png');
     await page.context().close();

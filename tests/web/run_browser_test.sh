@@ -64,6 +64,9 @@ db="$root/arena.sqlite"
 cat >"$root/competition.json" <<'EOF'
 {
   "name": "web-2026",
+  "title": "Web 2026",
+  "description": "A test competition of the web page.",
+  "terms": "Be fair. <i>Not italic.</i>",
   "seed": 11,
   "phases": [
     {"name": "practice", "title": "Practice", "rules": "Try things out. <b>Not bold.</b>",

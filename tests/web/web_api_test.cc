@@ -454,6 +454,30 @@ TEST_F(WebApiTest, ServesThePageWithItsHeadersAndRefusesLargeRequests) {
   ASSERT_TRUE(post);
   EXPECT_EQ(post->status, 413);
   EXPECT_EQ(post->body.find('x'), std::string::npos);  // nothing of the request echoed
+  // The OpenAPI description is served, and every operation it describes answers (the server
+  // refuses to start when a route it serves is not described: CheckRoutesDescribed).
+  Answer openapi = Get("/openapi.json", "");
+  ASSERT_EQ(openapi.status, 200);
+  EXPECT_EQ(openapi.Header("Content-Type"), "application/json; charset=utf-8");
+  const json doc = openapi.Json();
+  ASSERT_TRUE(doc.is_object() && doc.contains("paths")) << openapi.body.substr(0, 200);
+  EXPECT_EQ(doc["openapi"], "3.0.3");
+  int operations = 0;
+  for (const auto& [path, ops] : doc["paths"].items()) {
+    std::string url = path;
+    if (const size_t at = url.find("{id}"); at != std::string::npos) url.replace(at, 4, "1");
+    for (const auto& [method, op] : ops.items()) {
+      ASSERT_TRUE(op.contains("summary") && op.contains("responses")) << path;
+      Answer a = method == "get" ? Get(url, "organizer") : Post(url, "organizer", "{}");
+      EXPECT_TRUE(a.status == 200 || a.status == 400 || a.status == 404 || a.status == 409)
+          << method << " " << path << ": " << a.status << " " << a.body;
+      // A 404 here is the domain's (no submission 1), never the router's "no such page".
+      EXPECT_THAT(a.body, Not(HasSubstr("no such page"))) << method << " " << path;
+      EXPECT_TRUE(a.Json().is_object()) << method << " " << path;
+      ++operations;
+    }
+  }
+  EXPECT_EQ(operations, 20);
   // Views are not actions.
   auto small = client.Post("/api/me", "{}", "application/json");
   ASSERT_TRUE(small);

@@ -1,9 +1,15 @@
 #include "server/web/internal/http.h"
 
+#include <set>
+#include <string>
+#include <vector>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "server/web/internal/assets.h"
 
 namespace bbo::web::internal {
 
@@ -120,6 +126,38 @@ absl::StatusOr<nlohmann::json> ParseJsonBody(absl::string_view content_type,
   nlohmann::json out = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (out.is_discarded()) return absl::InvalidArgumentError("the body is not valid JSON");
   return out;
+}
+
+absl::Status CheckRoutesDescribed(const std::vector<std::string>& routes) {
+  std::set<std::string> served;
+  for (std::string r : routes) {
+    absl::StrReplaceAll({{R"((\d{1,18}))", "{id}"}}, &r);
+    served.insert(r);
+  }
+  std::set<std::string> described;
+  for (const Asset& a : Assets()) {
+    if (a.path != "/openapi.json") continue;
+    const nlohmann::json doc = nlohmann::json::parse(a.content, nullptr, false);
+    if (!doc.is_object() || !doc.contains("paths")) {
+      return absl::InternalError("openapi.json: not an OpenAPI description with paths");
+    }
+    for (const auto& [path, ops] : doc["paths"].items()) {
+      for (const auto& [method, unused] : ops.items()) described.insert(method + " " + path);
+    }
+  }
+  for (const std::string& r : served) {
+    if (!described.count(r)) {
+      return absl::InternalError(absl::StrCat("the web route \"", r,
+                                              "\" is not described in openapi.json"));
+    }
+  }
+  for (const std::string& d : described) {
+    if (!served.count(d)) {
+      return absl::InternalError(
+          absl::StrCat("openapi.json describes \"", d, "\", which the web server does not serve"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace bbo::web::internal

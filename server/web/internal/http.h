@@ -5,6 +5,7 @@
 // they are tested without a socket. Plain functions; thread-safe.
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -45,6 +46,12 @@ bool ValidName(absl::string_view value);
 // type other than application/json (CORS-safelisted types cannot reach an action), for text
 // that is not JSON, and for arrays or objects nested deeper than `max_depth` (checked before
 // parsing, so a deep body cannot exhaust the handler's stack).
+// OK when the embedded OpenAPI description (/openapi.json) has an operation for each route
+// ("get /api/x", "post /api/y"; a numeric path pattern stands for its {id} parameter) and no
+// operation the routes lack; Internal naming the first difference otherwise (bbo-server then
+// refuses to start, so an undescribed route cannot ship).
+absl::Status CheckRoutesDescribed(const std::vector<std::string>& routes);
+
 absl::StatusOr<nlohmann::json> ParseJsonBody(absl::string_view content_type,
                                              absl::string_view body, int max_depth = 8);
 

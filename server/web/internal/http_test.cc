@@ -1,5 +1,11 @@
 #include "server/web/internal/http.h"
 
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "server/web/internal/assets.h"
+
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -71,6 +77,53 @@ TEST(ValidNameTest, AcceptsPhaseAndBoardNamesOnly) {
   EXPECT_FALSE(ValidName("<script>"));
   EXPECT_FALSE(ValidName("a b"));
   EXPECT_FALSE(ValidName("../x/y"));
+}
+
+
+// The routes of the OpenAPI description itself, as WebServer registers them.
+std::vector<std::string> DescribedRoutes() {
+  std::vector<std::string> out;
+  for (const Asset& a : Assets()) {
+    if (a.path != "/openapi.json") continue;
+    const nlohmann::json doc = nlohmann::json::parse(a.content);
+    for (const auto& [path, ops] : doc["paths"].items()) {
+      std::string p = path;
+      if (const size_t at = p.find("{id}"); at != std::string::npos) p.replace(at, 4, R"((\d{1,18}))");
+      for (const auto& [method, unused] : ops.items()) out.push_back(method + " " + p);
+    }
+  }
+  return out;
+}
+
+TEST(CheckRoutesDescribedTest, EveryServedRouteIsDescribedAndEveryDescribedOneServed) {
+  std::vector<std::string> routes = DescribedRoutes();
+  ASSERT_GE(routes.size(), 20u);
+  EXPECT_TRUE(CheckRoutesDescribed(routes).ok());
+  routes.push_back("post /api/undescribed");
+  absl::Status extra = CheckRoutesDescribed(routes);
+  EXPECT_EQ(extra.code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(std::string(extra.message()), ::testing::HasSubstr("/api/undescribed"));
+  routes.pop_back();
+  routes.pop_back();
+  absl::Status missing = CheckRoutesDescribed(routes);
+  EXPECT_EQ(missing.code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(std::string(missing.message()), ::testing::HasSubstr("does not serve"));
+}
+
+TEST(ParseJsonBodyTest, TakesJsonObjectsOfBoundedDepthOnly) {
+  EXPECT_TRUE(ParseJsonBody("application/json", R"({"a": [1, {"b": 2}]})").ok());
+  EXPECT_TRUE(ParseJsonBody("Application/JSON; charset=utf-8", "{}").ok());
+  EXPECT_EQ(ParseJsonBody("text/plain", "{}").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseJsonBody("application/x-www-form-urlencoded", "a=1").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseJsonBody("application/json", "{").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  const std::string deep = std::string(9, '[') + std::string(9, ']');
+  EXPECT_EQ(ParseJsonBody("application/json", deep).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(ParseJsonBody("application/json", std::string(8, '[') + std::string(8, ']')).ok());
+  // Brackets inside strings (and escaped quotes) do not count.
+  EXPECT_TRUE(ParseJsonBody("application/json", R"({"a": "[[[[[[[[[[\"[[[["})").ok());
 }
 
 }  // namespace

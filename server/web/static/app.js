@@ -103,12 +103,18 @@ function fmtDuration(seconds) {
 
 // --- signing in and out
 
+// Signed out: the public page (the competition, its calendar and public boards) under the
+// sign-in form; nothing that needs a token is asked for.
 function showSignIn(message) {
-  $('app').hidden = true;
   $('who').hidden = true;
   $('sign-in').hidden = false;
   $('sign-in-error').textContent = message || '';
+  $('app').hidden = false;
+  for (const id of ['submissions', 'queue-section', 'organizer', 'organizer-actions']) $(id).hidden = true;
+  $('action-message').textContent = '';
   $('updated').textContent = '';
+  refresh();
+  if (!state.timer) state.timer = setInterval(refresh, POLL_MS);
 }
 
 function signOut(message) {
@@ -116,8 +122,6 @@ function signOut(message) {
   state.me = null;
   state.openLogs.clear();
   sessionStorage.removeItem(TOKEN_KEY);
-  if (state.timer) clearInterval(state.timer);
-  state.timer = null;
   showSignIn(message);
 }
 
@@ -137,6 +141,8 @@ async function signIn(token) {
   $('sign-in').hidden = true;
   $('app').hidden = false;
   $('who').hidden = false;
+  $('submissions').hidden = false;
+  $('queue-section').hidden = false;
   $('who-name').textContent = r.body.role === 'team' ? 'team ' + r.body.name : r.body.role;
   const organizer = r.body.role === 'organizer';
   $('organizer').hidden = !organizer;
@@ -264,7 +270,8 @@ function renderBoard(r, phase) {
           fmtUtc(phase.unpublished_at_s) + ': ' + phase.unpublished_reason + '. It is hidden ' +
           'until they publish it again'
         : 'The board of phase ' + phase.name + ' is hidden until the organizers publish it') +
-        ': you see the states of your own submissions below, never scores or ranks.';
+        (state.token ? ': you see the states of your own submissions below, never scores or ranks.'
+                     : '.');
     return;
   }
   if (!r.ok) {
@@ -591,8 +598,22 @@ async function loadReport() {
 
 // --- polling
 
+// The landing section: the competition's title, description, terms and calendar.
+function renderLanding() {
+  const c = state.phases;
+  $('competition').textContent = c.title || c.competition || 'bbo-arena';
+  $('competition-title').textContent = c.title || c.competition || '';
+  $('competition-description').textContent = c.description || '';
+  $('terms').hidden = !c.terms;
+  $('terms-text').textContent = c.terms || '';
+  $('calendar-rows').replaceChildren(...c.phases.map((p) => el('tr', {'data-phase': p.name},
+      el('td', {}, (p.title || p.name) + (p.current ? ' (current)' : '')),
+      el('td', {}, fmtUtc(p.start_s)), el('td', {}, fmtUtc(p.end_s)),
+      el('td', {}, p.board_hidden_until_published && !p.published ? 'hidden until published'
+                   : p.hidden ? 'overall scores' : 'public'))));
+}
+
 async function refresh() {
-  if (!state.token) return;
   if (state.polling) {
     state.again = true;  // a change of phase or board during a poll: poll once more after it
     return;
@@ -600,14 +621,16 @@ async function refresh() {
   state.polling = true;
   state.again = false;
   try {
+    const token = state.token;
     const phases = await api('/api/phases');
-    if (!state.token) return;
+    if (state.token !== token) return;  // signed in or out meanwhile
     if (!phases.ok) {
       $('phase-title').textContent = phases.body.error || ('HTTP ' + phases.status);
       return;
     }
     state.phases = phases.body;
     state.phasesAt = Date.now();
+    renderLanding();
     renderPhaseSelect();
     renderPhase();
     const p = currentPhase();
@@ -615,12 +638,12 @@ async function refresh() {
     const [board, subs, queue] = await Promise.all([
       boardHidden ? Promise.resolve(null) : api('/api/leaderboard?phase=' +
           encodeURIComponent(p.name) + '&board=' + encodeURIComponent(state.board)),
-      api('/api/submissions'),
-      api('/api/queue'),
+      token ? api('/api/submissions') : Promise.resolve(null),
+      token ? api('/api/queue') : Promise.resolve(null),
     ]);
-    if (!state.token) return;
+    if (state.token !== token) return;
     renderBoard(board, p);
-    renderSubmissions(subs);
+    if (subs) renderSubmissions(subs);
     if (queue) renderQueue(queue);
     if (state.me && state.me.role === 'organizer') await refreshOrganizer();
     $('updated').textContent = 'updated ' + new Date().toLocaleTimeString('en-GB', {hour12: false});
