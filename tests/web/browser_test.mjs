@@ -227,6 +227,19 @@ try {
     assert.equal(await organizer.textContent('#queue dd[data-key="Jobs queued"]'), '0');
   });
 
+  await check('a crashed latest submission is not a team\'s finalist: its working one went on', async () => {
+    const crash = organizer.locator('#submissions-rows tr[data-name="blue-crash"]');
+    assert.equal(await crash.locator('td.state').textContent(), 'failed');
+    assert.equal(await crash.locator('td.finalist').textContent(), '');
+    const entry = organizer.locator('#submissions-rows tr[data-name="blue-feedback"]')
+        .filter({has: organizer.locator('td.phase', {hasText: /^feedback$/})});
+    assert.match(await entry.locator('td.finalist').textContent(), /^to final: /);
+    const finals = await organizer.locator('#submissions-rows tr')
+        .filter({has: organizer.locator('td.phase', {hasText: /^final$/})})
+        .locator('td.name').allTextContents();
+    assert.ok(finals.includes('blue-feedback') && !finals.includes('blue-crash'), `${finals}`);
+  });
+
   await check('an organizer opens the full scoring report in a sandboxed frame', async () => {
     await organizer.click('#load-report');
     await organizer.waitForSelector('#report:visible', {timeout: 30000});

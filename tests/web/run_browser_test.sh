@@ -99,8 +99,8 @@ wait_for() {  # seconds, command...
 }
 port_ready() { [ -s "$1" ] && grep -q '^[0-9]*$' "$1"; }
 idle() { [ "$(sql "SELECT COUNT(*) FROM jobs WHERE state IN ('queued', 'leased')")" = 0 ]; }
-submit() {  # team name
-  "$bbo" --token_file "$root/$1.token" submit "$root/sub" --name "$2" \
+submit() {  # team name [folder]
+  "$bbo" --token_file "$root/$1.token" submit "${3:-$root/sub}" --name "$2" \
     --server "127.0.0.1:$grpc_port" >>"$root/cli.log" 2>&1
   sql "SELECT id FROM submissions WHERE name = '$2'"
 }
@@ -135,6 +135,11 @@ set_date 2026-02-10T00:00:00Z
 red_feedback="$(submit red red-feedback)"
 submit red red-feedback-2 >/dev/null
 submit blue blue-feedback >/dev/null
+# Blue's latest feedback submission has a syntax error and blue chooses nothing: its working one
+# must go on to the final, never the crashed one (the crashed-finalist case).
+mkdir -p "$root/crash"
+printf 'def suggest(self:\n    return []\n' >"$root/crash/optimizer.py"
+submit blue blue-crash "$root/crash" >/dev/null
 wait_for 40 idle
 "$bbo" --token_file "$root/red.token" choose "$red_feedback" --server "127.0.0.1:$grpc_port" \
   >>"$root/cli.log" 2>&1

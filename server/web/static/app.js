@@ -645,7 +645,6 @@ async function refresh() {
     renderBoard(board, p);
     if (subs) renderSubmissions(subs);
     if (queue) renderQueue(queue);
-    if (state.me && state.me.role === 'organizer') await refreshOrganizer();
     $('updated').textContent = 'updated ' + new Date().toLocaleTimeString('en-GB', {hour12: false});
   } catch (e) {
     $('updated').textContent = 'cannot reach the server (' + e.message + '); retrying';
@@ -668,7 +667,7 @@ document.addEventListener('DOMContentLoaded', () => {
     state.phase = ev.target.value;
     $('report').hidden = true;
     $('report-message').textContent = '';
-    refresh();
+    refresh().then(() => { if (state.me && state.me.role === 'organizer') refreshOrganizer(); });
   });
   $('board-select').addEventListener('change', (ev) => {
     state.board = ev.target.value;
