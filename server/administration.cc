@@ -11,15 +11,6 @@
 namespace bbo {
 namespace {
 
-absl::StatusOr<CredentialKind> KindOf(const std::string& kind) {
-  std::optional<CredentialKind> k = CredentialKindFromName(kind);
-  if (!k.has_value()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("token kind must be organizer, team or worker, got \"", kind, "\""));
-  }
-  return *k;
-}
-
 // The status of a StatusOr, for auditing it.
 template <typename T>
 absl::Status StatusOf(const absl::StatusOr<T>& v) {
@@ -124,7 +115,7 @@ absl::StatusOr<std::string> Administration::IssueToken(const Identity& who,
                                                        const std::string& kind,
                                                        const std::string& owner) {
   RETURN_IF_ERROR(RequireOrganizer(who, "token add"));
-  absl::StatusOr<CredentialKind> k = KindOf(kind);
+  absl::StatusOr<CredentialKind> k = ParseCredentialKind(kind);
   absl::StatusOr<std::string> token =
       k.ok() ? c_->credentials().Issue(*k, owner) : absl::StatusOr<std::string>(k.status());
   RETURN_IF_ERROR(Audited(who, absl::StrCat(kind, " add"), owner, StatusOf(token)));
@@ -135,7 +126,7 @@ absl::StatusOr<std::string> Administration::RotateToken(const Identity& who,
                                                         const std::string& kind,
                                                         const std::string& owner) {
   RETURN_IF_ERROR(RequireOrganizer(who, "token rotate"));
-  absl::StatusOr<CredentialKind> k = KindOf(kind);
+  absl::StatusOr<CredentialKind> k = ParseCredentialKind(kind);
   absl::StatusOr<std::string> token =
       k.ok() ? c_->credentials().Rotate(*k, owner) : absl::StatusOr<std::string>(k.status());
   RETURN_IF_ERROR(Audited(who, absl::StrCat(kind, " rotate"), owner, StatusOf(token)));
@@ -145,7 +136,7 @@ absl::StatusOr<std::string> Administration::RotateToken(const Identity& who,
 absl::Status Administration::RevokeTokens(const Identity& who, const std::string& kind,
                                           const std::string& owner) {
   RETURN_IF_ERROR(RequireOrganizer(who, "token revoke"));
-  absl::StatusOr<CredentialKind> k = KindOf(kind);
+  absl::StatusOr<CredentialKind> k = ParseCredentialKind(kind);
   absl::Status st = k.ok() ? c_->credentials().Revoke(*k, owner) : k.status();
   return Audited(who, absl::StrCat(kind, " revoke"), owner, st);
 }

@@ -147,15 +147,6 @@ absl::StatusOr<Credentials*> ArenaDatabase::Creds() {
 
 namespace {
 
-absl::StatusOr<CredentialKind> KindOf(const std::string& kind) {
-  std::optional<CredentialKind> k = CredentialKindFromName(kind);
-  if (!k.has_value()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("token kind must be organizer, team or worker, got \"", kind, "\""));
-  }
-  return *k;
-}
-
 // The audit's "who" for an offline action: the tool's caller, not a network identity.
 void AuditOffline(Credentials* creds, const std::string& actor, const std::string& action,
                   const absl::Status& result, const std::string& owner) {
@@ -168,7 +159,7 @@ void AuditOffline(Credentials* creds, const std::string& actor, const std::strin
 absl::StatusOr<std::string> ArenaDatabase::IssueToken(const std::string& kind,
                                                       const std::string& owner,
                                                       const std::string& actor) {
-  ASSIGN_OR_RETURN(CredentialKind k, KindOf(kind));
+  ASSIGN_OR_RETURN(CredentialKind k, ParseCredentialKind(kind));
   ASSIGN_OR_RETURN(Credentials * creds, Creds());
   absl::StatusOr<std::string> token = creds->Issue(k, owner);
   AuditOffline(creds, actor, absl::StrCat(kind, " add"), token.status(), owner);
@@ -178,7 +169,7 @@ absl::StatusOr<std::string> ArenaDatabase::IssueToken(const std::string& kind,
 absl::StatusOr<std::string> ArenaDatabase::RotateToken(const std::string& kind,
                                                        const std::string& owner,
                                                        const std::string& actor) {
-  ASSIGN_OR_RETURN(CredentialKind k, KindOf(kind));
+  ASSIGN_OR_RETURN(CredentialKind k, ParseCredentialKind(kind));
   ASSIGN_OR_RETURN(Credentials * creds, Creds());
   absl::StatusOr<std::string> token = creds->Rotate(k, owner);
   AuditOffline(creds, actor, absl::StrCat(kind, " rotate"), token.status(), owner);
@@ -187,7 +178,7 @@ absl::StatusOr<std::string> ArenaDatabase::RotateToken(const std::string& kind,
 
 absl::Status ArenaDatabase::RevokeTokens(const std::string& kind, const std::string& owner,
                                          const std::string& actor) {
-  ASSIGN_OR_RETURN(CredentialKind k, KindOf(kind));
+  ASSIGN_OR_RETURN(CredentialKind k, ParseCredentialKind(kind));
   ASSIGN_OR_RETURN(Credentials * creds, Creds());
   absl::Status s = creds->Revoke(k, owner);
   AuditOffline(creds, actor, absl::StrCat(kind, " revoke"), s, owner);

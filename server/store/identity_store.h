@@ -21,6 +21,8 @@ enum class CredentialKind { kOrganizer, kTeam, kWorker };
 // "organizer", "team", "worker"; and back (nullopt for anything else).
 const char* CredentialKindName(CredentialKind kind);
 std::optional<CredentialKind> CredentialKindFromName(const std::string& name);
+// The same, or InvalidArgument saying which kinds there are (for a name a user typed).
+absl::StatusOr<CredentialKind> ParseCredentialKind(const std::string& name);
 
 struct CredentialRecord {
   int64_t id = 0;

@@ -5,6 +5,8 @@
 #include <limits>
 #include <set>
 
+#include "absl/strings/str_cat.h"
+
 namespace bbo {
 
 namespace {
@@ -54,6 +56,15 @@ std::optional<CredentialKind> CredentialKindFromName(const std::string& name) {
   if (name == "team") return CredentialKind::kTeam;
   if (name == "worker") return CredentialKind::kWorker;
   return std::nullopt;
+}
+
+absl::StatusOr<CredentialKind> ParseCredentialKind(const std::string& name) {
+  std::optional<CredentialKind> k = CredentialKindFromName(name);
+  if (!k.has_value()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("token kind must be organizer, team or worker, got \"", name, "\""));
+  }
+  return *k;
 }
 
 const char* StudyStateName(StudyState s) {
