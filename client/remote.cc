@@ -138,6 +138,28 @@ absl::StatusOr<v1::ListPhaseEventsResponse> Remote::ListPhaseEvents(const v1::Li
   return OrganizerCall(server_, tls_, token_, request, &v1::OrganizerService::Stub::ListPhaseEvents);
 }
 
+absl::StatusOr<v1::ListRegistrationsResponse> Remote::ListRegistrations() const {
+  return OrganizerCall(server_, tls_, token_, v1::ListRegistrationsRequest(),
+                       &v1::OrganizerService::Stub::ListRegistrations);
+}
+
+absl::StatusOr<v1::DecideRegistrationResponse> Remote::DecideRegistration(const v1::DecideRegistrationRequest& request) const {
+  return OrganizerCall(server_, tls_, token_, request, &v1::OrganizerService::Stub::DecideRegistration);
+}
+
+absl::StatusOr<v1::IssueInviteResponse> Remote::IssueInvite(const v1::IssueInviteRequest& request) const {
+  return OrganizerCall(server_, tls_, token_, request, &v1::OrganizerService::Stub::IssueInvite);
+}
+
+absl::StatusOr<v1::ListInvitesResponse> Remote::ListInvites() const {
+  return OrganizerCall(server_, tls_, token_, v1::ListInvitesRequest(),
+                       &v1::OrganizerService::Stub::ListInvites);
+}
+
+absl::StatusOr<v1::RevokeInviteResponse> Remote::RevokeInvite(const v1::RevokeInviteRequest& request) const {
+  return OrganizerCall(server_, tls_, token_, request, &v1::OrganizerService::Stub::RevokeInvite);
+}
+
 Remote::Remote(std::string server, std::string token, ClientTls tls)
     : server_(std::move(server)), token_(std::move(token)), tls_(std::move(tls)) {}
 

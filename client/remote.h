@@ -55,6 +55,11 @@ class Remote {
   absl::StatusOr<v1::ListTokensResponse> ListTokens(const v1::ListTokensRequest& request) const;
   absl::StatusOr<v1::ListAuditResponse> ListAudit(const v1::ListAuditRequest& request) const;
   absl::StatusOr<v1::ListPhaseEventsResponse> ListPhaseEvents(const v1::ListPhaseEventsRequest& request) const;
+  absl::StatusOr<v1::ListRegistrationsResponse> ListRegistrations() const;
+  absl::StatusOr<v1::DecideRegistrationResponse> DecideRegistration(const v1::DecideRegistrationRequest& request) const;
+  absl::StatusOr<v1::IssueInviteResponse> IssueInvite(const v1::IssueInviteRequest& request) const;
+  absl::StatusOr<v1::ListInvitesResponse> ListInvites() const;
+  absl::StatusOr<v1::RevokeInviteResponse> RevokeInvite(const v1::RevokeInviteRequest& request) const;
   // ScoringService; deadline 600 s (a report with a large bootstrap takes a while).
   absl::StatusOr<v1::GetReportResponse> GetReport(const v1::GetReportRequest& request) const;
 

@@ -163,4 +163,46 @@ absl::StatusOr<std::vector<PhaseEvent>> Administration::Events(const Identity& w
   return p->ModerationLog(who);
 }
 
+absl::StatusOr<std::vector<RegistrationRecord>> Administration::ListRegistrations(
+    const Identity& who) {
+  RETURN_IF_ERROR(RequireOrganizer(who, "registrations"));
+  return c_->registrations().List();
+}
+
+absl::Status Administration::DecideRegistration(const Identity& who, const std::string& team,
+                                                bool approve, const std::string& reason) {
+  const std::string action = approve ? "approve" : "reject";
+  RETURN_IF_ERROR(RequireOrganizer(who, action));
+  return Audited(who, action, absl::StrCat("team ", team, reason.empty() ? "" : ": " + reason),
+                 c_->registrations().Decide(team, approve, who.Describe(), reason));
+}
+
+absl::StatusOr<std::pair<int64_t, std::string>> Administration::IssueInvite(
+    const Identity& who, int uses, const std::string& note) {
+  RETURN_IF_ERROR(RequireOrganizer(who, "invite"));
+  absl::StatusOr<std::pair<int64_t, std::string>> invite =
+      c_->registrations().IssueInvite(uses, note, who.Describe());
+  RETURN_IF_ERROR(Audited(
+      who, "invite",
+      absl::StrCat(invite.ok() ? absl::StrCat("invite code ", invite->first, ", ") : "", uses,
+                   " use(s)", note.empty() ? "" : ": " + note),
+      invite.status()));
+  return invite;
+}
+
+absl::Status Administration::RevokeInvite(const Identity& who, int64_t id) {
+  RETURN_IF_ERROR(RequireOrganizer(who, "invite revoke"));
+  return Audited(who, "invite revoke", absl::StrCat("invite code ", id),
+                 c_->registrations().RevokeInvite(id));
+}
+
+absl::StatusOr<std::vector<InviteRecord>> Administration::Invites(const Identity& who) {
+  RETURN_IF_ERROR(RequireOrganizer(who, "invites"));
+  return c_->registrations().Invites();
+}
+
+std::string Administration::RegistrationModeText() const {
+  return RegistrationModeName(c_->registrations().mode());
+}
+
 }  // namespace bbo

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -18,6 +19,7 @@
 #include "server/store/identity_store.h"
 #include "server/store/job_store.h"
 #include "server/store/phase_store.h"
+#include "server/store/registration_store.h"
 
 namespace bbo {
 
@@ -59,6 +61,18 @@ class Administration {
   absl::StatusOr<std::vector<AuditRecord>> Audit(const Identity& who, int limit);
   // A phase's events but its migration (publication, moderation, choices), oldest first.
   absl::StatusOr<std::vector<PhaseEvent>> Events(const Identity& who, const std::string& phase);
+  // Teams that registered on the page (server/registration.h): the list, approving or rejecting
+  // a pending one (a rejection needs a reason, shown to the team), and invite codes (Issue
+  // returns the id and the code, shown once).
+  absl::StatusOr<std::vector<RegistrationRecord>> ListRegistrations(const Identity& who);
+  absl::Status DecideRegistration(const Identity& who, const std::string& team, bool approve,
+                                  const std::string& reason);
+  absl::StatusOr<std::pair<int64_t, std::string>> IssueInvite(const Identity& who, int uses,
+                                                              const std::string& note);
+  absl::Status RevokeInvite(const Identity& who, int64_t id);
+  absl::StatusOr<std::vector<InviteRecord>> Invites(const Identity& who);
+  // The competition's registration rule ("closed", "open", "invite_code", "approval").
+  std::string RegistrationModeText() const;
 
  private:
   // Records the outcome of `action` about `about` in the audit log and passes it on.

@@ -98,6 +98,13 @@ double Competition::SecondsUntil(absl::Time t) {
   return absl::ToDoubleSeconds(t - calendar_->Now());
 }
 
+const PhaseSpec* Competition::SpecOf(const Phase* phase) const {
+  for (const Entry& e : phases_) {
+    if (e.phase == phase) return e.spec;
+  }
+  return nullptr;
+}
+
 std::vector<PhaseView> Competition::Describe() {
   std::vector<PhaseView> out;
   Phase* current = Current();

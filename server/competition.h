@@ -109,6 +109,8 @@ class Competition {
   absl::StatusOr<Phase*> PhaseOfSubmission(int64_t submission_id);
   // Every phase as `who` sees it.
   std::vector<PhaseView> Describe();
+  // The competition file's spec of `phase` (its budgets, ...); null for a phase not added.
+  const PhaseSpec* SpecOf(const Phase* phase) const;
   // The log of submission `submission_id` (server/submission_log.h) with the first `limit`
   // errors in full: its team's or an organizer's (NotFound for another team's, as for an unknown
   // one); in a hidden phase a team sees no problem names.

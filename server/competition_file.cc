@@ -24,7 +24,8 @@ using json = nlohmann::json;
 
 const std::vector<std::string>& TopKeys() {
   static const auto* k = new std::vector<std::string>{"name",  "seed",        "phases",
-                                                      "title", "description", "terms"};
+                                                      "title", "description", "terms",
+                                                      "registration", "max_teams"};
   return *k;
 }
 
@@ -434,6 +435,17 @@ absl::StatusOr<CompetitionSpec> ParseCompetitionFile(const std::string& text,
   RETURN_IF_ERROR(Read(doc, "title", "", &c.title));
   RETURN_IF_ERROR(Read(doc, "description", "", &c.description));
   RETURN_IF_ERROR(Read(doc, "terms", "", &c.terms));
+  RETURN_IF_ERROR(Read(doc, "registration", "", &c.registration));
+  if (c.registration != "closed" && c.registration != "open" &&
+      c.registration != "invite_code" && c.registration != "approval") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "\"registration\": \"", c.registration,
+        "\" is not one of \"closed\", \"open\", \"invite_code\", \"approval\""));
+  }
+  RETURN_IF_ERROR(Read(doc, "max_teams", "", &c.max_teams));
+  if (c.max_teams < 0 || c.max_teams > 1000000) {
+    return absl::InvalidArgumentError("\"max_teams\": from 0 (no bound) to 1000000");
+  }
   auto phases = doc.find("phases");
   if (phases == doc.end() || !phases->is_array() || phases->empty()) {
     return absl::InvalidArgumentError("\"phases\" must be a non-empty list of phases");

@@ -158,6 +158,10 @@ struct CompetitionSpec {
   std::string title;
   std::string description;
   std::string terms;
+  // How teams join (server/registration.h): "closed" (organizers issue tokens), "open",
+  // "invite_code" or "approval"; and at most how many teams (0 = no bound).
+  std::string registration = "closed";
+  int max_teams = 1000;
   int64_t seed = 20201;
   std::vector<PhaseSpec> phases;
 

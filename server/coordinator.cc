@@ -219,6 +219,9 @@ void Coordinator::BuildCompetition(const CoordinatorOptions& options,
   competition_->set_on_jobs_changed([queue] { queue->NotifyChanged(); });
   competition_->set_name(spec_.name);
   competition_->set_about(spec_.title, spec_.description, spec_.terms);
+  registrations_ = std::make_unique<Registrations>(
+      RegistrationModeFromName(spec_.registration).value_or(RegistrationMode::kClosed),
+      spec_.max_teams, store_.get(), credentials_.get(), competition_.get(), clock_.get());
   competition_->set_queue(queue);
   competition_->set_gauges([this] { return Gauges(); });
   for (size_t i = 0; i < problems_.size(); ++i) {

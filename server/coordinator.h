@@ -25,6 +25,7 @@
 #include "server/competition_file.h"
 #include "problems/evaluator.h"
 #include "server/identity.h"
+#include "server/registration.h"
 #include "server/job_queue.h"
 #include "server/metrics.h"
 #include "server/notify/notifier.h"
@@ -125,6 +126,8 @@ class Coordinator {
   MetricsGauges Gauges();
   absl::Status Health();
   Credentials& credentials() { return *credentials_; }
+  // Teams registering themselves (the competition file's "registration").
+  Registrations& registrations() { return *registrations_; }
   Store& store() { return *store_; }
   Clock& clock() { return *clock_; }
   const ProblemSet& problems() const { return *problems_.front(); }
@@ -186,6 +189,7 @@ class Coordinator {
   std::vector<std::unique_ptr<Phase>> phases_;
   std::unique_ptr<Competition> competition_;
   std::unique_ptr<Credentials> credentials_;
+  std::unique_ptr<Registrations> registrations_;
   std::unique_ptr<BaselineRunner> baseline_;
   std::map<std::string, std::unique_ptr<RaceDriver>> races_;
   std::unique_ptr<Notifications> notifications_;  // null: off

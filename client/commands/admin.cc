@@ -30,7 +30,6 @@
 #include "server/embed.h"
 
 namespace bbo::client {
-namespace {
 
 std::string Utc(double t) {
   if (t <= 0) return "-";
@@ -41,6 +40,8 @@ std::string Utc(double t) {
   std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%SZ", &tm);
   return buf;
 }
+
+namespace {
 
 // The audit's "who" for this tool: the local user (from the real uid, not $USER, which the
 // caller sets) and host.
@@ -84,7 +85,9 @@ int AdminFail(const absl::Status& s) {
 
 bool IsRemoteOnly(const std::vector<std::string>& words) {
   static const std::set<std::string>* const kRemote = new std::set<std::string>{
-      "hide", "unhide", "disqualify", "requalify", "finalist", "withdraw", "events"};
+      "hide",      "unhide",  "disqualify", "requalify", "finalist",
+      "withdraw",  "events",  "registrations", "approve", "reject",
+      "invites",   "invite"};
   return !words.empty() && kRemote->count(words[0]) > 0;
 }
 
@@ -305,8 +308,11 @@ Command AddAdminCommand(CLI::App& app, ConnectionArgs& connection) {
       "board, or put it back), `disqualify PHASE TEAM --reason TEXT` / `requalify PHASE TEAM "
       "--reason TEXT`, `finalist ID --reason TEXT` (make submission ID its team's entry in the "
       "next phase; after the migration it replaces the team's entry there), `withdraw ID`, "
-      "`events PHASE` (publication, moderation and finalist choices, with who and why). Every "
-      "action is written to the audit log.");
+      "`events PHASE` (publication, moderation and finalist choices, with who and why), "
+      "`registrations` (teams that registered on the web page), `approve TEAM`, `reject TEAM "
+      "--reason TEXT`, `invite add [--uses N] [--note TEXT]` (an invite code for registration "
+      "by invite code, shown once), `invites`, `invite revoke ID`. Every action is written to "
+      "the audit log.");
   cmd->add_option("--db", args->db, "The coordinator's SQLite file (on its host)");
   CLI::Option* server = AddServerOptions(*cmd, args->server, connection);
   server->description(
@@ -316,8 +322,12 @@ Command AddAdminCommand(CLI::App& app, ConnectionArgs& connection) {
   cmd->add_option("WHAT", args->words, "What to do (see above)")->required();
   cmd->add_option("--limit", args->limit, "audit: the latest N entries")->default_val(args->limit);
   cmd->add_flag("--json", args->json, "JSON output (tokens, audit, jobs)");
+  cmd->add_option("--uses", args->uses, "invite add: registrations the code allows")
+      ->default_val(args->uses)
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--note", args->note, "invite add: who the code is for (organizers see it)");
   cmd->add_option("--reason", args->reason,
-                  "unpublish, stop-race, hide, unhide, disqualify, requalify, finalist: why "
+                  "unpublish, stop-race, hide, unhide, disqualify, requalify, finalist, reject: why "
                   "(recorded with your name and shown to the teams concerned)");
   return {cmd, [args, server, &connection] {
             if (server->count() > 0 && !args->db.empty()) {

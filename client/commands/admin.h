@@ -22,6 +22,8 @@ std::optional<AdminAction> ParseAction(const std::vector<std::string>& words);
 // WHATs only a running coordinator can do (hide, disqualify, finalist, withdraw, events, ...).
 bool IsRemoteOnly(const std::vector<std::string>& words);
 
+// "2026-07-01 00:00:00Z" for seconds since the epoch; "-" for 0 (never).
+std::string Utc(double t);
 // "bbo admin: say what to do ..." on stderr; returns 2.
 int AdminUsage();
 // "bbo admin: <message>" on stderr; returns 1.
@@ -35,6 +37,13 @@ int PrintAudit(const absl::StatusOr<std::vector<AuditEntry>>& log, bool json);
 
 // `bbo admin --server ...`: every WHAT, through the coordinator's OrganizerService.
 int RunAdminRemote(const AdminArgs& a);
+
+class Remote;
+// Whether words[0] is one of registrations, approve, reject, invites, invite (remote only).
+bool IsRegistrationAction(const std::vector<std::string>& words);
+// `bbo admin --server ... registrations|approve TEAM|reject TEAM|invites|invite add|invite
+// revoke ID` (admin_registrations.cc).
+int RunRegistrationActions(const Remote& r, const AdminArgs& a);
 
 }  // namespace bbo::client
 

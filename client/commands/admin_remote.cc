@@ -198,6 +198,7 @@ int RunAdminRemote(const AdminArgs& a) {
   if (what == "disqualify" || what == "requalify" || what == "events") {
     return RunTeamActions(remote, a);
   }
+  if (IsRegistrationAction(a.words)) return RunRegistrationActions(remote, a);
   const std::optional<AdminAction> action = ParseAction(a.words);
   if (!action) return AdminUsage();
   switch (*action) {

@@ -281,6 +281,9 @@ struct AdminArgs {
   bool json = false;
   // unpublish: why.
   std::string reason;
+  // invite add: registrations the code allows, and a note for organizers.
+  int uses = 1;
+  std::string note;
 };
 int RunAdmin(const AdminArgs& args);
 Command AddAdminCommand(CLI::App& app, ConnectionArgs& connection);

@@ -129,25 +129,17 @@ int RunLocalCommand(LocalArgs a) {
 
 int Verdict(const nlohmann::json& report, const char* command) {
   if (report.value("ok", true)) return 0;
-  std::fprintf(stderr, "\n%s: FAILED: ", command);
-  const char* sep = "";
-  for (const auto& why : report["failure"]) {
-    std::fprintf(stderr, "%s%s", sep, why.get<std::string>().c_str());
-    sep = "; ";
+  // The wording the web page's submission view uses too (server/submission_verdict.h).
+  SubmissionVerdict v;
+  v.ok = false;
+  for (const auto& why : report["failure"]) v.failure.push_back(why.get<std::string>());
+  if (report.contains("traceback")) {
+    for (const auto& line : report["traceback"]) v.traceback.push_back(line.get<std::string>());
   }
-  std::fprintf(stderr, ".\n");
-  if (report.contains("traceback") && !report["traceback"].empty()) {
-    std::fprintf(stderr, "In your files:\n");
-    for (const auto& line : report["traceback"]) {
-      std::fprintf(stderr, "  %s\n", line.get<std::string>().c_str());
-    }
-  } else if (report.contains("errors") && !report["errors"].empty()) {
-    std::fprintf(stderr, "The first error: %s\n",
-                 report["errors"][0].value("message", "").c_str());
+  if (report.contains("errors") && !report["errors"].empty()) {
+    v.first_error = report["errors"][0].value("message", "");
   }
-  std::fprintf(stderr,
-               "(a study that does not complete, or more than half of all batches filled by "
-               "random search, fails the run: docs/participants.md)\n");
+  std::fprintf(stderr, "\n%s", VerdictText(v, command).c_str());
   return 1;
 }
 

@@ -29,6 +29,7 @@
 #include "problems/practice_suite.h"
 #include "problems/registry.h"
 #include "server/embed.h"
+#include "server/submission_verdict.h"
 #include "worker/study_tmp.h"
 #include "worker/worker.h"
 
@@ -328,33 +329,6 @@ nlohmann::json ScoresReport(const scoring::Leaderboard& board, const std::string
   return report;
 }
 
-// The verdict (docs/participants.md, "bbo local and bbo check"): a study that did not complete
-// (the optimizer died, failed to start or ran out of time), or more than half of all batches
-// filled by random search, is a failure: the score would not be the optimizer's. Empty = sound.
-std::vector<std::string> FailureReasons(const LocalLog& log, int jobs) {
-  std::vector<std::string> why;
-  if (!log.failures.empty()) {
-    why.push_back(absl::StrCat(log.failures.size(), " of ", jobs, " studies did not complete"));
-  }
-  if (log.batches > 0 && 2 * log.random_batches > log.batches) {
-    why.push_back(absl::StrCat(log.random_batches, " of ", log.batches,
-                               " batches were filled by random search instead of the optimizer"));
-  }
-  return why;
-}
-
-// The traceback lines from the participant's own files, from the first errors.
-std::vector<std::string> OwnTraceback(const LocalLog& log, const std::string& submission_dir) {
-  std::vector<std::string> own;
-  for (const LocalStudyError& e : log.errors) {
-    for (const std::string& line : OwnTracebackLines(e.message, submission_dir)) {
-      if (std::find(own.begin(), own.end(), line) == own.end()) own.push_back(line);
-    }
-    if (own.size() >= 12) break;
-  }
-  return own;
-}
-
 // The report's account of the studies: errors, how they ended, the verdict.
 void AddStudiesReport(const LocalLog& log, int jobs, const std::string& submission_dir,
                       nlohmann::json& report) {
@@ -370,10 +344,14 @@ void AddStudiesReport(const LocalLog& log, int jobs, const std::string& submissi
   report["batches"] = log.batches;
   report["random_batches"] = log.random_batches;
   report["failed_studies"] = log.failures;
-  const std::vector<std::string> why = FailureReasons(log, jobs);
-  report["ok"] = why.empty();
-  report["failure"] = why;
-  report["traceback"] = OwnTraceback(log, submission_dir);
+  std::vector<std::string> messages;
+  for (const LocalStudyError& e : log.errors) messages.push_back(e.message);
+  const SubmissionVerdict verdict =
+      JudgeStudies(jobs, static_cast<int>(log.failures.size()), log.batches, log.random_batches,
+                   messages, submission_dir);
+  report["ok"] = verdict.ok;
+  report["failure"] = verdict.failure;
+  report["traceback"] = verdict.traceback;
 }
 
 }  // namespace
@@ -428,55 +406,6 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& o) {
   AddStudiesReport(log, reg.jobs, o.submission_dir, report);
   server->Stop();
   return report;
-}
-
-std::vector<std::string> OwnTracebackLines(const std::string& message,
-                                           const std::string& submission_dir) {
-  // The worker quotes the optimizer's stderr tail as lines "\n  | <line>" (StderrBlock); older
-  // databases have it C-escaped: `...; stderr: "<tail>"`.
-  std::string text = message;
-  const size_t quoted = message.find("stderr: \"");
-  if (const size_t block = message.find("\n  | "); block != std::string::npos) {
-    text.clear();
-    for (absl::string_view l : absl::StrSplit(absl::string_view(message).substr(block + 1), '\n')) {
-      absl::ConsumePrefix(&l, "  | ");
-      absl::StrAppend(&text, l, "\n");
-    }
-  } else if (quoted != std::string::npos && message.size() > quoted + 10) {
-    const size_t close = message.rfind('"');
-    std::string unescaped;
-    if (close > quoted + 9 &&
-        absl::CUnescape(message.substr(quoted + 9, close - quoted - 9), &unescaped)) {
-      text = unescaped;
-    }
-  }
-  std::vector<std::string> lines = absl::StrSplit(text, '\n');
-  std::vector<std::string> out;
-  const std::string host_dir = fs::absolute(submission_dir).lexically_normal().string();
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const std::string& l = lines[i];
-    // A frame in one of the submission's files: inside the sandbox they are under /sub.
-    const bool own = absl::StrContains(l, "File \"/sub/") ||
-                     (!host_dir.empty() && absl::StrContains(l, "File \"" + host_dir));
-    if (!own) continue;
-    out.push_back(std::string(absl::StripAsciiWhitespace(l)));
-    if (i + 1 < lines.size() && !absl::StrContains(lines[i + 1], "File \"")) {
-      out.push_back("  " + std::string(absl::StripAsciiWhitespace(lines[i + 1])));
-    }
-  }
-  if (!out.empty()) {
-    // The exception itself: the last line that starts a line of its own (frames and source
-    // lines are indented), Python's "Traceback ..." header aside.
-    for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
-      if (it->empty() || absl::ascii_isspace(static_cast<unsigned char>((*it)[0])) ||
-          absl::StartsWith(*it, "Traceback") || absl::StartsWith(*it, "File \"")) {
-        continue;
-      }
-      out.push_back(std::string(absl::StripAsciiWhitespace(*it)));
-      break;
-    }
-  }
-  return out;
 }
 
 std::string FormatLocalReport(const nlohmann::json& r) {

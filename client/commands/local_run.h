@@ -12,6 +12,8 @@
 #include "common/study_budget.h"
 #include "nlohmann/json.hpp"
 
+#include "server/submission_verdict.h"
+
 namespace bbo::client {
 
 struct LocalRunOptions {
@@ -51,11 +53,8 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& options);
 // Human-readable table of a RunLocal report.
 std::string FormatLocalReport(const nlohmann::json& report);
 
-// The lines of an error message (an optimizer's stderr tail) that point into the submission's
-// own files: each traceback frame in them with its source line, then the exception. Frames in
-// the bayesmark package or the standard library are left out. Empty when there is none.
-std::vector<std::string> OwnTracebackLines(const std::string& message,
-                                           const std::string& submission_dir);
+// server/submission_verdict.h: the lines of an error message in the submission's own files.
+using ::bbo::OwnTracebackLines;
 
 }  // namespace bbo::client
 

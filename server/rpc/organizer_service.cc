@@ -143,4 +143,69 @@ grpc::Status OrganizerServiceImpl::ListPhaseEvents(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+grpc::Status OrganizerServiceImpl::ListRegistrations(grpc::ServerContext* context,
+                                                     const v1::ListRegistrationsRequest*,
+                                                     v1::ListRegistrationsResponse* resp) {
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
+  ASSIGN_OR_RETURN_GRPC(std::vector<RegistrationRecord> list, admin_->ListRegistrations(who));
+  resp->set_mode(admin_->RegistrationModeText());
+  for (const RegistrationRecord& r : list) {
+    v1::RegistrationEntry* o = resp->add_registrations();
+    o->set_team(r.team);
+    o->set_email(r.email);
+    o->set_state(r.state);
+    o->set_created_at_s(r.created_at);
+    o->set_terms_accepted_at_s(r.terms_accepted_at);
+    o->set_invite_id(r.invite_id);
+    o->set_peer(r.peer);
+    o->set_decided_at_s(r.decided_at);
+    o->set_decided_by(r.decided_by);
+    o->set_reason(r.reason);
+    o->set_token_issued_at_s(r.token_issued_at);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status OrganizerServiceImpl::DecideRegistration(grpc::ServerContext* context,
+                                                      const v1::DecideRegistrationRequest* req,
+                                                      v1::DecideRegistrationResponse*) {
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
+  return ToGrpcStatus(
+      admin_->DecideRegistration(who, req->team(), req->approve(), req->reason()));
+}
+
+grpc::Status OrganizerServiceImpl::IssueInvite(grpc::ServerContext* context,
+                                               const v1::IssueInviteRequest* req,
+                                               v1::IssueInviteResponse* resp) {
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
+  ASSIGN_OR_RETURN_GRPC(auto invite, admin_->IssueInvite(who, req->uses(), req->note()));
+  resp->set_id(invite.first);
+  resp->set_code(invite.second);
+  return grpc::Status::OK;
+}
+
+grpc::Status OrganizerServiceImpl::ListInvites(grpc::ServerContext* context,
+                                               const v1::ListInvitesRequest*,
+                                               v1::ListInvitesResponse* resp) {
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
+  ASSIGN_OR_RETURN_GRPC(std::vector<InviteRecord> list, admin_->Invites(who));
+  for (const InviteRecord& i : list) {
+    v1::InviteEntry* o = resp->add_invites();
+    o->set_id(i.id);
+    o->set_uses_left(i.uses_left);
+    o->set_note(i.note);
+    o->set_created_by(i.created_by);
+    o->set_created_at_s(i.created_at);
+    o->set_revoked_at_s(i.revoked_at);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status OrganizerServiceImpl::RevokeInvite(grpc::ServerContext* context,
+                                                const v1::RevokeInviteRequest* req,
+                                                v1::RevokeInviteResponse*) {
+  ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
+  return ToGrpcStatus(admin_->RevokeInvite(who, req->id()));
+}
+
 }  // namespace bbo::rpc

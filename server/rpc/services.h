@@ -136,6 +136,16 @@ class OrganizerServiceImpl final : public v1::OrganizerService::Service {
                          v1::ListAuditResponse* resp) override;
   grpc::Status ListPhaseEvents(grpc::ServerContext*, const v1::ListPhaseEventsRequest* req,
                                v1::ListPhaseEventsResponse* resp) override;
+  grpc::Status ListRegistrations(grpc::ServerContext*, const v1::ListRegistrationsRequest* req,
+                                 v1::ListRegistrationsResponse* resp) override;
+  grpc::Status DecideRegistration(grpc::ServerContext*, const v1::DecideRegistrationRequest* req,
+                                  v1::DecideRegistrationResponse* resp) override;
+  grpc::Status IssueInvite(grpc::ServerContext*, const v1::IssueInviteRequest* req,
+                           v1::IssueInviteResponse* resp) override;
+  grpc::Status ListInvites(grpc::ServerContext*, const v1::ListInvitesRequest* req,
+                           v1::ListInvitesResponse* resp) override;
+  grpc::Status RevokeInvite(grpc::ServerContext*, const v1::RevokeInviteRequest* req,
+                            v1::RevokeInviteResponse* resp) override;
 
  private:
   Administration* admin_;

@@ -304,6 +304,34 @@ CREATE TABLE notifications_sent (
   at REAL NOT NULL
 );
 )sql",
+    // 15: teams registered on the web page (server/registration.h) and the organizers' invite
+    // codes; only keyed hashes of the claim and invite codes.
+    R"sql(
+CREATE TABLE invites (
+  id INTEGER PRIMARY KEY,
+  code_hash BLOB NOT NULL UNIQUE,
+  uses_left INTEGER NOT NULL,
+  note TEXT NOT NULL DEFAULT '',
+  created_by TEXT NOT NULL,
+  created_at REAL NOT NULL,
+  revoked_at REAL
+);
+CREATE TABLE registrations (
+  team TEXT PRIMARY KEY,
+  email TEXT NOT NULL DEFAULT '',
+  state TEXT NOT NULL CHECK (state IN ('pending', 'approved', 'rejected')),
+  claim_hash BLOB NOT NULL UNIQUE,
+  invite_id INTEGER REFERENCES invites (id),
+  terms_accepted_at REAL NOT NULL DEFAULT 0,
+  peer TEXT NOT NULL DEFAULT '',
+  created_at REAL NOT NULL,
+  decided_at REAL NOT NULL DEFAULT 0,
+  decided_by TEXT NOT NULL DEFAULT '',
+  reason TEXT NOT NULL DEFAULT '',
+  token_issued_at REAL NOT NULL DEFAULT 0
+);
+CREATE INDEX registrations_by_peer ON registrations (peer, created_at);
+)sql",
 };
 
 }  // namespace

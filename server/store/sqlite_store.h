@@ -83,6 +83,23 @@ class SqliteStore : public Store {
   absl::StatusOr<std::vector<TeamContact>> ListTeamContacts() override;
   absl::StatusOr<bool> MarkNotified(const std::string& key, double at) override;
 
+  // RegistrationStore (sqlite_registrations.cc)
+  absl::Status AddRegistration(const RegistrationRecord& r,
+                               const std::string& invite_hash) override;
+  absl::StatusOr<std::optional<RegistrationRecord>> GetRegistration(
+      const std::string& team) override;
+  absl::StatusOr<std::optional<RegistrationRecord>> FindRegistrationByClaim(
+      const std::string& claim_hash) override;
+  absl::StatusOr<std::vector<RegistrationRecord>> ListRegistrations() override;
+  absl::StatusOr<int> CountRegistrationsFrom(const std::string& peer, double since) override;
+  absl::Status DecideRegistration(const std::string& team, const std::string& state,
+                                  const std::string& decided_by, const std::string& reason,
+                                  double at) override;
+  absl::StatusOr<bool> MarkTokenIssued(const std::string& team, double at) override;
+  absl::StatusOr<int64_t> AddInvite(const InviteRecord& invite) override;
+  absl::StatusOr<std::vector<InviteRecord>> ListInvites() override;
+  absl::Status RevokeInvite(int64_t id, double at) override;
+
   // JobStore (sqlite_jobs.cc)
   using JobStore::LeaseJob;
   absl::StatusOr<std::optional<JobRecord>> LeaseJob(const std::string& worker_id,

@@ -18,6 +18,7 @@
 // - Times are seconds since the Unix epoch (double).
 
 #include "server/store/contact_store.h"
+#include "server/store/registration_store.h"
 #include "server/store/identity_store.h"
 #include "server/store/job_store.h"
 #include "server/store/phase_store.h"
@@ -38,7 +39,8 @@ class Store : public SubmissionStore,
               public IdentityStore,
               public PhaseStore,
               public RaceStore,
-              public ContactStore {
+              public ContactStore,
+              public RegistrationStore {
  public:
   ~Store() override = default;
 };

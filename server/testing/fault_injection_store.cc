@@ -189,6 +189,56 @@ absl::StatusOr<bool> FaultInjectionStore::MarkNotified(const std::string& key, d
   return base_->MarkNotified(key, at);
 }
 
+absl::Status FaultInjectionStore::AddRegistration(const RegistrationRecord& r, const std::string& invite_hash) {
+  if (absl::Status s = Check("AddRegistration"); !s.ok()) return s;
+  return base_->AddRegistration(r, invite_hash);
+}
+
+absl::StatusOr<std::optional<RegistrationRecord>> FaultInjectionStore::GetRegistration(const std::string& team) {
+  if (absl::Status s = Check("GetRegistration"); !s.ok()) return s;
+  return base_->GetRegistration(team);
+}
+
+absl::StatusOr<std::optional<RegistrationRecord>> FaultInjectionStore::FindRegistrationByClaim(const std::string& claim_hash) {
+  if (absl::Status s = Check("FindRegistrationByClaim"); !s.ok()) return s;
+  return base_->FindRegistrationByClaim(claim_hash);
+}
+
+absl::StatusOr<std::vector<RegistrationRecord>> FaultInjectionStore::ListRegistrations() {
+  if (absl::Status s = Check("ListRegistrations"); !s.ok()) return s;
+  return base_->ListRegistrations();
+}
+
+absl::StatusOr<int> FaultInjectionStore::CountRegistrationsFrom(const std::string& peer, double since) {
+  if (absl::Status s = Check("CountRegistrationsFrom"); !s.ok()) return s;
+  return base_->CountRegistrationsFrom(peer, since);
+}
+
+absl::Status FaultInjectionStore::DecideRegistration(const std::string& team, const std::string& state, const std::string& decided_by, const std::string& reason, double at) {
+  if (absl::Status s = Check("DecideRegistration"); !s.ok()) return s;
+  return base_->DecideRegistration(team, state, decided_by, reason, at);
+}
+
+absl::StatusOr<bool> FaultInjectionStore::MarkTokenIssued(const std::string& team, double at) {
+  if (absl::Status s = Check("MarkTokenIssued"); !s.ok()) return s;
+  return base_->MarkTokenIssued(team, at);
+}
+
+absl::StatusOr<int64_t> FaultInjectionStore::AddInvite(const InviteRecord& invite) {
+  if (absl::Status s = Check("AddInvite"); !s.ok()) return s;
+  return base_->AddInvite(invite);
+}
+
+absl::StatusOr<std::vector<InviteRecord>> FaultInjectionStore::ListInvites() {
+  if (absl::Status s = Check("ListInvites"); !s.ok()) return s;
+  return base_->ListInvites();
+}
+
+absl::Status FaultInjectionStore::RevokeInvite(int64_t id, double at) {
+  if (absl::Status s = Check("RevokeInvite"); !s.ok()) return s;
+  return base_->RevokeInvite(id, at);
+}
+
 absl::StatusOr<std::optional<JobRecord>> FaultInjectionStore::LeaseJob(
     const std::string& worker_id, double lease_expires_at, const std::vector<int64_t>& skip) {
   if (absl::Status s = Check("LeaseJob"); !s.ok()) return s;

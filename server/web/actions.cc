@@ -199,4 +199,115 @@ absl::StatusOr<json> WebActions::Events(const Identity& who, const std::string& 
   return json{{"events", std::move(out)}};
 }
 
+absl::StatusOr<json> WebActions::Register(const Identity& who, const json& body,
+                                          const std::string& peer) {
+  RETURN_IF_ERROR(Fields(body, {"team", "email", "accept_terms", "invite_code"}));
+  RegistrationRequest r;
+  ASSIGN_OR_RETURN(r.team, Text(body, "team", kName, true));
+  ASSIGN_OR_RETURN(r.email, Text(body, "email", 254, false));
+  ASSIGN_OR_RETURN(r.accept_terms, Flag(body, "accept_terms"));
+  ASSIGN_OR_RETURN(r.invite_code, Text(body, "invite_code", 128, false));
+  // The address without the port: one host, one bound.
+  r.peer = peer.substr(0, peer.rfind(':'));
+  absl::StatusOr<RegistrationAnswer> a = c_->registrations().Register(who, r);
+  c_->credentials().Audit(who, "web:register", a.ok(),
+                          absl::StrCat("team ", r.team, " from ", peer,
+                                       a.ok() ? absl::StrCat(": ", a->state)
+                                              : absl::StrCat(": ", a.status().message())));
+  if (!a.ok()) return a.status();
+  json out = {{"team", a->team}, {"state", a->state}, {"message", a->message}};
+  if (!a->token.empty()) out["token"] = a->token;
+  if (!a->claim.empty()) out["claim"] = a->claim;
+  return out;
+}
+
+absl::StatusOr<json> WebActions::Claim(const Identity& who, const json& body,
+                                       const std::string& peer) {
+  RETURN_IF_ERROR(Fields(body, {"claim"}));
+  ASSIGN_OR_RETURN(std::string claim, Text(body, "claim", 128, true));
+  absl::StatusOr<RegistrationAnswer> a = c_->registrations().Claim(claim);
+  if (a.ok() && !a->token.empty()) {
+    c_->credentials().Audit(who, "web:register claim", true,
+                            absl::StrCat("team ", a->team, " took its token from ", peer));
+  }
+  if (!a.ok()) return a.status();
+  json out = {{"team", a->team}, {"state", a->state}, {"message", a->message}};
+  if (!a->token.empty()) out["token"] = a->token;
+  return out;
+}
+
+absl::StatusOr<json> WebActions::Registrations(const Identity& who) {
+  ASSIGN_OR_RETURN(std::vector<RegistrationRecord> list, admin_.ListRegistrations(who));
+  json out = json::array();
+  for (const RegistrationRecord& r : list) {
+    out.push_back({{"team", r.team},
+                   {"email", r.email},
+                   {"state", r.state},
+                   {"created_at_s", r.created_at},
+                   {"terms_accepted_at_s", r.terms_accepted_at},
+                   {"invite_id", r.invite_id},
+                   {"peer", r.peer},
+                   {"decided_at_s", r.decided_at},
+                   {"decided_by", r.decided_by},
+                   {"reason", r.reason},
+                   {"token_issued_at_s", r.token_issued_at}});
+  }
+  return json{{"mode", admin_.RegistrationModeText()}, {"registrations", std::move(out)}};
+}
+
+absl::StatusOr<json> WebActions::DecideRegistration(const Identity& who, const json& body) {
+  RETURN_IF_ERROR(Fields(body, {"team", "approve", "reason"}));
+  ASSIGN_OR_RETURN(std::string team, Text(body, "team", kName, true));
+  ASSIGN_OR_RETURN(bool approve, Flag(body, "approve"));
+  ASSIGN_OR_RETURN(std::string reason, Text(body, "reason", kReason, false));
+  RETURN_IF_ERROR(admin_.DecideRegistration(who, team, approve, reason));
+  return json{{"team", team}, {"state", approve ? "approved" : "rejected"}};
+}
+
+absl::StatusOr<json> WebActions::Invite(const Identity& who, const json& body) {
+  RETURN_IF_ERROR(Fields(body, {"uses", "note"}));
+  int uses = 1;
+  if (auto it = body.find("uses"); it != body.end()) {
+    if (!it->is_number_integer()) return absl::InvalidArgumentError("uses: an integer");
+    const int64_t n = it->get<int64_t>();
+    uses = n < 0 || n > 1000000 ? -1 : static_cast<int>(n);
+  }
+  ASSIGN_OR_RETURN(std::string note, Text(body, "note", 200, false));
+  ASSIGN_OR_RETURN(auto invite, admin_.IssueInvite(who, uses, note));
+  return json{{"id", invite.first}, {"code", invite.second}, {"uses", uses}};
+}
+
+absl::StatusOr<json> WebActions::Invites(const Identity& who) {
+  ASSIGN_OR_RETURN(std::vector<InviteRecord> list, admin_.Invites(who));
+  json out = json::array();
+  for (const InviteRecord& i : list) {
+    out.push_back({{"id", i.id},
+                   {"uses_left", i.uses_left},
+                   {"note", i.note},
+                   {"created_by", i.created_by},
+                   {"created_at_s", i.created_at},
+                   {"revoked_at_s", i.revoked_at}});
+  }
+  return json{{"invites", std::move(out)}};
+}
+
+absl::StatusOr<json> WebActions::RevokeInvite(const Identity& who, const json& body) {
+  RETURN_IF_ERROR(Fields(body, {"id"}));
+  ASSIGN_OR_RETURN(int64_t id, Id(body, "id"));
+  RETURN_IF_ERROR(admin_.RevokeInvite(who, id));
+  return json{{"id", id}, {"revoked", true}};
+}
+
+absl::StatusOr<json> WebActions::Submit(const Identity& who, const std::string& archive,
+                                        const std::string& name, int trials,
+                                        const std::string& phase_name) {
+  ASSIGN_OR_RETURN(Phase * phase, c_->competition().ForSubmission(phase_name));
+  ASSIGN_OR_RETURN(RegisteredSubmission r, phase->Register(who, name, archive, trials, ""));
+  return json{{"submission_id", r.submission_id},
+              {"kind", r.kind == SubmissionKind::kPython ? "python" : "executable"},
+              {"jobs", r.jobs},
+              {"trials", r.trials},
+              {"phase", phase->options().phase}};
+}
+
 }  // namespace bbo::web

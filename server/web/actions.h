@@ -46,6 +46,29 @@ class WebActions {
   absl::StatusOr<nlohmann::json> FailedJobs(const Identity& who);
   absl::StatusOr<nlohmann::json> Events(const Identity& who, const std::string& phase);
 
+  // Registration (server/registration.h), anonymous: {team, email?, accept_terms?,
+  // invite_code?} -> {team, state, token?, claim?, message}; {claim} -> the same. `peer` is the
+  // caller's address. Both are audited (who registered what from where).
+  absl::StatusOr<nlohmann::json> Register(const Identity& who, const nlohmann::json& body,
+                                          const std::string& peer);
+  absl::StatusOr<nlohmann::json> Claim(const Identity& who, const nlohmann::json& body,
+                                       const std::string& peer);
+  // Organizers: {registrations: [...], mode}; {team, approve, reason?}; {uses, note?} -> {id,
+  // code}; {invites: [...]}; {id}.
+  absl::StatusOr<nlohmann::json> Registrations(const Identity& who);
+  absl::StatusOr<nlohmann::json> DecideRegistration(const Identity& who,
+                                                    const nlohmann::json& body);
+  absl::StatusOr<nlohmann::json> Invite(const Identity& who, const nlohmann::json& body);
+  absl::StatusOr<nlohmann::json> Invites(const Identity& who);
+  absl::StatusOr<nlohmann::json> RevokeInvite(const Identity& who, const nlohmann::json& body);
+  // A submission uploaded from the page: the archive's bytes (a .tar, .tar.gz or .zip of the
+  // folder), its name, trials (0 = the phase's default) and phase ("" = the one open now),
+  // registered as `bbo submit` registers it (Phase::Register: the same checks and messages) ->
+  // {submission_id, kind, jobs, trials, phase}.
+  absl::StatusOr<nlohmann::json> Submit(const Identity& who, const std::string& archive,
+                                        const std::string& name, int trials,
+                                        const std::string& phase);
+
  private:
   Coordinator* c_;
   Administration admin_;

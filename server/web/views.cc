@@ -145,6 +145,7 @@ absl::StatusOr<json> WebViews::Competition(const Identity& who) const {
               {"title", competition.title()},
               {"description", competition.description()},
               {"terms", competition.terms()},
+              {"registration", RegistrationModeName(coordinator_->registrations().mode())},
               {"now_s", EpochSeconds(competition.calendar()->Now())},
               {"phases", std::move(list)}};
 }
@@ -250,6 +251,10 @@ absl::StatusOr<json> WebViews::Log(const Identity& who, int64_t id) const {
   // Competition::Log decides: its team's or an organizer's (NotFound otherwise, as for an unknown id);
   // a team in a hidden phase sees problems as "problem-K".
   ASSIGN_OR_RETURN(bbo::SubmissionLog log, coordinator_->competition().Log(who, id, kMaxErrors));
+  return LogJson(log);
+}
+
+json WebViews::LogJson(const bbo::SubmissionLog& log) {
   json errors = json::array();
   for (const SubmissionLogError& e : log.errors) {
     errors.push_back({{"problem", e.problem},

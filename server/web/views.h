@@ -21,6 +21,7 @@
 #include "nlohmann/json.hpp"
 #include "server/access.h"
 #include "server/coordinator.h"
+#include "server/submission_log.h"
 #include "server/web/plackett_luce_rankings.h"
 
 namespace bbo::web {
@@ -61,6 +62,18 @@ class WebViews {
   // unless `who` is its team or an organizer (the same answer as for no such submission); a
   // team in a hidden phase sees problems as "problem-K".
   absl::StatusOr<nlohmann::json> Log(const Identity& who, int64_t id) const;
+  // The page of submission `id` (its team's or an organizer's; NotFound otherwise, as Log):
+  // {id, name, team, phase, state, state_detail, created_at_s, log (as Log), verdict {ok,
+  // failure, traceback, text} (`bbo check`'s words, server/submission_verdict.h), curves,
+  // timing, rating}. curves: {available, why?, per_problem, n_batches, problems: [{problem,
+  // submission: [..], random_search: [..]}]}: per problem (or over all problems where `who` may
+  // not see them one by one) the normalized best-so-far mean by batch (Bayesmark's
+  // norm-mean-perf: 1 = one random guess, 0 = the best value found) of the submission and of the
+  // random-search baseline; only where `who` sees the board's scores. timing: {suggest_budget_s,
+  // study_budget_s, studies, batches: [{batch, median_s, max_s}], slowest_study_s}: the
+  // optimizer's time per batch over the submission's studies on the main board. rating: its row
+  // of the board's Plackett-Luce ranking ({error} when there is none).
+  absl::StatusOr<nlohmann::json> Submission(const Identity& who, int64_t id) const;
   // Jobs queued / leased / done / failed, running studies and workers. Organizers only
   // (PermissionDenied otherwise).
   absl::StatusOr<nlohmann::json> Queue(const Identity& who) const;
@@ -73,6 +86,9 @@ class WebViews {
   int plackett_luce_computations() const { return rankings_->computations(); }
 
  private:
+  // Log's answer for a log already read.
+  static nlohmann::json LogJson(const bbo::SubmissionLog& log);
+
   Coordinator* coordinator_;
   std::unique_ptr<PlackettLuceRankings> rankings_;
 };

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "httplib.h"
+#include "spdlog/spdlog.h"
 #include "server/web/internal/assets.h"
 #include "server/web/internal/http.h"
 #include "server/web/actions.h"
@@ -81,7 +82,9 @@ absl::StatusOr<std::unique_ptr<WebServer>> WebServer::Start(Coordinator* coordin
   s->views_ = std::make_unique<WebViews>(coordinator);
   s->actions_ = std::make_unique<WebActions>(coordinator);
   s->http_->new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
-  s->http_->set_payload_max_length(kMaxBodyBytes);
+  // The largest body of any route (an upload); each route's own bound is checked before its
+  // body is read (BoundBodies).
+  s->http_->set_payload_max_length(kMaxUploadBytes);
   // A connection that sends nothing holds its thread this long (browsers preconnect).
   s->http_->set_read_timeout(3, 0);
   s->http_->set_write_timeout(5, 0);
@@ -143,6 +146,15 @@ absl::StatusOr<Identity> Caller(Credentials* credentials, const httplib::Request
       "; paste the token exactly as the organizers issued it, or ask them for a new one"));
 }
 
+// A body over its route's bound but at most this long is read before it is refused (413), so
+// that the client, which sends it whole, reads the refusal; a longer one is refused unread.
+constexpr uint64_t kReadBeforeRefusing = 1 << 20;
+
+// Whether a body that was read is over its route's bound (TooLarge: 413).
+bool TooLarge(const httplib::Request& req) {
+  return req.body.size() > WebServer::kMaxBodyBytes;
+}
+
 // The middleware of every API call: authentication, the view, the audit of its refusals (as the
 // gRPC edge audits them) and of organizers' reads when `audit_organizer`, the latency metric.
 void ServeApi(Credentials* credentials, Metrics* metrics, const char* action,
@@ -171,9 +183,10 @@ void ServeApi(Credentials* credentials, Metrics* metrics, const char* action,
                                   std::chrono::steady_clock::now() - start).count());
 }
 
-// An action of the API: given the caller and the request's JSON object, its answer or the
-// domain's refusal.
-using Action = std::function<absl::StatusOr<json>(const Identity&, const json&)>;
+// An action of the API: given the caller, the request's JSON object and the caller's address,
+// its answer or the domain's refusal.
+using Action =
+    std::function<absl::StatusOr<json>(const Identity&, const json&, const std::string& peer)>;
 
 // The middleware of every action (POST): authentication as for a view, the body checked as JSON
 // (ParseJsonBody), the action, the audit of its refusals, the latency metric. The domain audits
@@ -181,6 +194,10 @@ using Action = std::function<absl::StatusOr<json>(const Identity&, const json&)>
 void ServeAction(Credentials* credentials, Metrics* metrics, const char* action_name,
                  const Action& action, const httplib::Request& req, httplib::Response& res) {
   const auto start = std::chrono::steady_clock::now();
+  if (TooLarge(req)) {
+    SendJson(res, 413, {{"error", "the request is too large"}});
+    return;
+  }
   absl::StatusOr<Identity> caller = Caller(credentials, req);
   const Identity who = caller.ok() ? *caller : Identity::Anonymous();
   absl::Status status = caller.status();
@@ -188,7 +205,7 @@ void ServeAction(Credentials* credentials, Metrics* metrics, const char* action_
   if (status.ok()) {
     absl::StatusOr<json> in =
         internal::ParseJsonBody(req.get_header_value("Content-Type"), req.body);
-    absl::StatusOr<json> answer = in.ok() ? action(who, *in) : in.status();
+    absl::StatusOr<json> answer = in.ok() ? action(who, *in, Peer(req)) : in.status();
     if (answer.ok()) {
       body = *std::move(answer);
     } else {
@@ -216,11 +233,106 @@ View WithPhaseAndBoard(
   };
 }
 
+// Media types a browser gives an archive file (and the generic one).
+bool ArchiveMediaType(const std::string& content_type) {
+  const std::string t = content_type.substr(0, content_type.find(';'));
+  for (const char* ok : {"application/octet-stream", "application/x-tar", "application/gzip",
+                         "application/x-gzip", "application/x-compressed-tar", "application/zip",
+                         "application/x-zip-compressed"}) {
+    if (t == ok) return true;
+  }
+  return false;
+}
+
+// POST /api/submit?name=NAME[&trials=N][&phase=PHASE]: the body is the archive itself. Its
+// bound and the caller's token were checked before the body was read (BoundBodies).
+void ServeUpload(Credentials* credentials, Metrics* metrics, WebActions* actions,
+                 const httplib::Request& req, httplib::Response& res) {
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<Identity> caller = Caller(credentials, req);
+  const Identity who = caller.ok() ? *caller : Identity::Anonymous();
+  absl::Status status = caller.status();
+  json body;
+  if (status.ok()) {
+    absl::StatusOr<std::string> name = NameParam(req, "name");
+    absl::StatusOr<std::string> phase = NameParam(req, "phase");
+    int trials = 0;
+    if (!ArchiveMediaType(req.get_header_value("Content-Type"))) {
+      status = absl::InvalidArgumentError(
+          "Content-Type: send the archive's bytes as application/octet-stream (or its own type: "
+          "application/x-tar, application/gzip, application/zip)");
+    } else if (!name.ok() || !phase.ok()) {
+      status = !name.ok() ? name.status() : phase.status();
+    } else if (req.has_param("trials") &&
+               !absl::SimpleAtoi(req.get_param_value("trials"), &trials)) {
+      status = absl::InvalidArgumentError("trials: a whole number (0 = the phase's default)");
+    } else {
+      absl::StatusOr<json> answer = actions->Submit(who, req.body, *name, trials, *phase);
+      status = answer.status();
+      if (answer.ok()) body = *std::move(answer);
+    }
+  }
+  if (absl::IsUnauthenticated(status) || absl::IsPermissionDenied(status)) {
+    credentials->Audit(who, "web:POST /api/submit", false,
+                       absl::StrCat(Peer(req), ": ", status.message()));
+  }
+  SendJson(res, internal::HttpStatus(status), status.ok() ? body : internal::ErrorBody(status));
+  metrics->ObserveRpc("web:POST /api/submit", std::chrono::duration<double>(
+                                                  std::chrono::steady_clock::now() - start).count());
+}
+
+// Bounds every request body before a byte of it is read (cpp-httplib calls this after the
+// headers): a declared length over kReadBeforeRefusing and its route's bound, or an upload's
+// over kMaxUploadBytes, is refused with 413, a body without a declared length (chunked) with
+// 411, and an upload from a caller without a valid token with 401 (so only teams can send the
+// larger upload bodies). The connection is then closed unread.
+httplib::Server::HandlerResponse BoundBodies(Credentials* credentials, const httplib::Request& req,
+                                             httplib::Response& res) {
+  const bool upload = req.path == "/api/submit" && req.method == "POST";
+  const size_t limit = upload ? WebServer::kMaxUploadBytes : WebServer::kMaxBodyBytes;
+  absl::Status refused;
+  int status = 0;
+  if (req.has_header("Transfer-Encoding")) {
+    status = 411;
+    refused = absl::InvalidArgumentError(
+        "send the body with a Content-Length (chunked bodies are not accepted)");
+  } else if (req.has_header("Content-Length")) {
+    uint64_t length = 0;
+    if (!absl::SimpleAtoi(req.get_header_value("Content-Length"), &length)) {
+      status = 400;
+      refused = absl::InvalidArgumentError("Content-Length: not a number");
+    } else if (length > limit && (upload || length > kReadBeforeRefusing)) {
+      status = 413;
+      refused = absl::InvalidArgumentError(absl::StrCat(
+          "the request is too large: ", length, " bytes; at most ", limit,
+          upload ? " for an upload (larger archives: bbo submit)" : ""));
+    }
+  }
+  if (status == 0 && upload) {
+    absl::StatusOr<Identity> who = Caller(credentials, req);
+    if (!who.ok() || who->role == Identity::Role::kAnonymous) {
+      const absl::Status s = who.ok() ? absl::UnauthenticatedError(
+                                            "upload: sign in with your team's token first")
+                                      : who.status();
+      credentials->Audit(Identity::Anonymous(), "web:POST /api/submit", false,
+                         absl::StrCat(Peer(req), ": ", s.message()));
+      SendJson(res, 401, internal::ErrorBody(s));
+      res.set_header("Connection", "close");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+  }
+  if (status == 0) return httplib::Server::HandlerResponse::Unhandled;
+  SendJson(res, status, internal::ErrorBody(refused));
+  res.set_header("Connection", "close");
+  return httplib::Server::HandlerResponse::Handled;
+}
+
 // Unknown paths and refused requests (413 for a body over the limit) answer without echoing
 // anything of the request.
 void SetErrorHandlers(httplib::Server& http) {
   http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
+    if (res.status == 404 && TooLarge(req)) res.status = 413;
     const std::string message = res.status == 413 ? "the request is too large"
                                 : res.status == 404 ? "no such page"
                                                     : "the request was refused";
@@ -230,8 +342,18 @@ void SetErrorHandlers(httplib::Server& http) {
       res.set_content(message + "\n", "text/plain; charset=utf-8");
     }
   });
-  http.set_exception_handler([](const httplib::Request&, httplib::Response& res,
-                                std::exception_ptr) {
+  http.set_exception_handler([](const httplib::Request& req, httplib::Response& res,
+                                std::exception_ptr error) {
+    // The operator's log says what failed; the caller is told nothing of it.
+    std::string what = "unknown exception";
+    try {
+      if (error) std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    spdlog::error("event=web_internal_error method={} path={} error=\"{}\"", req.method,
+                  req.path.substr(0, 200), what);
     SendJson(res, 500, {{"error", "internal error"}});
   });
 }
@@ -244,6 +366,16 @@ void WebServer::Route(Coordinator* coordinator) {
   ServeAssets(http);
   Credentials* credentials = &coordinator->credentials();
   Metrics* metrics = &coordinator->metrics();
+  http.set_pre_routing_handler([credentials](const httplib::Request& req, httplib::Response& res) {
+    return BoundBodies(credentials, req, res);
+  });
+  {
+    WebActions* actions = actions_.get();
+    routes_.push_back("post /api/submit");
+    http.Post("/api/submit", [=](const httplib::Request& req, httplib::Response& res) {
+      ServeUpload(credentials, metrics, actions, req, res);
+    });
+  }
   std::vector<std::string>* routes = &routes_;
   auto api = [&http, credentials, metrics, routes](const std::string& pattern, const char* action,
                                                    bool audit_organizer, View view) {
@@ -270,6 +402,14 @@ void WebServer::Route(Coordinator* coordinator) {
         absl::StatusOr<std::string> phase = NameParam(req, "phase");
         if (!phase.ok()) return phase.status();
         return views->Submissions(who, *phase);
+      });
+  api(R"(/api/submissions/(\d{1,18}))", "web:/api/submissions/id", false,
+      [views](const Identity& who, const httplib::Request& req) -> absl::StatusOr<json> {
+        int64_t id = 0;
+        if (!absl::SimpleAtoi(req.matches[1].str(), &id)) {
+          return absl::InvalidArgumentError("id: not a submission id");
+        }
+        return views->Submission(who, id);
       });
   api(R"(/api/submissions/(\d{1,18})/log)", "web:/api/submissions/log", false,
       [views](const Identity& who, const httplib::Request& req) -> absl::StatusOr<json> {
@@ -300,8 +440,22 @@ void WebServer::RouteActions(httplib::Server& http, Credentials* credentials, Me
   };
   using A = WebActions;
   auto bind = [actions](absl::StatusOr<json> (A::*f)(const Identity&, const json&)) -> Action {
-    return [actions, f](const Identity& who, const json& body) { return (actions->*f)(who, body); };
+    return [actions, f](const Identity& who, const json& body, const std::string&) {
+      return (actions->*f)(who, body);
+    };
   };
+  auto with_peer = [actions](absl::StatusOr<json> (A::*f)(const Identity&, const json&,
+                                                          const std::string&)) -> Action {
+    return [actions, f](const Identity& who, const json& body, const std::string& peer) {
+      return (actions->*f)(who, body, peer);
+    };
+  };
+  post("/api/register", "web:POST /api/register", with_peer(&A::Register));
+  post("/api/register/claim", "web:POST /api/register/claim", with_peer(&A::Claim));
+  post("/api/admin/registration", "web:POST /api/admin/registration",
+       bind(&A::DecideRegistration));
+  post("/api/admin/invite", "web:POST /api/admin/invite", bind(&A::Invite));
+  post("/api/admin/invite/revoke", "web:POST /api/admin/invite/revoke", bind(&A::RevokeInvite));
   post("/api/choose", "web:POST /api/choose", bind(&A::Choose));
   post("/api/withdraw", "web:POST /api/withdraw", bind(&A::Withdraw));
   post("/api/admin/publish", "web:POST /api/admin/publish", bind(&A::Publish));
@@ -320,6 +474,12 @@ void WebServer::RouteActions(httplib::Server& http, Credentials* credentials, Me
   };
   get("/api/admin/tokens", "web:/api/admin/tokens",
       [actions](const Identity& who, const httplib::Request&) { return actions->Tokens(who); });
+  get("/api/admin/registrations", "web:/api/admin/registrations",
+      [actions](const Identity& who, const httplib::Request&) {
+        return actions->Registrations(who);
+      });
+  get("/api/admin/invites", "web:/api/admin/invites",
+      [actions](const Identity& who, const httplib::Request&) { return actions->Invites(who); });
   get("/api/admin/jobs", "web:/api/admin/jobs",
       [actions](const Identity& who, const httplib::Request&) { return actions->FailedJobs(who); });
   get("/api/admin/audit", "web:/api/admin/audit",

@@ -20,7 +20,9 @@
 // Actions are POSTs of a JSON object (Content-Type: application/json, nested at most 8 deep; the
 // token in the Authorization header, never a cookie, so another site cannot make a browser act:
 // no CSRF), each answered by one WebActions call (server/web/actions.h).
-// Requests are bounded: a body over kMaxBodyBytes is refused with 413, request
+// Requests are bounded before their bodies are read: a body over kMaxBodyBytes (kMaxUploadBytes
+// for an upload, which needs a team's token before its first byte is read) is refused with 413,
+// a chunked one with 411, request
 // lines and headers of 8 KiB, kThreads handler threads, one request per connection, 3 s to
 // send a request and 5 s to take an answer, and each view's own bounds (server/web/views.h).
 //
@@ -64,6 +66,8 @@ class WebServer {
   static constexpr int kThreads = 8;
   // Largest request body accepted, bytes (an action's JSON object).
   static constexpr size_t kMaxBodyBytes = 16 << 10;
+  // Largest upload (POST /api/submit: a submission's archive), bytes; from a team's token only.
+  static constexpr size_t kMaxUploadBytes = 16 << 20;
 
   // Listens for `coordinator` (not owned; must outlive the server). InvalidArgument for a
   // malformed address or TLS files that cannot be loaded; Unavailable when it cannot bind.

@@ -8,7 +8,11 @@
 // cannot be read as markup; the security headers; the request-size limit; plain HTTP refused on
 // a non-loopback address; HTTPS with the gRPC port's certificate. Every wait has a deadline.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sqlite3.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -109,10 +113,14 @@ class WebApiTest : public ::testing::Test {
     server_.reset();
     if (!HasFailure()) fs::remove_all(root_);
   }
-  void MakeCompetition() {
+  // The competition of kCompetition, with `top` (e.g. "\"registration\": \"open\",") added
+  // to its top-level keys.
+  void MakeCompetition(const std::string& top = "") {
     fs::copy_file(fs::path(BBO_TEST_OPTIMIZERS) / "steady" / "optimizer.py",
                   root_ / "sub" / "optimizer.py");
-    std::ofstream(root_ / "competition.json") << kCompetition;
+    std::string text = kCompetition;
+    text.replace(text.find("\"seed\": 11,"), 11, "\"seed\": 11, " + top);
+    std::ofstream(root_ / "competition.json") << text;
     for (const char* team : {"red", "blue"}) {
       tokens_[team] = bbo::testing::BboAdmin(BBO_CLI_BIN, db_, std::string("team add ") + team);
       std::ofstream(root_ / (std::string(team) + ".token")) << tokens_[team] << "\n";
@@ -198,6 +206,42 @@ class WebApiTest : public ::testing::Test {
     auto res = client.Post(path, headers, body, type);
     if (!res) return {};
     return {res->status, res->body, res->headers};
+  }
+  // POST the bytes of `file` as an upload named `name` (as the page does).
+  Answer Upload(const std::string& name, const std::string& who, const std::string& bytes,
+                const std::string& type = "application/octet-stream") {
+    return Post("/api/submit?name=" + name, who, bytes, type);
+  }
+  // Sends `head` (request line and headers, no body) on a fresh connection and returns what
+  // comes back within 5 s.
+  std::string Raw(const std::string& head) {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(web_port_));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    std::string out;
+    if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+        send(fd, head.data(), head.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(head.size())) {
+      timeval tv{5, 0};
+      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+      char buf[4096];
+      for (ssize_t n; (n = recv(fd, buf, sizeof(buf), 0)) > 0;) out.append(buf, n);
+    }
+    close(fd);
+    return out;
+  }
+  // `bbo ARGS --server ...` as `who`: its stdout and stderr, and its exit code.
+  std::pair<std::string, int> BboOutput(const std::string& args, const std::string& who) {
+    const std::string cmd = std::string(BBO_CLI_BIN) + " --token_file " +
+                            (root_ / (who + ".token")).string() + " " + args +
+                            " --server 127.0.0.1:" + std::to_string(grpc_port_) + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    std::string out;
+    char buf[4096];
+    for (size_t n; p && (n = fread(buf, 1, sizeof(buf), p)) > 0;) out.append(buf, n);
+    const int status = p ? pclose(p) : -1;
+    return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
   }
   int AuditRefusals() {
     return std::atoi(
@@ -477,7 +521,7 @@ TEST_F(WebApiTest, ServesThePageWithItsHeadersAndRefusesLargeRequests) {
       ++operations;
     }
   }
-  EXPECT_EQ(operations, 20);
+  EXPECT_EQ(operations, 29);
   // Views are not actions.
   auto small = client.Post("/api/me", "{}", "application/json");
   ASSERT_TRUE(small);
@@ -509,7 +553,10 @@ TEST_F(WebApiTest, ActionsAreRefusedToAllButTheirCallersAndCheckTheirBodies) {
       {"/api/admin/publish", R"({"phase": "final"})"},
       {"/api/admin/stop-race", R"({"phase": "final", "reason": "x"})"},
       {"/api/admin/requeue", R"({"job_id": 0})"},
-      {"/api/admin/token", R"({"kind": "team", "owner": "mallory", "action": "add"})"}};
+      {"/api/admin/token", R"({"kind": "team", "owner": "mallory", "action": "add"})"},
+      {"/api/admin/registration", R"({"team": "red", "approve": false, "reason": "x"})"},
+      {"/api/admin/invite", R"({"uses": 5})"},
+      {"/api/admin/invite/revoke", R"({"id": 1})"}};
   const int refusals = AuditRefusals();
   int expected = 0;
   for (const auto& [path, body] : admin) {
@@ -523,12 +570,22 @@ TEST_F(WebApiTest, ActionsAreRefusedToAllButTheirCallersAndCheckTheirBodies) {
     }
   }
   for (const char* path : {"/api/admin/tokens", "/api/admin/jobs", "/api/admin/audit",
-                           "/api/admin/events?phase=practice"}) {
+                           "/api/admin/events?phase=practice", "/api/admin/registrations",
+                           "/api/admin/invites"}) {
     EXPECT_EQ(Get(path, "red").status, 403) << path;
     EXPECT_EQ(Get(path, "").status, 401) << path;
     expected += 2;
   }
+  // Uploads: a team's token only (a worker's is refused by the domain, the others before the
+  // body is read).
+  for (const std::string who : {"", "worker", "revoked", "Bearer bbo_team_AAAA"}) {
+    Answer a = Post("/api/submit?name=mallory", who, "bytes", "application/octet-stream");
+    EXPECT_EQ(a.status, who == "worker" ? 403 : 401) << who << ": " << a.body;
+    ++expected;
+  }
   EXPECT_EQ(AuditRefusals(), refusals + expected);
+  EXPECT_EQ(Q(db_, "SELECT COUNT(*) FROM invites"), "0");
+  EXPECT_EQ(Q(db_, "SELECT COUNT(*) FROM submissions WHERE name = 'mallory'"), "0");
   EXPECT_EQ(Q(db_, "SELECT COUNT(*) FROM credentials WHERE owner = 'mallory'"), "0");
   EXPECT_EQ(Q(db_, "SELECT hidden FROM submissions WHERE id = " + red), "");
 
@@ -577,6 +634,143 @@ TEST_F(WebApiTest, ActionsAreRefusedToAllButTheirCallersAndCheckTheirBodies) {
   Answer withdrawn = Post("/api/withdraw", "red", "{\"submission_id\": " + red + "}");
   EXPECT_EQ(withdrawn.status, 200) << withdrawn.body;
   EXPECT_EQ(Get("/api/submissions", "red").Json()["submissions"][0]["state"], "withdrawn");
+}
+
+// Self-service in the browser's API: a team registers with an invite code (made by an organizer
+// from `bbo admin --server`), uploads archives (checked as `bbo submit` checks them, with the
+// same messages), and reads its submission's page: the check's verdict in `bbo check`'s words,
+// best-so-far curves against random search, the optimizer's time per batch, the Plackett-Luce
+// rating. Refused: registration without a valid code or the terms, uploads without a team's
+// token (before the body is read), over the size bound (unread), chunked, or of another media
+// type, another team's page.
+TEST_F(WebApiTest, TeamsRegisterWithAnInviteCodeUploadAndReadTheirSubmissionsPage) {
+  MakeCompetition(R"("registration": "invite_code", "terms": "Play fair.", )");
+  std::ofstream(root_ / "ops.token") << tokens_["organizer"] << "\n";
+  SetDate("2026-01-10T00:00:00Z");
+  StartServer();
+  ASSERT_GT(web_port_, 0) << Logs();
+  EXPECT_EQ(Get("/api/phases", "").Json()["registration"], "invite_code");
+
+  // Invite codes from the CLI against the running coordinator, organizers only.
+  auto [refused, refused_code] = BboOutput("admin invite add --uses 1", "red");
+  EXPECT_NE(refused_code, 0);
+  EXPECT_THAT(refused, HasSubstr("organizer"));
+  auto [code_out, code_rc] = BboOutput("admin invite add --uses 1 --note lab", "ops");
+  ASSERT_EQ(code_rc, 0) << code_out;
+  const std::string code = code_out.substr(code_out.find("bbo_invite_"), 43);
+  ASSERT_EQ(code.rfind("bbo_invite_", 0), 0u) << code_out;
+
+  EXPECT_EQ(Post("/api/register", "", R"({"team": "green", "accept_terms": true})").status, 400);
+  EXPECT_EQ(Post("/api/register", "", R"({"team": "green", "accept_terms": true,
+      "invite_code": "bbo_invite_forged"})").status, 403);
+  Answer no_terms = Post("/api/register", "", R"({"team": "green", "invite_code": ")" + code + "\"}");
+  EXPECT_EQ(no_terms.status, 400);
+  EXPECT_THAT(no_terms.body, HasSubstr("terms"));
+  EXPECT_EQ(Post("/api/register", "", R"({"team": "<b>x</b>", "accept_terms": true,
+      "invite_code": ")" + code + "\"}").status, 400);
+  // A team token holder is told to sign out.
+  EXPECT_EQ(Post("/api/register", "red", R"({"team": "green2", "accept_terms": true,
+      "invite_code": ")" + code + "\"}").status, 409);
+  Answer reg = Post("/api/register", "", R"({"team": "green", "accept_terms": true,
+      "email": "green@example.org", "invite_code": ")" + code + "\"}");
+  ASSERT_EQ(reg.status, 200) << reg.body;
+  EXPECT_EQ(reg.Json()["state"], "registered");
+  tokens_["green"] = reg.Json()["token"].get<std::string>();
+  EXPECT_EQ(Get("/api/me", "green").Json()["name"], "green");
+  // Used up.
+  EXPECT_EQ(Post("/api/register", "", R"({"team": "olive", "accept_terms": true,
+      "invite_code": ")" + code + "\"}").status, 403);
+  auto [regs, regs_rc] = BboOutput("admin registrations", "ops");
+  EXPECT_EQ(regs_rc, 0);
+  EXPECT_THAT(regs, HasSubstr("green"));
+  EXPECT_THAT(regs, HasSubstr("invite code"));
+  EXPECT_EQ(Get("/api/admin/registrations", "green").status, 403);
+  EXPECT_EQ(Get("/api/admin/invites", "").status, 401);
+  EXPECT_EQ(Post("/api/admin/invite", "green", "{}").status, 403);
+
+  // Uploads.
+  const fs::path good = root_ / "good.tar";
+  ASSERT_EQ(std::system(("tar -C " + (root_ / "sub").string() + " -cf " + good.string() + " .").c_str()), 0);
+  const std::string good_bytes = bbo::testing::ReadWholeFile(good.string());
+  fs::create_directories(root_ / "empty");
+  std::ofstream(root_ / "empty" / "README") << "no optimizer here\n";
+  const fs::path empty = root_ / "empty.tar";
+  ASSERT_EQ(std::system(("tar -C " + (root_ / "empty").string() + " -cf " + empty.string() + " .").c_str()), 0);
+  EXPECT_EQ(Upload("g1", "", good_bytes).status, 401);
+  EXPECT_EQ(Upload("g1", "Bearer bbo_team_AAAA", good_bytes).status, 401);
+  EXPECT_EQ(Upload("g1", "green", good_bytes, "application/json").status, 400);
+  EXPECT_EQ(Upload("g1", "green", "not an archive at all").status, 400);
+  Answer broken = Upload("g0", "green", bbo::testing::ReadWholeFile(empty.string()));
+  EXPECT_EQ(broken.status, 400) << broken.body;
+  // The same message as `bbo submit` gives for the same archive.
+  auto [cli_broken, cli_rc] = BboOutput("submit " + empty.string() + " --name g0", "red");
+  EXPECT_NE(cli_rc, 0);
+  const std::string web_message = broken.Json()["error"].get<std::string>();
+  ASSERT_FALSE(web_message.empty());
+  EXPECT_THAT(cli_broken, HasSubstr(web_message));
+  // Over the bound: refused from the headers alone, nothing read or buffered.
+  const std::string head = "POST /api/submit?name=big HTTP/1.1\r\nHost: x\r\nAuthorization: "
+                           "Bearer " + tokens_["green"] + "\r\nContent-Type: "
+                           "application/octet-stream\r\nContent-Length: 300000000\r\n\r\n";
+  EXPECT_THAT(Raw(head), HasSubstr("413"));
+  std::string anonymous = head;
+  anonymous.replace(anonymous.find("Authorization"), anonymous.find("\r\nContent-Type") -
+                    anonymous.find("Authorization") + 2, "");
+  std::string small = anonymous;
+  small.replace(small.find("300000000"), 9, "1000");
+  EXPECT_THAT(Raw(small), HasSubstr("401"));
+  std::string chunked = head;
+  chunked.replace(chunked.find("Content-Length: 300000000"), 25, "Transfer-Encoding: chunked");
+  EXPECT_THAT(Raw(chunked), HasSubstr("411"));
+  EXPECT_EQ(Q(db_, "SELECT COUNT(*) FROM submissions WHERE team = 'green'"), "0");
+
+  StartWorker();
+  Answer up = Upload("g1", "green", good_bytes);
+  ASSERT_EQ(up.status, 200) << up.body;
+  const std::string id = std::to_string(up.Json()["submission_id"].get<int64_t>());
+  EXPECT_EQ(up.Json()["phase"], "practice");
+  const std::string red = Submit("red-practice", "red");
+  ASSERT_TRUE(WaitIdle(90)) << Logs();
+
+  EXPECT_EQ(Get("/api/submissions/" + id, "red").status, 404);
+  EXPECT_EQ(Get("/api/submissions/" + id, "").status, 401);
+  Answer page = Get("/api/submissions/" + id, "green");
+  ASSERT_EQ(page.status, 200) << page.body;
+  const json p = page.Json();
+  EXPECT_EQ(p["state"], "finished") << page.body;
+  EXPECT_TRUE(p["verdict"]["ok"].get<bool>()) << page.body;
+  ASSERT_TRUE(p["curves"]["available"].get<bool>()) << page.body;
+  ASSERT_FALSE(p["curves"]["problems"].empty());
+  for (const json& c : p["curves"]["problems"]) {
+    EXPECT_EQ(c["submission"].size(), 3u) << c.dump();  // n_batches
+    EXPECT_EQ(c["random_search"].size(), 3u) << c.dump();
+    // Best so far: it never gets worse.
+    for (size_t b = 1; b < c["submission"].size(); ++b) {
+      EXPECT_LE(c["submission"][b].get<double>(), c["submission"][b - 1].get<double>() + 1e-12);
+    }
+  }
+  EXPECT_EQ(p["timing"]["batches"].size(), 3u) << page.body;
+  EXPECT_GT(p["timing"]["studies"].get<int>(), 0);
+  EXPECT_LE(p["timing"]["batches"][0]["median_s"].get<double>(),
+            p["timing"]["batches"][0]["max_s"].get<double>());
+  EXPECT_EQ(p["timing"]["suggest_budget_s"], 40);
+  EXPECT_TRUE(p["rating"].contains("posterior_mean")) << p["rating"].dump();
+
+  // A submission that crashes: its page gives `bbo check`'s verdict, with the traceback line in
+  // the participant's file.
+  fs::create_directories(root_ / "bad");
+  std::ofstream(root_ / "bad" / "optimizer.py") << "def broken(:\n";
+  const fs::path bad = root_ / "bad.tar";
+  ASSERT_EQ(std::system(("tar -C " + (root_ / "bad").string() + " -cf " + bad.string() + " .").c_str()), 0);
+  Answer bad_up = Upload("g2", "green", bbo::testing::ReadWholeFile(bad.string()));
+  ASSERT_EQ(bad_up.status, 200) << bad_up.body;
+  ASSERT_TRUE(WaitIdle(90)) << Logs();
+  const json bp = Get("/api/submissions/" +
+                      std::to_string(bad_up.Json()["submission_id"].get<int64_t>()), "green").Json();
+  EXPECT_EQ(bp["state"], "failed") << bp.dump();
+  EXPECT_FALSE(bp["verdict"]["ok"].get<bool>());
+  EXPECT_THAT(bp["verdict"]["text"].get<std::string>(), HasSubstr("studies did not complete"));
+  EXPECT_THAT(bp["verdict"]["text"].get<std::string>(), HasSubstr("SyntaxError"));
 }
 
 TEST_F(WebApiTest, RefusesPlainHttpOnAnAddressOtherHostsReach) {

@@ -110,7 +110,8 @@ function showSignIn(message) {
   $('sign-in').hidden = false;
   $('sign-in-error').textContent = message || '';
   $('app').hidden = false;
-  for (const id of ['submissions', 'queue-section', 'organizer', 'organizer-actions']) $(id).hidden = true;
+  for (const id of ['submissions', 'queue-section', 'organizer', 'organizer-actions', 'upload',
+    'submission-page']) $(id).hidden = true;
   $('action-message').textContent = '';
   $('updated').textContent = '';
   refresh();
@@ -139,8 +140,10 @@ async function signIn(token) {
   state.me = r.body;
   sessionStorage.setItem(TOKEN_KEY, token);
   $('sign-in').hidden = true;
+  $('register').hidden = true;
   $('app').hidden = false;
   $('who').hidden = false;
+  $('upload').hidden = r.body.role !== 'team';
   $('submissions').hidden = false;
   $('queue-section').hidden = false;
   $('who-name').textContent = r.body.role === 'team' ? 'team ' + r.body.name : r.body.role;
@@ -432,6 +435,9 @@ function nextPhase(name) {
 function rowButtons(s, organizer) {
   const out = [];
   const phase = ((state.phases && state.phases.phases) || []).find((p) => p.name === s.phase);
+  const details = el('button', {type: 'button', className: 'details-button'}, 'Details');
+  details.addEventListener('click', () => openSubmission(s.id));
+  out.push(details);
   const withdrawn = s.state === 'withdrawn';
   const button = (cls, text, handler) => {
     const b = el('button', {type: 'button', className: cls}, text);
@@ -478,6 +484,7 @@ async function refreshOrganizer() {
     api('/api/admin/tokens'), api('/api/admin/jobs'),
     p ? api('/api/admin/events?phase=' + encodeURIComponent(p.name)) : Promise.resolve(null),
     api('/api/admin/audit?limit=50'),
+    refreshRegistrations(),
   ]);
   if (tokens.ok) {
     $('tokens-rows').replaceChildren(...tokens.body.tokens.map((t) => {
@@ -631,6 +638,7 @@ async function refresh() {
     state.phases = phases.body;
     state.phasesAt = Date.now();
     renderLanding();
+    renderRegistration();
     renderPhaseSelect();
     renderPhase();
     const p = currentPhase();
