@@ -1,9 +1,12 @@
 // The web leaderboard in headless Chromium (Debian's /usr/bin/chromium, driven by
-// playwright-core; no browser download). Run by run_browser_test.sh, which has a three-phase
-// competition ready in its final phase, the final board hidden until published. Checks what a
-// team and an organizer see, that a bad token gets a clear refusal, that names and messages
-// holding markup stay text, and that the page refreshes by itself; saves screenshots to
-// $ARTIFACTS. Prints "N passed, N failed" and exits 1 on any failure.
+// playwright-core; no browser download). Run twice by run_browser_test.sh on a three-phase
+// competition: STAGE=feedback while the feedback phase is open (an organizer makes an invite
+// code, a new team registers with it, uploads a good and two broken archives, reads its
+// submissions' pages with their plots; a team chooses its finalist with the Choose button), then
+// STAGE=final in the final phase, its board hidden until published (what a team and an organizer
+// see, a bad token's clear refusal, markup that stays text, the page refreshing itself, every
+// organizer action). Saves screenshots to $ARTIFACTS. Prints "N passed, N failed" and exits 1 on
+// any failure.
 import assert from 'node:assert/strict';
 import {execSync} from 'node:child_process';
 import path from 'node:path';
@@ -19,6 +22,7 @@ const RED = env('RED_TOKEN');
 const ORGANIZER = env('ORGANIZER_TOKEN');
 const HTML_NAME = env('HTML_NAME');
 const ARTIFACTS = env('ARTIFACTS');
+const STAGE = env('STAGE');
 const TIMEOUT = 10000;
 
 let passed = 0;
@@ -50,8 +54,8 @@ async function openPage() {
   page.problems = [];
   page.on('pageerror', (e) => page.problems.push('page error: ' + e.message));
   page.on('console', (m) => {
-    // Refusals the checks provoke on purpose (401, 403, 409) are logged by the browser too.
-    if (m.type() === 'error' && !/status of (401|403|409)/.test(m.text())) {
+    // Refusals the checks provoke on purpose (400, 401, 403, 409) are logged by the browser too.
+    if (m.type() === 'error' && !/status of (400|401|403|409)/.test(m.text())) {
       page.problems.push('console: ' + m.text());
     }
   });
@@ -74,7 +78,123 @@ async function assertNoInjection(page) {
   assert.equal(await page.locator('#phase-rules b').count(), 0);
 }
 
-try {
+// A submission's row in the submissions table of `page`, in `phase`.
+const rowOf = (page, name, phase) => page.locator(`#submissions-rows tr[data-name="${name}"]`)
+    .filter({has: page.locator('td.phase', {hasText: new RegExp(`^${phase}$`)})});
+
+// Waits (up to `seconds`) until the submission's state cell reads `state`; the page polls.
+async function waitState(page, name, phase, state, seconds) {
+  await rowOf(page, name, phase).locator(`td.state:text-is("${state}")`).waitFor({timeout: seconds * 1000});
+}
+
+async function feedbackStage() {
+  const ops = await openPage();
+  let code = '';
+  await check('an organizer makes an invite code in the browser, shown once', async () => {
+    await signIn(ops, ORGANIZER);
+    await ops.waitForSelector('#registration-mode:has-text("invite_code")');
+    await ops.fill('#invite-uses', '1');
+    await ops.fill('#invite-note', 'green lab <b>x</b>');
+    await ops.click('#invite-add');
+    await ops.waitForSelector('#new-invite-value:has-text("bbo_invite_")');
+    code = (await ops.textContent('#new-invite-value')).trim();
+    await ops.waitForSelector('#invites-rows tr td:text-is("green lab <b>x</b>")');
+    assert.equal(await ops.locator('#invites-rows b').count(), 0);
+  });
+
+  const green = await openPage();
+  await check('a new team registers with the invite code; its token is shown once', async () => {
+    await green.waitForSelector('#register:visible');
+    assert.equal(await green.isVisible('#register-invite'), true);
+    assert.equal(await green.isVisible('#register-terms'), true);
+    assert.match(await green.textContent('#register-rule'), /invite code/);
+    await green.fill('#register-team', 'green');
+    await green.fill('#register-invite', 'bbo_invite_forged');
+    await green.check('#register-terms');
+    await green.click('#register-button');
+    await green.waitForSelector('#register-message:has-text("Refused: invite_code")');
+    await green.fill('#register-team', 'green');
+    await green.fill('#register-invite', code);
+    await green.check('#register-terms');
+    await green.click('#register-button');
+    await green.waitForSelector('#register-secret:has-text("bbo_team_")');
+    const token = (await green.textContent('#register-secret')).trim();
+    assert.match(await green.textContent('#register-result'), /shown once/);
+    await shot(green, '20-registered-with-an-invite-code.png');
+    // Used up: nobody else registers with it.
+    const other = await openPage();
+    await other.fill('#register-team', 'olive');
+    await other.fill('#register-invite', code);
+    await other.check('#register-terms');
+    await other.click('#register-button');
+    await other.waitForSelector('#register-message:has-text("used up")');
+    await other.context().close();
+    await signIn(green, token);
+    assert.equal(await green.textContent('#who-name'), 'team green');
+    assert.equal(await green.isVisible('#register'), false);
+    assert.equal(await green.isVisible('#upload'), true);
+  });
+
+  await check('a team uploads a good archive and broken ones; the refusal says what bbo submit says', async () => {
+    const upload = async (file, name) => {
+      await green.setInputFiles('#upload-file', file);
+      await green.fill('#upload-name', name);
+      await green.click('#upload-button');
+      await green.waitForFunction(() => /registered|Refused/.test(document.querySelector('#upload-message').textContent));
+      return green.textContent('#upload-message');
+    };
+    assert.match(await upload(env('GOOD_ARCHIVE'), 'green-1'), /Submission green-1 registered .* in phase feedback/);
+    const refused = await upload(env('EMPTY_ARCHIVE'), 'green-empty');
+    assert.match(refused, /^Refused: /);
+    assert.equal(await green.getAttribute('#upload-message', 'class'), 'error');
+    const message = refused.replace(/^Refused: /, '');
+    assert.ok(env('CLI_BROKEN_OUTPUT').includes(message), `page: ${message}\ncli: ${env('CLI_BROKEN_OUTPUT')}`);
+    await shot(green, '21-upload-refused.png');
+    assert.match(await upload(env('CRASH_ARCHIVE'), 'green-crash'), /Submission green-crash registered/);
+  });
+
+  await check('a submission\'s page: the check, best so far against random search, time per batch, rating', async () => {
+    await waitState(green, 'green-1', 'feedback', 'finished', 60);
+    await rowOf(green, 'green-1', 'feedback').locator('button.details-button').click();
+    await green.waitForSelector('#submission-heading:has-text("green-1")');
+    await green.waitForSelector('#curves svg');
+    assert.ok(await green.locator('#curves svg [data-series="green-1"]').count() >= 1);
+    assert.ok(await green.locator('#curves svg [data-series="random search"]').count() >= 1);
+    assert.ok(await green.locator('#timing svg [data-series="median"]').count() >= 1);
+    assert.match(await green.textContent('#timing svg .limit-label'), /budget 40 s/);
+    assert.match(await green.textContent('#submission-rating'), /θ = 0\.\d{3} \[/);
+    assert.match(await green.textContent('#submission-verdict'), /no study failed/);
+    await green.locator('#submission-page').screenshot({path: path.join(ARTIFACTS, '22-submission-page.png')});
+    await waitState(green, 'green-crash', 'feedback', 'failed', 60);
+    await rowOf(green, 'green-crash', 'feedback').locator('button.details-button').click();
+    await green.waitForSelector('#submission-heading:has-text("green-crash")');
+    const verdict = await green.textContent('#submission-verdict');
+    assert.match(verdict, /^FAILED: \d+ of \d+ studies did not complete/);
+    assert.match(verdict, /In your files:/);
+    assert.match(verdict, /SyntaxError/);
+    await green.locator('#submission-page').screenshot({path: path.join(ARTIFACTS, '23-submission-page-failed.png')});
+    assert.deepEqual(green.problems, []);
+  });
+
+  const red = await openPage();
+  await check('a team chooses its finalist with the Choose button', async () => {
+    await signIn(red, RED);
+    const row = rowOf(red, 'red-feedback', 'feedback');
+    await row.locator('button.choose-button').click();
+    await red.waitForSelector('#action-message:has-text("goes on to phase final")');
+    await red.waitForFunction(() => {
+      const r = [...document.querySelectorAll('#submissions-rows tr[data-name="red-feedback"]')]
+          .find((x) => x.querySelector('td.phase').textContent === 'feedback');
+      return r && /^to final: /.test(r.querySelector('td.finalist').textContent);
+    });
+    assert.equal(await row.locator('button.choose-button').count(), 0);
+    await shot(red, '24-team-chose-its-finalist.png');
+    assert.deepEqual(red.problems, []);
+    assert.deepEqual(ops.problems, []);
+  });
+}
+
+async function finalStage() {
   await check('signed out: the landing page and the public boards, nothing hidden', async () => {
     const page = await openPage();
     await page.waitForSelector('#competition-title:has-text("Web 2026")');
@@ -249,7 +369,7 @@ try {
     assert.ok(await frame.locator('section').count() > 1);
     const pl = frame.locator('section#plackett-luce');
     assert.match(await pl.locator('h2').textContent(), /Bayesian ranking over time \(Plackett-Luce\)/);
-    assert.equal(await pl.locator('svg polygon').count(), 2);  // one credible band per submission
+    assert.equal(await pl.locator('svg polygon').count(), 3);  // one credible band per submission
     assert.ok(await pl.locator('#pareto-table tr.pareto').count() >= 1);
     assert.equal(await organizer.isVisible('#download-report'), true);
     await assertNoInjection(organizer);
@@ -266,7 +386,7 @@ try {
     const names = await team.locator('#board-rows td.name').allTextContents();
     assert.ok(names.includes('red-feedback') && names.includes('blue-feedback'), `${names}`);
     assert.equal(await team.locator('#board-rows details').count(), 0);  // hidden problems
-    assert.equal(await team.locator('#board-rows td[data-pl="theta"]').count(), 2);
+    assert.equal(await team.locator('#board-rows td[data-pl="theta"]').count(), 3);
     const final = team.locator('#submissions-rows tr').filter({has: team.locator('td.phase', {hasText: /^final$/})});
     assert.match(await final.locator('td.score').textContent(), /^-?\d+\.\d\d$/);
     await assertNoInjection(team);
@@ -276,8 +396,6 @@ try {
 
   // Organizer actions in the browser, each with a reason the teams see; a team's own buttons.
   const ops = await openPage();
-  const rowOf = (page, name, phase) => page.locator(`#submissions-rows tr[data-name="${name}"]`)
-      .filter({has: page.locator('td.phase', {hasText: new RegExp(`^${phase}$`)})});
   await check('an organizer hides a submission; every reader sees why; then puts it back', async () => {
     await signIn(ops, ORGANIZER);
     await ops.selectOption('#phase-select', 'feedback');
@@ -325,14 +443,14 @@ try {
   });
 
   await check('an organizer issues a token once, then revokes it; the audit log shows it all', async () => {
-    await ops.fill('#token-owner', 'green');
+    await ops.fill('#token-owner', 'teal');
     await ops.click('#token-add');
     await ops.waitForSelector('#new-token-value:has-text("bbo_team_")');
-    await ops.waitForSelector('#tokens-rows tr[data-owner="green"]');
+    await ops.waitForSelector('#tokens-rows tr[data-owner="teal"]');
     ops.once('dialog', (d) => d.accept());
-    await ops.locator('#tokens-rows tr[data-owner="green"] button.revoke-button').click();
+    await ops.locator('#tokens-rows tr[data-owner="teal"] button.revoke-button').click();
     await ops.waitForFunction(() => {
-      const r = document.querySelector('#tokens-rows tr[data-owner="green"]');
+      const r = document.querySelector('#tokens-rows tr[data-owner="teal"]');
       return r && r.children[3].textContent !== '';
     });
     for (const action of ['admin:hide', 'admin:disqualify', 'admin:finalist', 'admin:team add']) {
@@ -360,6 +478,11 @@ try {
     await team.waitForSelector('#sign-in:visible');
     assert.equal(await team.evaluate(() => sessionStorage.length), 0);
   });
+}
+
+try {
+  if (STAGE === 'feedback') await feedbackStage();
+  else await finalStage();
 } finally {
   await browser.close();
 }

@@ -67,6 +67,7 @@ cat >"$root/competition.json" <<'EOF'
   "title": "Web 2026",
   "description": "A test competition of the web page.",
   "terms": "Be fair. <i>Not italic.</i>",
+  "registration": "invite_code",
   "seed": 11,
   "phases": [
     {"name": "practice", "title": "Practice", "rules": "Try things out. <b>Not bold.</b>",
@@ -130,7 +131,7 @@ wait_for 40 idle
 sql "INSERT INTO study_errors (study_id, batch, kind, message) SELECT id, 0, 'suggest',
      '<script>window.injected=2</script>' FROM studies WHERE submission_id = $red_practice LIMIT 1"
 
-# Feedback: both teams submit, red chooses its entry into the final.
+# Feedback: both teams submit (red chooses its entry into the final in the browser, below).
 set_date 2026-02-10T00:00:00Z
 red_feedback="$(submit red red-feedback)"
 submit red red-feedback-2 >/dev/null
@@ -141,20 +142,43 @@ mkdir -p "$root/crash"
 printf 'def suggest(self:\n    return []\n' >"$root/crash/optimizer.py"
 submit blue blue-crash "$root/crash" >/dev/null
 wait_for 40 idle
-"$bbo" --token_file "$root/red.token" choose "$red_feedback" --server "127.0.0.1:$grpc_port" \
-  >>"$root/cli.log" 2>&1
+
+# In the browser during feedback: an organizer makes an invite code, a new team registers with
+# it and uploads archives (a good one, one without an optimizer, one with a syntax error), reads
+# its submissions' pages, and red chooses its entry into the final with the Choose button.
+mkdir -p "$root/empty"
+echo "no optimizer here" >"$root/empty/README"
+tar -C "$root/sub" -cf "$root/good.tar" .
+tar -C "$root/empty" -cf "$root/empty.tar" .
+tar -C "$root/crash" -cf "$root/crash.tar" .
+# What `bbo submit` says of the archive without an optimizer: the page must say the same.
+cli_broken="$("$bbo" --token_file "$root/blue.token" submit "$root/empty.tar" --name blue-empty \
+  --server "127.0.0.1:$grpc_port" 2>&1 || true)"
+run_browser() {  # stage
+  STAGE="$1" \
+  WEB_URL="http://127.0.0.1:$(cat "$root/web_port")/" \
+  RED_TOKEN="$(cat "$root/red.token")" \
+  ORGANIZER_TOKEN="$(cat "$root/organizer.token")" \
+  HTML_NAME="$html_name" \
+  PUBLISH_COMMAND="$bbo admin --db $db publish final" \
+  GOOD_ARCHIVE="$root/good.tar" EMPTY_ARCHIVE="$root/empty.tar" CRASH_ARCHIVE="$root/crash.tar" \
+  CLI_BROKEN_OUTPUT="$cli_broken" \
+  CHROMIUM="$chromium" \
+  ARTIFACTS="$artifacts" \
+    node "$source/tests/web/browser_test.mjs"
+}
+run_browser feedback
+wait_for 60 idle
+red_chosen="$(sql "SELECT COUNT(*) FROM phase_events WHERE kind = 'chosen' AND submission_id = $red_feedback")"
+if [ "$red_chosen" != 1 ]; then
+  echo "run_browser_test: red's choice in the browser was not recorded" >&2
+  exit 1
+fi
 
 # The final: the entries migrate and run; the board stays hidden until published.
 set_date 2026-03-02T00:00:00Z
-migrated() { [ "$(sql "SELECT COUNT(*) FROM submissions WHERE phase = 'final' AND is_baseline = 0")" = 2 ]; }
+migrated() { [ "$(sql "SELECT COUNT(*) FROM submissions WHERE phase = 'final' AND is_baseline = 0")" = 3 ]; }
 wait_for 20 migrated
 wait_for 40 idle
 
-WEB_URL="http://127.0.0.1:$(cat "$root/web_port")/" \
-RED_TOKEN="$(cat "$root/red.token")" \
-ORGANIZER_TOKEN="$(cat "$root/organizer.token")" \
-HTML_NAME="$html_name" \
-PUBLISH_COMMAND="$bbo admin --db $db publish final" \
-CHROMIUM="$chromium" \
-ARTIFACTS="$artifacts" \
-  node "$source/tests/web/browser_test.mjs"
+run_browser final

@@ -773,6 +773,51 @@ TEST_F(WebApiTest, TeamsRegisterWithAnInviteCodeUploadAndReadTheirSubmissionsPag
   EXPECT_THAT(bp["verdict"]["text"].get<std::string>(), HasSubstr("SyntaxError"));
 }
 
+// Registration by approval: the team holds a claim code; an organizer approves from `bbo admin
+// --server` (or rejects with a reason the team is shown as text); the token is handed over once.
+TEST_F(WebApiTest, ApprovedRegistrationsTakeTheirTokenOnceWithTheClaimCode) {
+  MakeCompetition(R"("registration": "approval", )");
+  std::ofstream(root_ / "ops.token") << tokens_["organizer"] << "\n";
+  SetDate("2026-01-10T00:00:00Z");
+  StartServer();
+  ASSERT_GT(web_port_, 0) << Logs();
+  Answer pending = Post("/api/register", "", R"({"team": "green", "email": "g@example.org"})");
+  ASSERT_EQ(pending.status, 200) << pending.body;
+  EXPECT_EQ(pending.Json()["state"], "pending");
+  EXPECT_FALSE(pending.Json().contains("token"));
+  const std::string claim = R"({"claim": ")" + pending.Json()["claim"].get<std::string>() + "\"}";
+  EXPECT_EQ(Post("/api/register/claim", "", claim).Json()["state"], "pending");
+  EXPECT_EQ(Post("/api/register/claim", "", R"({"claim": "bbo_claim_guess"})").status, 404);
+  EXPECT_EQ(BboOutput("admin approve green", "red").second, 1);
+  auto [approved, rc] = BboOutput("admin approve green", "ops");
+  ASSERT_EQ(rc, 0) << approved;
+  Answer token = Post("/api/register/claim", "", claim);
+  ASSERT_EQ(token.status, 200) << token.body;
+  tokens_["green"] = token.Json()["token"].get<std::string>();
+  EXPECT_EQ(Get("/api/me", "green").Json()["name"], "green");
+  Answer again = Post("/api/register/claim", "", claim);
+  EXPECT_EQ(again.status, 409);
+  EXPECT_THAT(again.body, HasSubstr("rotate"));
+
+  Answer other = Post("/api/register", "", R"({"team": "olive"})");
+  ASSERT_EQ(other.status, 200);
+  EXPECT_EQ(Post("/api/admin/registration", "organizer", R"({"team": "olive"})").status, 400);
+  ASSERT_EQ(Post("/api/admin/registration", "organizer",
+                 R"({"team": "olive", "reason": "<b>not a team</b>"})").status, 200);
+  Answer rejected = Post("/api/register/claim", "",
+                         R"({"claim": ")" + other.Json()["claim"].get<std::string>() + "\"}");
+  EXPECT_EQ(rejected.Json()["state"], "rejected");
+  EXPECT_THAT(rejected.body, HasSubstr("\\u003cb\\u003enot a team"));
+  EXPECT_FALSE(rejected.Json().contains("token"));
+  auto [list, list_rc] = BboOutput("admin registrations", "ops");
+  EXPECT_EQ(list_rc, 0);
+  EXPECT_THAT(list, HasSubstr("rejected"));
+  EXPECT_THAT(list, HasSubstr("approved"));
+  // The approval, the rejection without a reason (failed) and the one with it.
+  EXPECT_EQ(Q(db_, "SELECT COUNT(*) FROM audit WHERE action IN ('admin:approve', 'admin:reject')"),
+            "3");
+}
+
 TEST_F(WebApiTest, RefusesPlainHttpOnAnAddressOtherHostsReach) {
   MakeCompetition();
   Proc server({BBO_SERVER_BIN, "--listen=127.0.0.1:0", "--db=" + (root_ / "other.sqlite").string(),

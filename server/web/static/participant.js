@@ -32,7 +32,10 @@ function ticks(lo, hi, n) {
 function lineChart({title, xlabel, ylabel, series, limit, dataName}) {
   const W = 420, H = 240, L = 52, R = 12, T = 28, B = 40;
   const all = series.flatMap((s) => s.values.filter((v) => typeof v === 'number'));
-  if (limit && typeof limit.value === 'number') all.push(limit.value);
+  // A limit far above every value would flatten them: it is then said, not drawn.
+  const dataMax = Math.max(0, ...all);
+  const drawLimit = limit && typeof limit.value === 'number' && limit.value <= 10 * dataMax;
+  if (drawLimit) all.push(limit.value);
   let lo = Math.min(0, ...all), hi = Math.max(...all, lo + 1e-9);
   if (!isFinite(lo) || !isFinite(hi)) { lo = 0; hi = 1; }
   const pad = (hi - lo) * 0.05;
@@ -59,9 +62,12 @@ function lineChart({title, xlabel, ylabel, series, limit, dataName}) {
   root.append(svg('text', {x: (L + W - R) / 2, y: H - 6, 'text-anchor': 'middle', class: 'label'}, xlabel));
   root.append(svg('text', {x: 12, y: (T + H - B) / 2, 'text-anchor': 'middle', class: 'label',
     transform: `rotate(-90 12 ${(T + H - B) / 2})`}, ylabel));
-  if (limit && typeof limit.value === 'number') {
+  if (drawLimit) {
     root.append(svg('line', {x1: L, x2: W - R, y1: y(limit.value), y2: y(limit.value), class: 'limit'}));
-    root.append(svg('text', {x: W - R, y: y(limit.value) - 4, 'text-anchor': 'end', class: 'tick'}, limit.label));
+    root.append(svg('text', {x: W - R, y: y(limit.value) - 4, 'text-anchor': 'end', class: 'tick limit-label'}, limit.label));
+  } else if (limit && typeof limit.value === 'number') {
+    root.append(svg('text', {x: W - R, y: 16, 'text-anchor': 'end', class: 'tick limit-label'},
+        limit.label + ' (far above)'));
   }
   series.forEach((s, k) => {
     // A polyline per run of values (a batch without a value breaks the line).
@@ -105,7 +111,8 @@ function renderSubmissionPage(s) {
   $('submission-heading').textContent = `Submission ${s.name} (${s.id})`;
   const parts = [];
   parts.push(el('p', {}, 'Team ', el('strong', {}, s.team || '—'), `, phase ${s.phase}, ` +
-      `${s.trials} trials per problem, submitted ${fmtUtc(s.created_at_s)}. State: `,
+      `${s.trials} ${s.trials === 1 ? 'trial' : 'trials'} per problem, submitted ` +
+      `${fmtUtc(s.created_at_s)}. State: `,
       el('span', {className: 'state state-' + s.state, id: 'submission-state'}, s.state),
       ' — ' + s.state_detail));
   if (!s.verdict.ok) {
@@ -132,9 +139,12 @@ function renderSubmissionPage(s) {
   parts.push(el('h3', {}, 'The optimizer\'s time per batch'));
   const t = s.timing;
   if (t.batches.length === 0) {
-    parts.push(el('p', {className: 'note', id: 'timing-message'}, 'No study of it has ended yet.'));
+    parts.push(el('p', {className: 'note', id: 'timing-message'},
+        s.state === 'queued' || s.state === 'running' ? 'No study of it has ended yet.'
+            : 'No batch of it ran: its studies ended before their first batch (see the check above).'));
   } else {
-    parts.push(el('p', {className: 'note'}, `Over its ${t.studies} ended studies: the median and ` +
+    parts.push(el('p', {className: 'note'}, `Over its ${t.studies} ended ` +
+        `${t.studies === 1 ? 'study' : 'studies'}: the median and ` +
         `the slowest turn (observe + suggest) of each batch, against the ${t.suggest_budget_s} s ` +
         `allowed per turn. The slowest study used ${Number(t.slowest_study_s).toFixed(2)} s of ` +
         `its ${t.study_budget_s} s. Evaluating the objective is not counted.`));
