@@ -40,4 +40,17 @@ absl::StatusOr<SubmissionLog> ReadSubmissionLog(Store& store, const SubmissionRe
   return log;
 }
 
+SubmissionVerdict JudgeSubmission(const SubmissionLog& log) {
+  int failed = 0, batches = 0, random_batches = 0;
+  for (const StudySummary& s : log.studies) {
+    batches += s.batches_done;
+    random_batches += s.random_batches;
+    if (s.state != StudyState::kCompleted && s.state != StudyState::kRunning) ++failed;
+  }
+  std::vector<std::string> messages;
+  for (const SubmissionLogError& e : log.errors) messages.push_back(e.message);
+  const int studies = std::max(log.jobs.total, static_cast<int>(log.studies.size()));
+  return JudgeStudies(studies, failed, batches, random_batches, messages);
+}
+
 }  // namespace bbo

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/submission_verdict.h"
 #include "server/problem_set.h"
 #include "server/store/store.h"
 
@@ -46,6 +47,10 @@ struct SubmissionLog {
 absl::StatusOr<SubmissionLog> ReadSubmissionLog(Store& store, const SubmissionRecord& submission,
                                                 const ProblemSet& problems, bool hide_problems,
                                                 int limit);
+
+// The verdict on `log`'s studies in `bbo check`'s words (common/submission_verdict.h): failed =
+// its studies that ended but did not complete; studies = its jobs.
+SubmissionVerdict JudgeSubmission(const SubmissionLog& log);
 
 }  // namespace bbo
 

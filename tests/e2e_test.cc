@@ -1087,9 +1087,11 @@ TEST_F(E2eTest, ServerShutsDownCleanlyOnSigterm) {
   EXPECT_EQ(server_->Terminate(), 0) << Logs();
   // The file is a valid database with every table.
   EXPECT_EQ(Q("SELECT MAX(version) FROM schema_version"),
-            std::to_string(14));  // server/store/migrations.cc: the latest migration
+            std::to_string(15));  // server/store/migrations.cc: the latest migration
   EXPECT_EQ(Q("SELECT COUNT(*) FROM race_rounds"), "0");
   EXPECT_EQ(Q("SELECT COUNT(*) FROM team_contacts"), "0");
+  EXPECT_EQ(Q("SELECT COUNT(*) FROM registrations"), "0");
+  EXPECT_EQ(Q("SELECT COUNT(*) FROM invites"), "0");
   EXPECT_EQ(Q("SELECT COUNT(optimizer_peak_memory_mb) FROM batches"), "0");
   EXPECT_EQ(Q("SELECT COUNT(*) FROM submissions WHERE withdrawn != ''"), "0");
 }

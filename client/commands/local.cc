@@ -129,7 +129,7 @@ int RunLocalCommand(LocalArgs a) {
 
 int Verdict(const nlohmann::json& report, const char* command) {
   if (report.value("ok", true)) return 0;
-  // The wording the web page's submission view uses too (server/submission_verdict.h).
+  // The wording the web page's submission view uses too (common/submission_verdict.h).
   SubmissionVerdict v;
   v.ok = false;
   for (const auto& why : report["failure"]) v.failure.push_back(why.get<std::string>());

@@ -29,7 +29,7 @@
 #include "problems/practice_suite.h"
 #include "problems/registry.h"
 #include "server/embed.h"
-#include "server/submission_verdict.h"
+#include "common/submission_verdict.h"
 #include "worker/study_tmp.h"
 #include "worker/worker.h"
 

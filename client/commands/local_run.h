@@ -12,7 +12,7 @@
 #include "common/study_budget.h"
 #include "nlohmann/json.hpp"
 
-#include "server/submission_verdict.h"
+#include "common/submission_verdict.h"
 
 namespace bbo::client {
 
@@ -53,7 +53,7 @@ absl::StatusOr<nlohmann::json> RunLocal(const LocalRunOptions& options);
 // Human-readable table of a RunLocal report.
 std::string FormatLocalReport(const nlohmann::json& report);
 
-// server/submission_verdict.h: the lines of an error message in the submission's own files.
+// common/submission_verdict.h: the lines of an error message in the submission's own files.
 using ::bbo::OwnTracebackLines;
 
 }  // namespace bbo::client

@@ -11,7 +11,7 @@
 #include "server/scoreboard.h"
 #include "server/submission_log.h"
 #include "server/submission_state.h"
-#include "server/submission_verdict.h"
+#include "common/submission_verdict.h"
 #include "server/web/views.h"
 
 namespace bbo::web {

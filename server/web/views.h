@@ -64,7 +64,7 @@ class WebViews {
   absl::StatusOr<nlohmann::json> Log(const Identity& who, int64_t id) const;
   // The page of submission `id` (its team's or an organizer's; NotFound otherwise, as Log):
   // {id, name, team, phase, state, state_detail, created_at_s, log (as Log), verdict {ok,
-  // failure, traceback, text} (`bbo check`'s words, server/submission_verdict.h), curves,
+  // failure, traceback, text} (`bbo check`'s words, common/submission_verdict.h), curves,
   // timing, rating}. curves: {available, why?, per_problem, n_batches, problems: [{problem,
   // submission: [..], random_search: [..]}]}: per problem (or over all problems where `who` may
   // not see them one by one) the normalized best-so-far mean by batch (Bayesmark's

@@ -12,6 +12,7 @@
 #include "spdlog/spdlog.h"
 #include "server/web/internal/assets.h"
 #include "server/web/internal/http.h"
+#include "server/access.h"
 #include "server/web/actions.h"
 #include "server/web/views.h"
 
@@ -284,8 +285,9 @@ void ServeUpload(Credentials* credentials, Metrics* metrics, WebActions* actions
 // Bounds every request body before a byte of it is read (cpp-httplib calls this after the
 // headers): a declared length over kReadBeforeRefusing and its route's bound, or an upload's
 // over kMaxUploadBytes, is refused with 413, a body without a declared length (chunked) with
-// 411, and an upload from a caller without a valid token with 401 (so only teams can send the
-// larger upload bodies). The connection is then closed unread.
+// 411, and an upload from a caller who may not submit (AccessPolicy::SubmittingTeam: 401 without
+// a valid token, 403 for a worker) before its body is read (so only teams and organizers can send
+// the larger upload bodies). The connection is then closed unread.
 httplib::Server::HandlerResponse BoundBodies(Credentials* credentials, const httplib::Request& req,
                                              httplib::Response& res) {
   const bool upload = req.path == "/api/submit" && req.method == "POST";
@@ -309,14 +311,14 @@ httplib::Server::HandlerResponse BoundBodies(Credentials* credentials, const htt
     }
   }
   if (status == 0 && upload) {
+    // Who may submit is the domain's rule (the same as for bbo submit).
     absl::StatusOr<Identity> who = Caller(credentials, req);
-    if (!who.ok() || who->role == Identity::Role::kAnonymous) {
-      const absl::Status s = who.ok() ? absl::UnauthenticatedError(
-                                            "upload: sign in with your team's token first")
-                                      : who.status();
-      credentials->Audit(Identity::Anonymous(), "web:POST /api/submit", false,
+    const absl::Status s =
+        who.ok() ? AccessPolicy().SubmittingTeam(*who, "").status() : who.status();
+    if (!s.ok()) {
+      credentials->Audit(who.ok() ? *who : Identity::Anonymous(), "web:POST /api/submit", false,
                          absl::StrCat(Peer(req), ": ", s.message()));
-      SendJson(res, 401, internal::ErrorBody(s));
+      SendJson(res, internal::HttpStatus(s), internal::ErrorBody(s));
       res.set_header("Connection", "close");
       return httplib::Server::HandlerResponse::Handled;
     }

@@ -700,6 +700,14 @@ TEST_F(WebApiTest, TeamsRegisterWithAnInviteCodeUploadAndReadTheirSubmissionsPag
   EXPECT_EQ(Upload("g1", "Bearer bbo_team_AAAA", good_bytes).status, 401);
   EXPECT_EQ(Upload("g1", "green", good_bytes, "application/json").status, 400);
   EXPECT_EQ(Upload("g1", "green", "not an archive at all").status, 400);
+  // The archive limits of bbo submit: a link in the archive is refused, naming the entry.
+  fs::create_directories(root_ / "linked");
+  fs::create_symlink("/etc/passwd", root_ / "linked" / "optimizer.py");
+  const fs::path linked = root_ / "linked.tar";
+  ASSERT_EQ(std::system(("tar -C " + (root_ / "linked").string() + " -cf " + linked.string() + " .").c_str()), 0);
+  Answer link = Upload("g1", "green", bbo::testing::ReadWholeFile(linked.string()));
+  EXPECT_EQ(link.status, 400) << link.body;
+  EXPECT_THAT(link.body, HasSubstr("archive: "));
   Answer broken = Upload("g0", "green", bbo::testing::ReadWholeFile(empty.string()));
   EXPECT_EQ(broken.status, 400) << broken.body;
   // The same message as `bbo submit` gives for the same archive.

@@ -1,4 +1,4 @@
-#include "server/submission_verdict.h"
+#include "common/submission_verdict.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -10,7 +10,6 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "server/submission_log.h"
 
 namespace bbo {
 
@@ -39,19 +38,6 @@ SubmissionVerdict JudgeStudies(int studies, int failed, int batches, int random_
   }
   if (!error_messages.empty()) v.first_error = error_messages.front();
   return v;
-}
-
-SubmissionVerdict JudgeSubmission(const SubmissionLog& log) {
-  int failed = 0, batches = 0, random_batches = 0;
-  for (const StudySummary& s : log.studies) {
-    batches += s.batches_done;
-    random_batches += s.random_batches;
-    if (s.state != StudyState::kCompleted && s.state != StudyState::kRunning) ++failed;
-  }
-  std::vector<std::string> messages;
-  for (const SubmissionLogError& e : log.errors) messages.push_back(e.message);
-  const int studies = std::max(log.jobs.total, static_cast<int>(log.studies.size()));
-  return JudgeStudies(studies, failed, batches, random_batches, messages);
 }
 
 std::string VerdictText(const SubmissionVerdict& v, const std::string& command) {

@@ -1,5 +1,5 @@
-#ifndef BBO_SERVER_SUBMISSION_VERDICT_H_
-#define BBO_SERVER_SUBMISSION_VERDICT_H_
+#ifndef BBO_COMMON_SUBMISSION_VERDICT_H_
+#define BBO_COMMON_SUBMISSION_VERDICT_H_
 
 // The verdict on a submission's studies, in one wording for `bbo check`, `bbo local` and the web
 // page's submission view (docs/participants.md, "bbo local and bbo check"): a study that did not
@@ -12,8 +12,6 @@
 #include <vector>
 
 namespace bbo {
-
-struct SubmissionLog;
 
 struct SubmissionVerdict {
   bool ok = true;
@@ -32,9 +30,7 @@ struct SubmissionVerdict {
 SubmissionVerdict JudgeStudies(int studies, int failed, int batches, int random_batches,
                                const std::vector<std::string>& error_messages,
                                const std::string& submission_dir = "");
-// From a submission's log (server/submission_log.h): failed = its studies that ended but did not
-// complete; studies = its jobs.
-SubmissionVerdict JudgeSubmission(const SubmissionLog& log);
+// (server/submission_log.h JudgeSubmission: the same from a submission's log.)
 
 // The verdict as `command` ("bbo check"; "" = no prefix) says it: "" when ok, else
 //   "<command>: FAILED: <why>; <why>.\nIn your files:\n  <line>\n...(a study that does not ...)\n"
@@ -48,4 +44,4 @@ std::vector<std::string> OwnTracebackLines(const std::string& message,
 
 }  // namespace bbo
 
-#endif  // BBO_SERVER_SUBMISSION_VERDICT_H_
+#endif  // BBO_COMMON_SUBMISSION_VERDICT_H_
