@@ -310,14 +310,23 @@ void Subprocess::CloseStdin() {
 
 absl::StatusOr<std::string> Subprocess::ReadLine(absl::Time deadline, size_t max_line_bytes) {
   while (true) {
-    const size_t nl = stdout_buffer_.find('\n');
+    // Lines are taken from stdout_pos_ on, and the search resumes where the last one stopped;
+    // the consumed front is dropped only once it is half the buffer. So each byte is scanned
+    // and moved a bounded number of times, however short the lines (a flood of empty lines
+    // costs the worker what it costs the optimizer, not that times the buffer's size).
+    const size_t nl = stdout_buffer_.find('\n', stdout_scan_);
     if (nl != std::string::npos) {
-      std::string line = stdout_buffer_.substr(0, nl);
-      stdout_buffer_.erase(0, nl + 1);
+      std::string line = stdout_buffer_.substr(stdout_pos_, nl - stdout_pos_);
+      stdout_pos_ = stdout_scan_ = nl + 1;
+      if (stdout_pos_ >= stdout_buffer_.size() / 2) {
+        stdout_buffer_.erase(0, stdout_pos_);
+        stdout_pos_ = stdout_scan_ = 0;
+      }
       if (!line.empty() && line.back() == '\r') line.pop_back();
       return line;
     }
-    if (stdout_buffer_.size() > max_line_bytes) {
+    stdout_scan_ = stdout_buffer_.size();
+    if (stdout_buffer_.size() - stdout_pos_ > max_line_bytes) {
       return absl::ResourceExhaustedError(
           absl::StrCat("stdout line longer than ", max_line_bytes, " bytes"));
     }
@@ -404,16 +413,25 @@ void Subprocess::DrainStderr(int fd) {
       absl::MutexLock l(&stderr_mu_);
       stderr_tail_.append(data.data(), data.size());
       if (stderr_tail_.size() > tail_bytes) {
-        stderr_tail_.erase(0, stderr_tail_.size() - tail_bytes);
+        // Cut on a UTF-8 character's first byte (at most 3 continuation bytes more), so that a
+        // quoted tail of valid text starts with a whole character.
+        size_t cut = stderr_tail_.size() - tail_bytes;
+        for (int i = 0; i < 3 && cut < stderr_tail_.size() &&
+                        (static_cast<unsigned char>(stderr_tail_[cut]) & 0xC0) == 0x80;
+             ++i) {
+          ++cut;
+        }
+        stderr_tail_.erase(0, cut);
       }
     }
     if (options_.on_stderr_line) {
       partial_line.append(data.data(), data.size());
-      size_t nl;
-      while ((nl = partial_line.find('\n')) != std::string::npos) {
-        options_.on_stderr_line(absl::string_view(partial_line.data(), nl));
-        partial_line.erase(0, nl + 1);
+      // Every line of the chunk, then one erase (linear in the chunk, however short the lines).
+      size_t start = 0;
+      for (size_t nl; (nl = partial_line.find('\n', start)) != std::string::npos; start = nl + 1) {
+        options_.on_stderr_line(absl::string_view(partial_line.data() + start, nl - start));
       }
+      partial_line.erase(0, start);
       if (partial_line.size() > tail_bytes) partial_line.clear();
     }
   }

@@ -164,6 +164,9 @@ class Subprocess {
   const int stdout_fd_;
   std::optional<ExecError> exec_error_;
   std::string stdout_buffer_;
+  // ReadLine: where the next line starts, and how far the buffer was searched for its end.
+  size_t stdout_pos_ = 0;
+  size_t stdout_scan_ = 0;
   bool stdout_eof_ = false;
   bool reaped_ = false;
   std::optional<int> wait_status_;

@@ -36,6 +36,7 @@ absl::StatusOr<WorkerRegistration> JobQueue::RegisterWorker(const Identity& who,
   if (slots < 0 || slots > 64) {
     return absl::InvalidArgumentError(absl::StrCat("slots: 1 to 64, got ", slots));
   }
+  RETURN_IF_ERROR(CheckRegistrations(who));
   std::random_device rd;
   WorkerRegistration reg;
   reg.worker_id = absl::StrFormat("w-%08x%08x", rd(), rd());
@@ -48,6 +49,49 @@ absl::StatusOr<WorkerRegistration> JobQueue::RegisterWorker(const Identity& who,
   owners_[reg.worker_id] = who.Describe();
   seen_[reg.worker_id] = {absl::Now(), slots < 1 ? 1 : slots};
   return reg;
+}
+
+absl::Status JobQueue::CheckRegistrations(const Identity& who) {
+  const std::string owner = who.Describe();
+  const absl::Time now = absl::Now();
+  const absl::Duration live = absl::Seconds(2 * options_.lease_ttl_s);
+  absl::MutexLock l(&owners_mu_);
+  // Workers not heard from for ten lease times are gone: forgotten (one that comes back is told
+  // NotFound and registers again).
+  for (auto it = seen_.begin(); it != seen_.end();) {
+    if (now - it->second.at > 5 * live) {
+      owners_.erase(it->first);
+      it = seen_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  int registered = 0;
+  for (const auto& [id, o] : owners_) {
+    auto s = seen_.find(id);
+    if (o == owner && s != seen_.end() && now - s->second.at <= live) ++registered;
+  }
+  if (registered >= kMaxLiveWorkersPerToken) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        owner, " has ", registered, " live workers registered, the most one token may have; "
+        "give each worker host a token of its own (bbo admin worker add NAME)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status JobQueue::CheckSlots(const std::string& worker_id) {
+  int slots = 1;
+  {
+    absl::MutexLock l(&owners_mu_);
+    auto it = seen_.find(worker_id);
+    if (it != seen_.end()) slots = it->second.slots;
+  }
+  ASSIGN_OR_RETURN(const int held, jobs_->CountLeases(worker_id));
+  if (held < slots) return absl::OkStatus();
+  // ResourceExhausted: it frees with time (a worker retries after a back-off).
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "worker ", worker_id, " holds ", held, " lease(s) and registered ", slots,
+      " slot(s): finish or hand back a job before leasing another"));
 }
 
 void JobQueue::Seen(const std::string& worker_id, int slots) {
@@ -137,11 +181,15 @@ void JobQueue::WaitForChange(uint64_t seen, absl::Duration timeout) {
 
 absl::StatusOr<std::optional<LeasedJob>> JobQueue::Lease(const Identity& who,
                                                          const std::string& worker_id,
-                                                         absl::Duration wait) {
+                                                         absl::Duration wait,
+                                                         const std::function<bool()>& caller_gone) {
   RETURN_IF_ERROR(Heartbeat(who, worker_id));
+  RETURN_IF_ERROR(CheckSlots(worker_id));
   const absl::Time until = absl::Now() + std::min(wait, kMaxLeaseWait);
+  const auto gone = [&caller_gone] { return caller_gone && caller_gone(); };
   std::optional<JobRecord> job;
   while (true) {
+    if (gone()) return std::optional<LeasedJob>();
     const uint64_t seen = version();
     std::vector<int64_t> skip;
     {
@@ -156,6 +204,16 @@ absl::StatusOr<std::optional<LeasedJob>> JobQueue::Lease(const Identity& who,
     WaitForChange(seen, std::min(until - absl::Now(), absl::Seconds(1)));
   }
   if (!job) return std::optional<LeasedJob>();
+  if (gone()) {
+    // Nobody would receive it: back to the queue now, not when its lease expires, and without
+    // an attempt charged to the team.
+    if (jobs_->ReleaseLease(job->id, worker_id).ok()) {
+      spdlog::info("event=lease_returned job={} worker={} reason=\"the caller was gone\"", job->id,
+                   worker_id);
+      NotifyChanged();
+    }
+    return std::optional<LeasedJob>();
+  }
   {
     absl::MutexLock l(&owners_mu_);
     leased_at_[job->id] = absl::Now();

@@ -89,7 +89,8 @@ class JobQueue {
 
   // Registers a worker for `who` (a worker token, AccessPolicy::RequireWorker): the worker id
   // is bound to that identity, and every later call on it must come from the same identity.
-  // InvalidArgument for a host name over 255 bytes or slots outside 1..64.
+  // InvalidArgument for a host name over 255 bytes or slots outside 1..64; ResourceExhausted
+  // when the token has kMaxLiveWorkersPerToken live workers already.
   absl::StatusOr<WorkerRegistration> RegisterWorker(const Identity& who,
                                                     const std::string& hostname, int slots);
   // Renews the worker's leases. NotFound for an unknown worker or one of another identity
@@ -97,10 +98,16 @@ class JobQueue {
   absl::Status Heartbeat(const Identity& who, const std::string& worker_id);
   // The next queued job, or nullopt. With `wait` > 0 and nothing queued, waits up to `wait`
   // (at most kMaxLeaseWait) for a job to be queued (NotifyChanged) before answering nullopt.
-  // NotFound as Heartbeat.
-  absl::StatusOr<std::optional<LeasedJob>> Lease(const Identity& who, const std::string& worker_id,
-                                                 absl::Duration wait = absl::ZeroDuration());
+  // `caller_gone` (the transport's: the call was cancelled or its deadline passed) is asked
+  // while waiting and once a job is leased: a caller that is gone gets nothing, and a job leased
+  // for it goes back to the queue at once without its attempt counting. NotFound as Heartbeat.
+  // ResourceExhausted when the worker already holds as many leases as its registered slots.
+  absl::StatusOr<std::optional<LeasedJob>> Lease(
+      const Identity& who, const std::string& worker_id, absl::Duration wait = absl::ZeroDuration(),
+      const std::function<bool()>& caller_gone = nullptr);
   static constexpr absl::Duration kMaxLeaseWait = absl::Seconds(30);
+  // Live workers (heard from within two lease times) one worker token may register.
+  static constexpr int kMaxLiveWorkersPerToken = 32;
 
   // Something in the queue may have changed (jobs queued, requeued, finished): wakes long-poll
   // leases and WaitForChange. Called by the queue itself and by whoever adds jobs.
@@ -209,6 +216,9 @@ class JobQueue {
     int slots = 1;
   };
   std::map<std::string, WorkerSeen> seen_ ABSL_GUARDED_BY(owners_mu_);
+  // RegisterWorker's bound per token (forgetting workers long gone), and Lease's per worker.
+  absl::Status CheckRegistrations(const Identity& who);
+  absl::Status CheckSlots(const std::string& worker_id);
   // Lease times of jobs in progress, and the moving average of lease-to-finish times.
   std::map<int64_t, absl::Time> leased_at_ ABSL_GUARDED_BY(owners_mu_);
   double mean_job_s_ ABSL_GUARDED_BY(owners_mu_) = 0;

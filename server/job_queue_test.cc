@@ -2,8 +2,10 @@
 
 #include <chrono>
 #include <filesystem>
+#include <atomic>
 #include <thread>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/store/sqlite_store.h"
 
@@ -67,6 +69,71 @@ TEST_F(JobQueueTest, HeartbeatsKeepLeaseAliveAndSilenceLosesIt) {
   EXPECT_EQ((*again)->job_id, (*job)->job_id);
 }
 
+// A worker that is gone (its call cancelled, or its deadline passed) while it waits for a job is
+// given none, and a job leased just as it went goes back to the queue at once, its attempt not
+// counted. Before the fix the job was handed to the dead call and sat until its lease expired,
+// costing one of its three attempts.
+TEST_F(JobQueueTest, ALeaseForACallerThatIsGoneGoesBackToTheQueueUncharged) {
+  const Identity worker = Identity::Worker("test");
+  auto w = queue_->RegisterWorker(worker, "host", 4);
+  ASSERT_TRUE(w.ok());
+  // Gone before anything is leased: nothing is.
+  auto none = queue_->Lease(worker, w->worker_id, absl::ZeroDuration(), [] { return true; });
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+  EXPECT_EQ(*store_->CountLeases(w->worker_id), 0);
+  // Gone just as a job is leased: it goes back, uncharged, and the next caller gets it.
+  int asked = 0;
+  auto lost = queue_->Lease(worker, w->worker_id, absl::ZeroDuration(), [&] { return ++asked > 1; });
+  ASSERT_TRUE(lost.ok());
+  EXPECT_FALSE(lost->has_value());
+  EXPECT_EQ(asked, 2);
+  EXPECT_EQ(store_->CountJobs(sub_)->queued, 2);
+  auto w2 = queue_->RegisterWorker(worker, "host2", 4);
+  auto first = queue_->Lease(worker, w2->worker_id);
+  ASSERT_TRUE(first.ok() && first->has_value());
+  EXPECT_EQ(store_->GetJob((*first)->job_id)->attempts, 1);  // this lease's only
+  // A long poll whose caller goes away answers within a second, leasing nothing.
+  auto second = queue_->Lease(worker, w2->worker_id);
+  ASSERT_TRUE(second.ok() && second->has_value());
+  std::atomic<bool> gone{false};
+  std::thread cancel([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    gone = true;
+  });
+  const absl::Time start = absl::Now();
+  auto waited = queue_->Lease(worker, w->worker_id, absl::Seconds(20), [&] { return gone.load(); });
+  cancel.join();
+  ASSERT_TRUE(waited.ok());
+  EXPECT_FALSE(waited->has_value());
+  EXPECT_LT(absl::Now() - start, absl::Seconds(3));
+}
+
+// A worker holds at most as many leases as the slots it registered (one with 1 slot leased 13
+// jobs before the fix), and one token registers at most kMaxLiveWorkersPerToken live workers.
+TEST_F(JobQueueTest, AWorkerLeasesNoMoreThanItsSlotsAndATokenRegistersABoundedNumber) {
+  const Identity worker = Identity::Worker("test");
+  auto w = queue_->RegisterWorker(worker, "host", 1);
+  ASSERT_TRUE(w.ok());
+  auto job = queue_->Lease(worker, w->worker_id);
+  ASSERT_TRUE(job.ok() && job->has_value());
+  auto more = queue_->Lease(worker, w->worker_id);
+  EXPECT_EQ(more.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(more.status().message(), ::testing::HasSubstr("registered 1 slot(s)"));
+  EXPECT_EQ(store_->CountJobs(sub_)->leased, 1);
+  ASSERT_TRUE(queue_->Finish(worker, w->worker_id, (*job)->job_id, "").ok());
+  auto next = queue_->Lease(worker, w->worker_id);
+  ASSERT_TRUE(next.ok() && next->has_value());
+
+  for (int i = 1; i < JobQueue::kMaxLiveWorkersPerToken; ++i) {
+    ASSERT_TRUE(queue_->RegisterWorker(worker, "host", 1).ok()) << i;
+  }
+  auto over = queue_->RegisterWorker(worker, "host", 1);
+  EXPECT_EQ(over.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(over.status().message(), ::testing::HasSubstr("worker add"));
+  EXPECT_TRUE(queue_->RegisterWorker(Identity::Worker("other"), "host", 1).ok());
+}
+
 // A worker retrying a finish whose answer it lost (same request id) is answered OK again; the
 // job was finished once. Another id, or another worker, still gets FailedPrecondition.
 TEST_F(JobQueueTest, ARetriedFinishIsAnsweredAgain) {
@@ -87,7 +154,7 @@ TEST_F(JobQueueTest, ARetriedFinishIsAnsweredAgain) {
 // A long-poll lease waits for a job queued meanwhile and takes it; with nothing queued it
 // answers nullopt once its wait is over; a wait of zero answers at once.
 TEST_F(JobQueueTest, ALongPollLeaseTakesAJobQueuedWhileItWaits) {
-  auto w = queue_->RegisterWorker(Identity::Worker("test"), "host", 1);
+  auto w = queue_->RegisterWorker(Identity::Worker("test"), "host", 4);
   ASSERT_TRUE(w.ok());
   // Drain the fixture's two jobs.
   ASSERT_TRUE((*queue_->Lease(Identity::Worker("test"), w->worker_id)).has_value());
@@ -140,7 +207,7 @@ TEST_F(JobQueueTest, ALeaseCarriesTheProblemDefinitionTheWorkerEvaluates) {
     if (job.problem != "p1") return std::nullopt;  // p2: the coordinator evaluates it
     return ProblemDefinition{"practice", "p1", 0, "", 0};
   });
-  auto w = queue_->RegisterWorker(Identity::Worker("test"), "host", 1);
+  auto w = queue_->RegisterWorker(Identity::Worker("test"), "host", 2);
   ASSERT_TRUE(w.ok());
   auto first = queue_->Lease(Identity::Worker("test"), w->worker_id);
   auto second = queue_->Lease(Identity::Worker("test"), w->worker_id);
@@ -151,7 +218,7 @@ TEST_F(JobQueueTest, ALeaseCarriesTheProblemDefinitionTheWorkerEvaluates) {
 }
 
 TEST_F(JobQueueTest, ARefusedJobGoesToAnotherWorkerWithoutLosingAnAttempt) {
-  auto a = queue_->RegisterWorker(Identity::Worker("test"), "host-a", 1);
+  auto a = queue_->RegisterWorker(Identity::Worker("test"), "host-a", 4);
   auto b = queue_->RegisterWorker(Identity::Worker("test"), "host-b", 1);
   ASSERT_TRUE(a.ok() && b.ok());
   auto job = queue_->Lease(Identity::Worker("test"), a->worker_id);

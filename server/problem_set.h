@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/utf8.h"
 #include "problems/definition.h"
 #include "problems/problem.h"
 
@@ -32,7 +33,9 @@ class ProblemSet {
   absl::StatusOr<const Problem*> Get(const std::string& name) const {
     auto it = by_name_.find(name);
     if (it == by_name_.end()) {
-      return absl::NotFoundError("unknown problem \"" + name + "\"");
+      // Quoted cut: the name comes from the caller.
+      return absl::NotFoundError("unknown problem \"" + TruncateUtf8(name, 128) +
+                                 (name.size() > 128 ? "...\"" : "\""));
     }
     return it->second.get();
   }

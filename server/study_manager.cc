@@ -39,22 +39,45 @@ absl::StatusOr<OpenedStudy> StudyManager::OpenForJob(const Identity& who, int64_
 }
 
 absl::Status StudyManager::Authorize(const Identity& who, int64_t study_id) {
-  std::shared_ptr<Live> live;
+  if (who.is_organizer() || who.is_coordinator()) return absl::OkStatus();
+  // The study's owner: the worker of its job or whoever opened it, whether it runs or ended.
+  Owner owner;
+  bool known = false;
   {
     absl::MutexLock l(&mu_);
-    auto it = live_.find(study_id);
-    if (it == live_.end()) return absl::OkStatus();  // not running: the call says so
-    live = it->second;
+    if (auto it = live_.find(study_id); it != live_.end()) {
+      owner = {it->second->owner_worker, it->second->owner};
+      known = true;
+    } else if (auto e = ended_owners_.find(study_id); e != ended_owners_.end()) {
+      owner = e->second;
+      known = true;
+    }
   }
-  if (who.is_organizer() || who.is_coordinator()) return absl::OkStatus();
-  bool allowed = false;
-  if (!live->owner_worker.empty()) {
-    allowed = worker_check_ && worker_check_(who, live->owner_worker);
-  } else if (!live->owner.empty()) {
-    allowed = live->owner == who.Describe();
+  if (!known) {
+    // Ended before this coordinator started (or long ago): its job's worker may still ask.
+    absl::StatusOr<StudyRecord> rec = studies_->GetStudy(study_id);
+    if (rec.ok() && rec->job_id) {
+      absl::StatusOr<JobRecord> job = jobs_->GetJob(*rec->job_id);
+      if (job.ok()) owner.worker = job->worker_id;
+    }
   }
+  const bool allowed = !owner.worker.empty()
+                           ? worker_check_ && worker_check_(who, owner.worker)
+                           : !owner.opener.empty() && owner.opener == who.Describe();
   if (allowed) return absl::OkStatus();
+  // What anyone else is told of any id, unknown, running or ended, so that ids and states
+  // cannot be listed by trying them.
   return absl::NotFoundError(absl::StrCat("unknown study ", study_id));
+}
+
+void StudyManager::Forget(const Live& live) {
+  live_.erase(live.record.id);
+  ended_owners_[live.record.id] = {live.owner_worker, live.owner};
+  ended_order_.push_back(live.record.id);
+  while (ended_order_.size() > kEndedOwners) {
+    ended_owners_.erase(ended_order_.front());
+    ended_order_.pop_front();
+  }
 }
 
 absl::StatusOr<BatchOutcome> StudyManager::SubmitBatch(
@@ -319,9 +342,7 @@ absl::StatusOr<std::shared_ptr<StudyManager::Live>> StudyManager::Claim(int64_t 
 void StudyManager::Release(const std::shared_ptr<Live>& live) {
   absl::MutexLock l(&mu_);
   live->busy = false;
-  if (live->record.state != StudyState::kRunning && !live->pending_end) {
-    live_.erase(live->record.id);
-  }
+  if (live->record.state != StudyState::kRunning && !live->pending_end) Forget(*live);
 }
 
 absl::Status StudyManager::Finish(Live& live, StudyState state, const std::string& reason,
@@ -440,7 +461,7 @@ absl::Status StudyManager::Sweep() {
         continue;
       }
       if (live->record.state != StudyState::kRunning) {
-        live_.erase(live->record.id);
+        Forget(*live);
         continue;
       }
       // Its worker is evaluating a batch: no optimizer clock runs (a worker that vanished

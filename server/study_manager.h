@@ -283,8 +283,18 @@ class StudyManager {
     std::string owner_worker;
     std::string owner;
   };
-  // OK when `who` may act on study `study_id` (see the remote study calls).
+  // OK when `who` may act on study `study_id` (see the remote study calls): organizers, the
+  // coordinator, and its owner (while it runs and after it ended). NotFound "unknown study N"
+  // for everyone else, the same answer whether N exists, runs or ended.
   absl::Status Authorize(const Identity& who, int64_t study_id);
+  // Who may act on a study: the worker id of its job, or its opener's Identity::Describe().
+  struct Owner {
+    std::string worker;
+    std::string opener;
+  };
+  // Drops an ended study from live_, keeping its owner (the latest kEndedOwners).
+  void Forget(const Live& live) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  static constexpr size_t kEndedOwners = 1 << 16;
   std::function<bool(const Identity&, const std::string&)> worker_check_;
   std::function<void(int64_t, const std::string&)> on_signature_mismatch_;
   absl::Mutex signatures_mu_;
@@ -344,6 +354,9 @@ class StudyManager {
   Metrics* metrics_ = nullptr;
   absl::Mutex mu_;
   std::map<int64_t, std::shared_ptr<Live>> live_ ABSL_GUARDED_BY(mu_);
+  // The owners of ended studies (Forget), oldest first in ended_order_.
+  std::map<int64_t, Owner> ended_owners_ ABSL_GUARDED_BY(mu_);
+  std::deque<int64_t> ended_order_ ABSL_GUARDED_BY(mu_);
 
   // The last answered request of a study, for idempotent retries.
   struct Answer {

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "common/utf8.h"
 #include "server/study_manager.h"
 
 namespace bbo {
@@ -13,7 +14,8 @@ absl::StatusOr<const StudyPhase*> StudyManager::Phase(const std::string& key) co
     absl::StrAppend(&known, known.empty() ? "" : ", ", "\"", p.key, "\"");
   }
   return absl::NotFoundError(
-      absl::StrCat("no phase \"", key, "\" on this coordinator (its phases: ", known, ")"));
+      absl::StrCat("no phase \"", TruncateUtf8(key, 128), "\" on this coordinator (its phases: ",
+                   known, ")"));
 }
 
 absl::StatusOr<std::vector<ProblemInfo>> StudyManager::ListProblems(

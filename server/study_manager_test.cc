@@ -150,6 +150,34 @@ TEST_F(StudyManagerTest, WrongBatchSizeIsPaddedOrTruncated) {
   EXPECT_TRUE(none->study_done);
 }
 
+// Anyone but a study's owner is told "unknown study N" of every id, whether N exists, runs or
+// ended, and learns no state: ids and states cannot be listed by trying them. The owner still
+// ends its own ended study (idempotent). Before the fix, EndStudy on an ended study answered OK
+// with its state to anyone, and unknown / running / ended ids had three different messages.
+TEST_F(StudyManagerTest, StrangersCannotTellStudiesApart) {
+  const Identity red = Identity::Team("red");
+  auto running = manager_->OpenPractice(red, "mixed");
+  auto ended = manager_->OpenPractice(red, "mixed");
+  ASSERT_TRUE(running.ok() && ended.ok());
+  ASSERT_TRUE(manager_->EndStudy(red, ended->study_id, "done", false).ok());
+  const int64_t unknown = ended->study_id + 1000;
+  for (const Identity& who : {Identity::Anonymous(), Identity::Team("blue"), Identity::Worker("w")}) {
+    for (int64_t id : {running->study_id, ended->study_id, unknown}) {
+      absl::StatusOr<StudyState> end = manager_->EndStudy(who, id, "probe", false);
+      EXPECT_EQ(end.status().code(), absl::StatusCode::kNotFound) << who.Describe() << " " << id;
+      EXPECT_EQ(end.status().message(), "unknown study " + std::to_string(id));
+      auto batch = manager_->SubmitBatch(who, id, 0, Batch(4));
+      EXPECT_EQ(batch.status().message(), "unknown study " + std::to_string(id));
+    }
+  }
+  // Nothing changed: the running study still runs, and its owner ends both.
+  EXPECT_EQ(store_->GetStudy(running->study_id)->state, StudyState::kRunning);
+  EXPECT_TRUE(manager_->EndStudy(red, ended->study_id, "again", false).ok());
+  EXPECT_TRUE(manager_->EndStudy(red, running->study_id, "done", false).ok());
+  EXPECT_TRUE(manager_->EndStudy(Identity::Organizer(), unknown, "x", false).status().code() ==
+              absl::StatusCode::kNotFound);
+}
+
 // A remote request with more points than any batch can hold is refused naming the limit, and
 // the batch stays open for a correct request.
 TEST_F(StudyManagerTest, ARequestOverThePointLimitIsRefusedAndTheBatchStaysOpen) {

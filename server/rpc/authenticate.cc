@@ -51,8 +51,11 @@ absl::StatusOr<Identity> Authenticator::Identify(const grpc::ServerContextBase* 
 
 void Authenticator::AuditRefusal(const absl::StatusOr<Identity>& who, const char* method,
                                  const grpc::Status& answer, const std::string& peer) const {
+  // NOT_FOUND is also the answer that hides another party's study, submission or worker (the
+  // same as for none): a refusal too, and audited as one.
   if (credentials_ == nullptr || (answer.error_code() != grpc::StatusCode::UNAUTHENTICATED &&
-                                  answer.error_code() != grpc::StatusCode::PERMISSION_DENIED)) {
+                                  answer.error_code() != grpc::StatusCode::PERMISSION_DENIED &&
+                                  answer.error_code() != grpc::StatusCode::NOT_FOUND)) {
     return;
   }
   if (!who.ok()) {

@@ -45,7 +45,8 @@ class Authenticator {
                                         const char* method) const;
 
   // Writes a refused call of `method` to the audit log: when `answer` (the status the call
-  // ends with) is UNAUTHENTICATED or PERMISSION_DENIED. `who` is what authentication gave: an
+  // ends with) is UNAUTHENTICATED, PERMISSION_DENIED or NOT_FOUND (the answer that hides another
+  // party's study, submission or worker). `who` is what authentication gave: an
   // Identity, or the refusal of a bad token (written as an anonymous caller, with `peer`).
   void AuditRefusal(const absl::StatusOr<Identity>& who, const char* method,
                     const grpc::Status& answer, const std::string& peer) const;

@@ -17,12 +17,14 @@
 
 #include "absl/strings/match.h"
 #include "common/archive.h"
+#include "common/utf8.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/descriptor.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "gtest/gtest.h"
 #include "server/rpc/grpc_server.h"
+#include "server/rpc/status.h"
 
 namespace bbo::rpc {
 namespace {
@@ -324,6 +326,86 @@ TEST_F(ServicesTest, EveryRpcIsAuthenticatedTimedAndItsRefusalsAudited) {
     EXPECT_THAT(metrics, HasSubstr("bbo_rpc_duration_seconds_count{method=\"" + method + "\"}"))
         << method;
   }
+}
+
+// An error never echoes its input whole: a 10 MiB problem name (as the issue's attack sent it)
+// comes back as NOT_FOUND with the name cut, not as a 10 MB message a default client refuses
+// (RESOURCE_EXHAUSTED); and every status message leaves at most 8 KiB, cut on a UTF-8 boundary.
+TEST_F(ServicesTest, AnErrorNeverEchoesAHugeInput) {
+  GrpcServerOptions options;
+  auto server = GrpcServer::Start(co_.get(), options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto stub = v1::StudyService::NewStub(
+      grpc::CreateChannel((*server)->target(), grpc::InsecureChannelCredentials()));
+  // An organizer (this phase's problems are hidden from teams, who are refused first).
+  const std::string ops = *co_->credentials().Issue(CredentialKind::kOrganizer, "ops");
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  ctx.AddMetadata("authorization", "Bearer " + ops);
+  v1::OpenStudyRequest req;
+  req.set_problem(std::string(10 << 20, 'x'));
+  v1::OpenStudyResponse resp;
+  const grpc::Status s = stub->OpenStudy(&ctx, req, &resp);
+  EXPECT_EQ(s.error_code(), Code::NOT_FOUND) << s.error_message().substr(0, 200);
+  EXPECT_LT(s.error_message().size(), 512u);
+  EXPECT_THAT(s.error_message(), HasSubstr("unknown problem \"xxx"));
+  (*server)->Shutdown();
+
+  std::string long_message;
+  for (int i = 0; i < 10001; ++i) long_message += "\xc3\xa9";  // "é" x 10001
+  const grpc::Status cut = ToGrpcStatus(absl::InvalidArgumentError(long_message));
+  EXPECT_EQ(cut.error_code(), Code::INVALID_ARGUMENT);
+  EXPECT_LE(cut.error_message().size(), kMaxMessageBytes + 6);
+  EXPECT_TRUE(absl::EndsWith(cut.error_message(), "\xc3\xa9 [cut]"));
+  EXPECT_TRUE(IsValidUtf8(cut.error_message()));
+}
+
+// A NOT_FOUND that hides another party's study is a refusal like any other: audited with the
+// caller and the method (before the fix only UNAUTHENTICATED and PERMISSION_DENIED were).
+TEST_F(ServicesTest, AnotherPartysStudyIsRefusedAsUnknownAndAudited) {
+  GrpcServerOptions options;
+  auto server = GrpcServer::Start(co_.get(), options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto stub = v1::StudyService::NewStub(
+      grpc::CreateChannel((*server)->target(), grpc::InsecureChannelCredentials()));
+  // The study is an organizer's (this phase's problems are hidden from teams).
+  const std::string alpha = *co_->credentials().Issue(CredentialKind::kOrganizer, "ops");
+  const std::string beta = *co_->credentials().Issue(CredentialKind::kTeam, "beta");
+  auto as = [](grpc::ClientContext& ctx, const std::string& token) {
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+    ctx.AddMetadata("authorization", "Bearer " + token);
+  };
+  v1::ListProblemsResponse problems;
+  {
+    grpc::ClientContext ctx;
+    as(ctx, alpha);
+    ASSERT_TRUE(stub->ListProblems(&ctx, v1::ListProblemsRequest(), &problems).ok());
+  }
+  ASSERT_GT(problems.problems_size(), 0);
+  v1::OpenStudyResponse opened;
+  {
+    grpc::ClientContext ctx;
+    as(ctx, alpha);
+    v1::OpenStudyRequest req;
+    req.set_problem(problems.problems(0).name());
+    const grpc::Status s = stub->OpenStudy(&ctx, req, &opened);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+  }
+  grpc::ClientContext ctx;
+  as(ctx, beta);
+  v1::EndStudyRequest end;
+  end.set_study_id(opened.study_id());
+  v1::EndStudyResponse ended;
+  const grpc::Status refused = stub->EndStudy(&ctx, end, &ended);
+  EXPECT_EQ(refused.error_code(), Code::NOT_FOUND);
+  EXPECT_EQ(refused.error_message(), "unknown study " + std::to_string(opened.study_id()));
+  (*server)->Shutdown();
+  int audited = 0;
+  for (const AuditRecord& a : Refusals()) {
+    audited += a.action == "EndStudy" && a.who == "team:beta" &&
+               absl::StrContains(a.detail, "unknown study");
+  }
+  EXPECT_EQ(audited, 1);
 }
 
 }  // namespace

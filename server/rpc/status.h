@@ -4,6 +4,7 @@
 // absl::Status -> grpc::Status for the handlers' replies (errors travel as the gRPC status), and
 // ASSIGN_OR_RETURN_GRPC, which returns a failed absl::StatusOr as the handler's gRPC status.
 
+#include <cstddef>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -11,7 +12,11 @@
 
 namespace bbo::rpc {
 
-// Same code (absl and gRPC share the canonical numbering), same message.
+// The longest status message sent, bytes (docs/organizers.md, "Limits on requests").
+inline constexpr size_t kMaxMessageBytes = 8 << 10;
+
+// Same code (absl and gRPC share the canonical numbering), same message cut to
+// kMaxMessageBytes of valid UTF-8 (" [cut]" appended when it was longer).
 grpc::Status ToGrpcStatus(const absl::Status& s);
 
 }  // namespace bbo::rpc

@@ -32,7 +32,8 @@ grpc::Status WorkerServiceImpl::LeaseJob(grpc::ServerContext* context,
   // NaN and negative waits answer at once.
   const double wait_s = req->wait_s() > 0 ? req->wait_s() : 0;
   absl::StatusOr<std::optional<LeasedJob>> job =
-      queue_->Lease(who, req->worker_id(), absl::Seconds(std::min(wait_s, 30.0)));
+      queue_->Lease(who, req->worker_id(), absl::Seconds(std::min(wait_s, 30.0)),
+                    [context] { return context->IsCancelled(); });
   if (!job.ok()) return ToGrpcStatus(job.status());
   resp->set_has_job(job->has_value());
   resp->set_coordinator_epoch(queue_->epoch());

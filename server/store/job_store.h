@@ -59,6 +59,8 @@ class JobStore {
                                  const std::string& error, int max_attempts) = 0;
   // The jobs of a submission by state (all zero for an unknown submission).
   virtual absl::StatusOr<JobCounts> CountJobs(int64_t submission_id) = 0;
+  // How many jobs `worker_id` holds leased now.
+  virtual absl::StatusOr<int> CountLeases(const std::string& worker_id) = 0;
   // Withdraws a submission: marks every still-queued job of it failed with `reason` (leased and
   // finished ones are left alone) and records `reason` as SubmissionRecord::withdrawn, in one
   // transaction (a race reads the mark to run the entry no more). Returns how many jobs.

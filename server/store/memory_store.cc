@@ -375,6 +375,15 @@ absl::StatusOr<int> InMemoryStore::CancelQueuedJobs(int64_t submission_id,
   return n;
 }
 
+absl::StatusOr<int> InMemoryStore::CountLeases(const std::string& worker_id) {
+  absl::MutexLock l(&mu_);
+  int n = 0;
+  for (const auto& [id, job] : jobs_) {
+    n += job.record.state == JobState::kLeased && job.record.worker_id == worker_id;
+  }
+  return n;
+}
+
 absl::StatusOr<JobCounts> InMemoryStore::CountJobs(int64_t submission_id) {
   absl::MutexLock l(&mu_);
   JobCounts c;

@@ -305,6 +305,16 @@ absl::StatusOr<int> SqliteStore::CancelQueuedJobs(int64_t submission_id,
   return cancelled;
 }
 
+absl::StatusOr<int> SqliteStore::CountLeases(const std::string& worker_id) {
+  absl::MutexLock l(&mu_);
+  ASSIGN_OR_RETURN(auto* q, Stmt("SELECT COUNT(*) FROM jobs WHERE state = 'leased' AND worker_id = ?"));
+  q->Bind(1, worker_id);
+  ASSIGN_OR_RETURN(bool row, q->Step());
+  const int n = row ? static_cast<int>(q->Int(0)) : 0;
+  q->Reset();
+  return n;
+}
+
 absl::StatusOr<JobCounts> SqliteStore::CountJobs(int64_t submission_id) {
   absl::MutexLock l(&mu_);
   ASSIGN_OR_RETURN(auto* q, Stmt("SELECT state, COUNT(*), SUM(last_error LIKE 'withdrawn%')"

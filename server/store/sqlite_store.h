@@ -114,6 +114,7 @@ class SqliteStore : public Store {
   absl::Status FinishJob(int64_t job_id, const std::string& worker_id, const std::string& error,
                          int max_attempts) override;
   absl::StatusOr<JobCounts> CountJobs(int64_t submission_id) override;
+  absl::StatusOr<int> CountLeases(const std::string& worker_id) override;
   absl::StatusOr<std::vector<FailedJob>> ListFailedJobs() override;
   absl::Status RequeueFailedJob(int64_t job_id) override;
   absl::StatusOr<int64_t> BeginEpoch(double now) override;

@@ -279,6 +279,11 @@ absl::Status FaultInjectionStore::FinishJob(int64_t job_id, const std::string& w
   return base_->FinishJob(job_id, worker_id, error, max_attempts);
 }
 
+absl::StatusOr<int> FaultInjectionStore::CountLeases(const std::string& worker_id) {
+  if (absl::Status s = Check("CountLeases"); !s.ok()) return s;
+  return base_->CountLeases(worker_id);
+}
+
 absl::StatusOr<JobCounts> FaultInjectionStore::CountJobs(int64_t submission_id) {
   if (absl::Status s = Check("CountJobs"); !s.ok()) return s;
   return base_->CountJobs(submission_id);

@@ -8,7 +8,6 @@
 // organizer action). Saves screenshots to $ARTIFACTS. Prints "N passed, N failed" and exits 1 on
 // any failure.
 import assert from 'node:assert/strict';
-import {execSync} from 'node:child_process';
 import path from 'node:path';
 import {chromium} from 'playwright-core';
 
@@ -378,8 +377,22 @@ async function finalStage() {
     await organizer.locator('#report').screenshot({path: path.join(ARTIFACTS, '05-organizer-report.png')});
   });
 
+  await check('an organizer publishes the final board with its button, withdraws it with a reason, publishes again', async () => {
+    await organizer.selectOption('#phase-select', 'final');
+    await organizer.click('#publish-button');
+    await organizer.waitForSelector('#action-message:has-text("Published the board of phase final")');
+    organizer.once('dialog', (d) => d.accept('a scoring bug; fixed within the hour'));
+    await organizer.click('#unpublish-button');
+    await organizer.waitForSelector('#action-message:has-text("hidden again")');
+    await team.selectOption('#phase-select', 'final');
+    await team.waitForSelector('#board-message:has-text("a scoring bug; fixed within the hour")', {timeout: 12000});
+    assert.equal(await team.isVisible('#board-table'), false);
+    await shot(team, '07-team-final-publication-withdrawn.png');
+    await organizer.click('#publish-button');
+    await organizer.waitForSelector('#events-rows tr[data-kind="unpublished"]');
+  });
+
   await check('once published, the team sees the final board and its score', async () => {
-    execSync(env('PUBLISH_COMMAND'), {stdio: 'pipe'});
     await team.selectOption('#phase-select', 'final');
     await team.waitForSelector('#board-rows td.name:text-is("red-feedback")', {timeout: 12000});
     assert.match(await team.textContent('#phase-board-state'), /The board is published/);
@@ -447,17 +460,44 @@ async function finalStage() {
     await ops.click('#token-add');
     await ops.waitForSelector('#new-token-value:has-text("bbo_team_")');
     await ops.waitForSelector('#tokens-rows tr[data-owner="teal"]');
+    const first = await ops.textContent('#new-token-value');
+    await ops.locator('#tokens-rows tr[data-owner="teal"] button.rotate-button').click();
+    await ops.waitForFunction((f) => /bbo_team_/.test(document.querySelector('#new-token-value').textContent) &&
+        document.querySelector('#new-token-value').textContent !== f, first);
     ops.once('dialog', (d) => d.accept());
     await ops.locator('#tokens-rows tr[data-owner="teal"] button.revoke-button').click();
     await ops.waitForFunction(() => {
       const r = document.querySelector('#tokens-rows tr[data-owner="teal"]');
       return r && r.children[3].textContent !== '';
     });
-    for (const action of ['admin:hide', 'admin:disqualify', 'admin:finalist', 'admin:team add']) {
+    for (const action of ['admin:hide', 'admin:disqualify', 'admin:finalist', 'admin:team add',
+      'admin:team rotate', 'admin:publish', 'admin:unpublish']) {
       await ops.waitForSelector(`#audit-rows td:text-is("${action}")`);
     }
     await assertNoInjection(ops);
     await shot(ops, '11-organizer-tokens-and-audit.png');
+  });
+
+  await check('an organizer requeues a job lost to the platform and revokes an invite code', async () => {
+    await ops.waitForSelector('#jobs-rows tr');
+    const lost = await ops.locator('#jobs-rows tr').count();
+    assert.ok(lost >= 1);
+    await ops.locator('#jobs-rows tr button.requeue-button').first().click();
+    await ops.waitForSelector('#action-message:has-text("1 job(s) back in the queue")');
+    await ops.waitForSelector('#invites-rows tr button.invite-revoke-button');
+    await ops.locator('#invites-rows tr button.invite-revoke-button').first().click();
+    await ops.waitForSelector('#action-message:has-text("revoked")');
+    await ops.waitForFunction(() => [...document.querySelectorAll('#invites-rows tr')]
+        .every((r) => r.children[5].textContent !== ''));
+    await shot(ops, '12-organizer-requeue-and-invites.png');
+  });
+
+  await check('an organizer withdraws a submission with its button', async () => {
+    await ops.selectOption('#phase-select', 'feedback');
+    const row = rowOf(ops, 'red-feedback-2', 'feedback');
+    ops.once('dialog', (d) => d.accept());
+    await row.locator('button.withdraw-button').click();
+    await ops.waitForSelector('#action-message:has-text("Withdrew red-feedback-2")');
   });
 
   await check('a team withdraws its own submission with a button', async () => {

@@ -160,12 +160,11 @@ run_browser() {  # stage
   RED_TOKEN="$(cat "$root/red.token")" \
   ORGANIZER_TOKEN="$(cat "$root/organizer.token")" \
   HTML_NAME="$html_name" \
-  PUBLISH_COMMAND="$bbo admin --db $db publish final" \
   GOOD_ARCHIVE="$root/good.tar" EMPTY_ARCHIVE="$root/empty.tar" CRASH_ARCHIVE="$root/crash.tar" \
   CLI_BROKEN_OUTPUT="$cli_broken" \
   CHROMIUM="$chromium" \
   ARTIFACTS="$artifacts" \
-    node "$source/tests/web/browser_test.mjs"
+    node "$source/tests/web/browser_test.mjs" 2>&1 | tee "$root/browser-$1.log"
 }
 run_browser feedback
 wait_for 60 idle
@@ -181,4 +180,10 @@ migrated() { [ "$(sql "SELECT COUNT(*) FROM submissions WHERE phase = 'final' AN
 wait_for 20 migrated
 wait_for 40 idle
 
+# A job lost to the platform (as a dead worker host leaves one), for the organizer to requeue.
+sql "INSERT INTO jobs (submission_id, problem, trial, seed, state, attempts, last_error, builtin,
+     board, max_batches) SELECT submission_id, problem, trial + 100, seed + 100, 'failed', 3,
+     'lost: worker host went away', builtin, board, max_batches FROM jobs WHERE id =
+     (SELECT MIN(jobs.id) FROM jobs JOIN submissions ON submissions.id = jobs.submission_id
+      WHERE submissions.name = 'blue-practice')"
 run_browser final
