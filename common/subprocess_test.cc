@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "common/utf8.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -79,6 +81,54 @@ TEST(SubprocessTest, EchoesStdinAndSeesEndOfInputForPipeAndSocket) {
       EXPECT_EQ(p->Write("late\n", In(absl::Seconds(1))).code(), absl::StatusCode::kUnavailable);
     }
   }
+}
+
+// 10,001 bytes of valid UTF-8 on stderr ("é" is 2 bytes: the tail's byte cut falls inside one):
+// the tail starts on a whole character. Before the fix it started with a lone continuation
+// byte, which every quote of it showed as U+FFFD.
+TEST(SubprocessTest, TheStderrTailStartsOnACharacter) {
+  SubprocessOptions options = Shell("i=0; while [ $i -lt 5000 ]; do printf '\\303\\251'; i=$((i+1)); done >&2; printf x >&2");
+  options.stderr_tail_bytes = 4096;  // 10,001 - 4,096 is odd: the cut falls inside a character
+  auto p = SpawnOrDie(std::move(options));
+  ASSERT_NE(p, nullptr);
+  ASSERT_TRUE(p->WaitExit(In(absl::Seconds(30))));
+  ASSERT_TRUE(p->WaitStderrClosed(In(absl::Seconds(10))));
+  const std::string tail = p->StderrTail();
+  ASSERT_FALSE(tail.empty());
+  EXPECT_NE(static_cast<unsigned char>(tail[0]) & 0xC0, 0x80);
+  EXPECT_TRUE(IsValidUtf8(tail));
+  EXPECT_EQ(tail.substr(0, 2), "\xc3\xa9");
+  EXPECT_EQ(tail.back(), 'x');
+  EXPECT_GE(tail.size(), 4093u);
+}
+
+// Short lines in floods are read whole and in order, across the reads' chunk boundaries, on
+// stdout (ReadLine) and stderr (the line callback). (Their cost is the benchmark's:
+// bench/subprocess_lines_bench.)
+TEST(SubprocessTest, FloodsOfShortLinesAreSplitExactly) {
+  std::vector<std::string> err_lines;
+  absl::Mutex mu;
+  SubprocessOptions options = Shell(
+      "i=0; while [ $i -lt 30000 ]; do echo $i; echo \"e$i\" >&2; i=$((i+1)); done; printf '\\n\\n'");
+  options.on_stderr_line = [&](absl::string_view line) {
+    absl::MutexLock l(&mu);
+    err_lines.emplace_back(line);
+  };
+  auto p = SpawnOrDie(std::move(options));
+  ASSERT_NE(p, nullptr);
+  for (int i = 0; i < 30000; ++i) {
+    absl::StatusOr<std::string> line = p->ReadLine(In(absl::Seconds(30)), 1024);
+    ASSERT_TRUE(line.ok()) << i << ": " << line.status();
+    ASSERT_EQ(*line, std::to_string(i));
+  }
+  EXPECT_EQ(p->ReadLine(In(absl::Seconds(10)), 1024).value_or("?"), "");
+  EXPECT_EQ(p->ReadLine(In(absl::Seconds(10)), 1024).value_or("?"), "");
+  EXPECT_EQ(p->ReadLine(In(absl::Seconds(10)), 1024).status().code(), absl::StatusCode::kUnavailable);
+  ASSERT_TRUE(p->WaitExit(In(absl::Seconds(30))));
+  ASSERT_TRUE(p->WaitStderrClosed(In(absl::Seconds(10))));
+  absl::MutexLock l(&mu);
+  ASSERT_EQ(err_lines.size(), 30000u);
+  for (int i = 0; i < 30000; i += 997) EXPECT_EQ(err_lines[i], "e" + std::to_string(i));
 }
 
 TEST(SubprocessTest, LongLineIsResourceExhausted) {
