@@ -51,6 +51,7 @@ cleanup() {
   # Only the processes this script started, by their ids.
   [ -n "$worker_pid" ] && kill "$worker_pid" 2>/dev/null && wait "$worker_pid" 2>/dev/null
   [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  cp "$root"/browser-*.log "$artifacts"/ 2>/dev/null || true
   if [ "$code" -ne 0 ]; then
     cp "$root"/*.log "$artifacts"/ 2>/dev/null || true
     echo "run_browser_test: failed ($code); logs copied to $artifacts" >&2
