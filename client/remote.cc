@@ -5,6 +5,7 @@
 #include <memory>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "bbo/v1/competition_service.grpc.pb.h"
 #include "bbo/v1/organizer_service.grpc.pb.h"
@@ -270,6 +271,12 @@ int PrintRemoteError(const std::string& what, const absl::Status& status) {
   std::fprintf(stderr, "bbo: %s: %s\n", what.c_str(), std::string(status.message()).c_str());
   if (absl::IsUnavailable(status)) {
     std::fprintf(stderr, "bbo: is bbo-server running at that address? (--server)\n");
+  }
+  if (absl::StrContains(status.message(), "RST_STREAM with error code 11")) {
+    // The coordinator's memory bound for requests in flight (server/rpc/grpc_server.cc).
+    std::fprintf(stderr, "bbo: the coordinator had no room for this request now (other large "
+                         "uploads in flight, or an archive near its size limit); retry in a "
+                         "minute\n");
   }
   return 1;
 }

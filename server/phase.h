@@ -55,7 +55,7 @@ struct PhaseOptions {
   // Name of the competition phase this coordinator runs (reports are labelled with it).
   std::string phase = "practice";
   // Maximum size of a submission archive, bytes.
-  int64_t max_archive_bytes = 64ll << 20;
+  int64_t max_archive_bytes = 24ll << 20;
   // Submissions one team may register in this phase; 0 = no limit. With a limit, a submission
   // must name its team.
   int max_submissions_per_team = 0;

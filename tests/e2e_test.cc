@@ -9,8 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <cstdlib>
 #include <fstream>
@@ -1080,6 +1083,85 @@ TEST_F(E2eTest, MetricsAndHealthEndpointsReportWhatHappened) {
   EXPECT_THAT(metrics, HasSubstr("bbo_rpc_duration_seconds_count{method=\"LeaseJob\"}"));
   EXPECT_THAT(Logs(), HasSubstr("event=submission_accepted submission=" + std::to_string(id)));
   EXPECT_THAT(Logs(), HasSubstr("event=submission_finished submission=" + std::to_string(id)));
+}
+
+// The coordinator's resident memory, kB (0 when it cannot be read).
+long RssKb(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
+  }
+  return 0;
+}
+
+// Oversized requests from anyone cannot push the coordinator towards its memory limit: four
+// concurrent anonymous 300 MB requests (gRPC reads a request whole before checking its size)
+// grow it by less than 64 MiB (before the fix: 1,092 MiB), are refused, and a legitimate
+// 23 MiB submission (the limit is 24 MiB) afterwards is registered, fetched by a worker and run.
+TEST_F(E2eTest, OversizedAnonymousRequestsDoNotGrowTheCoordinatorsMemory) {
+  StartServer();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const long idle = RssKb(server_->pid());
+  ASSERT_GT(idle, 0);
+  std::atomic<bool> stop{false};
+  std::atomic<long> peak{idle};
+  std::thread monitor([&] {
+    while (!stop) {
+      peak = std::max(peak.load(), RssKb(server_->pid()));
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  });
+  // A RegisterSubmissionRequest whose archive (field 2) is 300 MB, shared by the four calls.
+  const size_t size = 300u << 20;
+  std::string message = {0x12};
+  for (size_t n = size; ; n >>= 7) {
+    if (n < 0x80) { message.push_back(static_cast<char>(n)); break; }
+    message.push_back(static_cast<char>((n & 0x7f) | 0x80));
+  }
+  message.resize(message.size() + size, 'x');
+  std::vector<std::thread> calls;
+  std::vector<int> codes(4, -1);
+  for (int i = 0; i < 4; ++i) {
+    calls.emplace_back([&, i] {
+      grpc::ChannelArguments args;
+      args.SetMaxSendMessageSize(-1);
+      args.SetInt("bbo.test.channel", i);  // a connection each
+      grpc::GenericStub stub(grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port_),
+                                                       grpc::InsecureChannelCredentials(), args));
+      grpc::ClientContext ctx;
+      ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+      grpc::Slice slice(message.data(), message.size(), grpc::Slice::STATIC_SLICE);
+      grpc::ByteBuffer request(&slice, 1), response;
+      std::promise<grpc::Status> done;
+      stub.UnaryCall(&ctx, "/bbo.v1.CompetitionService/RegisterSubmission", grpc::StubOptions(),
+                     &request, &response, [&](grpc::Status s) { done.set_value(std::move(s)); });
+      codes[i] = done.get_future().get().error_code();
+    });
+  }
+  for (std::thread& t : calls) t.join();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  stop = true;
+  monitor.join();
+  for (int code : codes) EXPECT_EQ(code, grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_LT(peak - idle, 64 << 10) << "idle " << idle << " kB, peak " << peak << " kB";
+  message.clear();
+  message.shrink_to_fit();
+
+  // A legitimate large submission still goes through, to a worker and back.
+  StartWorker();
+  std::string blob(23u << 20, '\0');
+  for (size_t i = 0; i < blob.size(); ++i) blob[i] = static_cast<char>('a' + (i * 7919) % 26);
+  const int64_t id = Submit("steady", 1, {{"blob.bin", blob}});
+  ASSERT_GT(id, 0) << Logs();
+  ASSERT_TRUE(WaitFinished(id, 120)) << Logs();
+  grpc::ClientContext ctx;
+  ctx.AddMetadata("authorization", "Bearer " + organizer_token_);
+  bbo::v1::ListSubmissionsResponse list;
+  ASSERT_TRUE(stub_->ListSubmissions(&ctx, bbo::v1::ListSubmissionsRequest(), &list).ok());
+  for (const auto& s : list.submissions()) {
+    if (s.submission_id() == id) EXPECT_EQ(s.jobs_done(), s.jobs_total()) << Logs();
+  }
 }
 
 TEST_F(E2eTest, ServerShutsDownCleanlyOnSigterm) {

@@ -51,6 +51,7 @@ class SpawnedProcess {
   SpawnedProcess& operator=(const SpawnedProcess&) = delete;
 
   bool ok() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
 
   // Sends `sig` to the process and its group, then reaps it (waiting at most 5 s).
   void Kill(int sig) {
