@@ -20,6 +20,24 @@ bool CredentialsUsable(const std::shared_ptr<grpc::ServerCredentials>& credentia
   return server != nullptr && port != 0;
 }
 
+// Submissions travel as archives; allow them (the Phase enforces its own limit). The largest
+// request is a submission: its archive (Phase's max_archive_bytes, 24 MiB by default) and a
+// little more.
+// gRPC reads a request whole before it checks that size: without a bound, one anonymous 300 MB
+// request grew the coordinator by 294 MiB and four at once by 1,092 MiB before each was refused.
+// A memory quota for the transport bounds what requests in flight may hold: a stream that would
+// take more is reset (the client sees RESOURCE_EXHAUSTED). It is the largest archive plus
+// kQuotaSlack, so one upload at the limit fits while nothing else is large (four 300 MB
+// requests then grow it by 32-47 MiB: tests/e2e_test.cc).
+void BoundRequests(grpc::ServerBuilder& builder, int64_t max_archive) {
+  constexpr int64_t kQuotaSlack = 8 << 20;
+  builder.SetMaxReceiveMessageSize(static_cast<int>(max_archive + (1 << 20)));
+  builder.SetMaxSendMessageSize(256 << 20);
+  grpc::ResourceQuota quota("bbo-coordinator-requests");
+  quota.Resize(static_cast<size_t>(max_archive + kQuotaSlack));
+  builder.SetResourceQuota(quota);
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coordinator,
@@ -78,22 +96,7 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coord
   builder.RegisterService(s->competition_.get());
   builder.RegisterService(s->scoring_.get());
   builder.RegisterService(s->organizer_.get());
-  // Submissions travel as archives; allow them (the Phase enforces its own limit).
-  // The largest request is a submission: its archive (Phase's max_archive_bytes, 24 MiB
-  // by default) and a little more.
-  const int64_t max_archive = coordinator->options().competition.max_archive_bytes;
-  builder.SetMaxReceiveMessageSize(static_cast<int>(max_archive + (1 << 20)));
-  builder.SetMaxSendMessageSize(256 << 20);
-  // gRPC reads a request whole before it checks that size: without a bound, one anonymous
-  // 300 MB request grew the coordinator by 294 MiB and four at once by 1,092 MiB before each was
-  // refused. A memory quota for the transport bounds what requests in flight may hold: a stream
-  // that would take more is reset (the client sees RESOURCE_EXHAUSTED). It is the largest
-  // archive plus kQuotaSlack, so one upload at the limit fits while nothing else is large (four
-  // 300 MB requests then grow it by about 40 MiB: tests/e2e_test.cc).
-  constexpr int64_t kQuotaSlack = 8 << 20;
-  grpc::ResourceQuota quota("bbo-coordinator-requests");
-  quota.Resize(static_cast<size_t>(max_archive + kQuotaSlack));
-  builder.SetResourceQuota(quota);
+  BoundRequests(builder, coordinator->options().competition.max_archive_bytes);
   s->server_ = builder.BuildAndStart();
   if (s->server_ == nullptr || s->port_ == 0) {
     if (options.tls() && !CredentialsUsable(*credentials)) {
