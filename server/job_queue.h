@@ -107,7 +107,7 @@ class JobQueue {
       const std::function<bool()>& caller_gone = nullptr);
   static constexpr absl::Duration kMaxLeaseWait = absl::Seconds(30);
   // Live workers (heard from within two lease times) one worker token may register.
-  static constexpr int kMaxLiveWorkersPerToken = 32;
+  static constexpr int kMaxLiveWorkersPerToken = 256;
 
   // Something in the queue may have changed (jobs queued, requeued, finished): wakes long-poll
   // leases and WaitForChange. Called by the queue itself and by whoever adds jobs.
