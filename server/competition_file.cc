@@ -15,6 +15,7 @@
 #include "problems/practice_suite.h"
 #include "problems/registry.h"
 #include "problems/test_problems.h"
+#include "server/registration.h"
 
 namespace bbo {
 namespace {
@@ -436,8 +437,7 @@ absl::StatusOr<CompetitionSpec> ParseCompetitionFile(const std::string& text,
   RETURN_IF_ERROR(Read(doc, "description", "", &c.description));
   RETURN_IF_ERROR(Read(doc, "terms", "", &c.terms));
   RETURN_IF_ERROR(Read(doc, "registration", "", &c.registration));
-  if (c.registration != "closed" && c.registration != "open" &&
-      c.registration != "invite_code" && c.registration != "approval") {
+  if (!RegistrationModeFromName(c.registration)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "\"registration\": \"", c.registration,
         "\" is not one of \"closed\", \"open\", \"invite_code\", \"approval\""));

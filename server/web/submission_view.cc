@@ -147,12 +147,7 @@ absl::StatusOr<json> WebViews::Submission(const Identity& who, int64_t id) const
   const SubmissionStatus status{log.submission, log.jobs, log.studies_with_errors};
   const SubmissionVerdict verdict = JudgeSubmission(log);
   const std::string& name = log.submission.name;
-  json rating = {{"error", "the board's ranking is not shown to you now"}};
-  if (absl::StatusOr<json> board = Leaderboard(who, phase->options().phase, ""); board.ok()) {
-    rating = Rating((*board)["plackett_luce"], name);
-  } else {
-    rating = {{"error", std::string(board.status().message())}};
-  }
+  json rating = Rating(PlackettLuceOf(phase, who), name);
   return json{
       {"id", log.submission.id},
       {"name", name},

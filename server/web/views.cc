@@ -201,6 +201,10 @@ absl::StatusOr<json> WebViews::Leaderboard(const Identity& who, const std::strin
               {"plackett_luce", PlackettLuceView(rankings_->Get(phase, who, board))}};
 }
 
+json WebViews::PlackettLuceOf(Phase* phase, const Identity& who) const {
+  return PlackettLuceView(rankings_->Get(phase, who, ""));
+}
+
 absl::StatusOr<json> WebViews::Submissions(const Identity& who, const std::string& phase) const {
   ASSIGN_OR_RETURN(std::vector<PhaseSubmission> list, coordinator_->competition().List(who, phase));
   list.erase(std::remove_if(list.begin(), list.end(),

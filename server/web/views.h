@@ -88,6 +88,8 @@ class WebViews {
  private:
   // Log's answer for a log already read.
   static nlohmann::json LogJson(const bbo::SubmissionLog& log);
+  // The "plackett_luce" of Leaderboard for the main board of `phase`, without the rest of it.
+  nlohmann::json PlackettLuceOf(Phase* phase, const Identity& who) const;
 
   Coordinator* coordinator_;
   std::unique_ptr<PlackettLuceRankings> rankings_;
