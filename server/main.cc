@@ -16,6 +16,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "common/binary_main.h"
+#include "common/heap_trimmer.h"
 #include "problems/library.h"
 #include "problems/practice_suite.h"
 #include "problems/registry.h"
@@ -553,6 +554,7 @@ int Serve(absl::StatusOr<std::unique_ptr<bbo::Coordinator>> coordinator,
     }
   }
 
+  bbo::HeapTrimmer heap(std::chrono::seconds(30));  // resident memory tracks what is held
   int sig = 0;
   sigwait(&signals, &sig);
   spdlog::info("event=shutdown signal={}", sig);

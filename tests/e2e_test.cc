@@ -1085,16 +1085,6 @@ TEST_F(E2eTest, MetricsAndHealthEndpointsReportWhatHappened) {
   EXPECT_THAT(Logs(), HasSubstr("event=submission_finished submission=" + std::to_string(id)));
 }
 
-// The coordinator's resident memory, kB (0 when it cannot be read).
-long RssKb(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
-  }
-  return 0;
-}
-
 // Oversized requests from anyone cannot push the coordinator towards its memory limit: four
 // concurrent anonymous 300 MB requests (gRPC reads a request whole before checking its size)
 // grow it by less than 64 MiB (before the fix: 1,092 MiB), are refused, and a legitimate
@@ -1102,13 +1092,13 @@ long RssKb(pid_t pid) {
 TEST_F(E2eTest, OversizedAnonymousRequestsDoNotGrowTheCoordinatorsMemory) {
   StartServer();
   std::this_thread::sleep_for(std::chrono::seconds(1));
-  const long idle = RssKb(server_->pid());
+  const long idle = bbo::testing::RssKb(server_->pid());
   ASSERT_GT(idle, 0);
   std::atomic<bool> stop{false};
   std::atomic<long> peak{idle};
   std::thread monitor([&] {
     while (!stop) {
-      peak = std::max(peak.load(), RssKb(server_->pid()));
+      peak = std::max(peak.load(), bbo::testing::RssKb(server_->pid()));
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   });

@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -103,6 +104,16 @@ inline std::string ReadWholeFile(const std::string& path) {
 }
 
 // The standard output of shell command `cmd`, trailing newlines and spaces dropped.
+// The resident memory of `pid` in KiB (VmRSS), 0 when it is gone.
+inline long RssKb(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
+  }
+  return 0;
+}
+
 inline std::string CommandOutput(const std::string& cmd) {
   std::string out;
   if (FILE* f = popen(cmd.c_str(), "r")) {

@@ -120,6 +120,11 @@ class AuthInterceptor final : public grpc::experimental::Interceptor {
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::POST_RECV_INITIAL_METADATA)) {
       calls_->Set(context_, auth_->Authenticate(context_, method_), this);
     }
+    if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::POST_RECV_MESSAGE)) {
+      // gRPC hands no message on when the request could not be parsed (or when it refused
+      // the call for want of threads): the handler will not run.
+      unparsed_ = methods->GetRecvMessage() == nullptr;
+    }
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
       End(methods);
     }
@@ -130,9 +135,18 @@ class AuthInterceptor final : public grpc::experimental::Interceptor {
   void End(grpc::experimental::InterceptorBatchMethods* methods) {
     std::optional<CallIdentities::Call> call = calls_->Release(context_, this);
     grpc::Status answer = methods->GetSendStatus();
-    // gRPC answers a call itself, without running its handler, when the server shuts down or
-    // the call was cancelled or ran out of time first: that is not a handler that forgot.
-    const bool answered_by_grpc = answer.error_code() == grpc::StatusCode::CANCELLED ||
+    if (unparsed_ && answer.error_code() == grpc::StatusCode::INTERNAL) {
+      // Not the server's fault: say what is wrong with the request (gRPC's own answer is an
+      // INTERNAL error, mostly without a message).
+      answer = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                            absl::StrCat("the request could not be parsed as a ", method_,
+                                         " request (is the client built from bbo/v1/*.proto?)"));
+      methods->ModifySendStatus(answer);
+    }
+    // gRPC answers a call itself, without running its handler, when the request cannot be
+    // parsed, the server shuts down or the call was cancelled or ran out of time first: that
+    // is not a handler that forgot.
+    const bool answered_by_grpc = unparsed_ || answer.error_code() == grpc::StatusCode::CANCELLED ||
                                   answer.error_code() == grpc::StatusCode::UNAVAILABLE ||
                                   answer.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
     if (call && !call->asked && !answered_by_grpc) {
@@ -155,6 +169,7 @@ class AuthInterceptor final : public grpc::experimental::Interceptor {
   CallIdentities* const calls_;
   Metrics* const metrics_;
   const absl::Time start_;
+  bool unparsed_ = false;  // the request arrived but could not be parsed
 };
 
 }  // namespace

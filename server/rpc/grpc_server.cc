@@ -1,9 +1,15 @@
 #include "server/rpc/grpc_server.h"
 
+#include <chrono>
+#include <mutex>
+#include <string>
+
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/stubs/logging.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/resource_quota.h"
 #include "grpcpp/server_builder.h"
+#include "spdlog/spdlog.h"
 
 namespace bbo::rpc {
 namespace {
@@ -38,6 +44,30 @@ void BoundRequests(grpc::ServerBuilder& builder, int64_t max_archive) {
   builder.SetResourceQuota(quota);
 }
 
+// Protobuf logs every request it cannot parse because a string is not UTF-8, at ERROR on
+// stderr, for anyone who sends one: a way to fill the coordinator's log. Its messages go to the
+// log at most once a minute, saying how many were left out (fatal ones always).
+void ProtobufLogAtMostOnceAMinute(google::protobuf::LogLevel level, const char* filename,
+                                  int line, const std::string& message) {
+  if (level == google::protobuf::LOGLEVEL_FATAL) {
+    spdlog::critical("protobuf {}:{}: {}", filename, line, message);
+    return;
+  }
+  static std::mutex mu;
+  static auto last = std::chrono::steady_clock::time_point::min();
+  static long left_out = 0;
+  std::lock_guard<std::mutex> l(mu);
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last < std::chrono::minutes(1)) {
+    ++left_out;
+    return;
+  }
+  spdlog::warn("protobuf: {}{}", message,
+               left_out == 0 ? "" : absl::StrCat(" (", left_out, " more since the last one)"));
+  last = now;
+  left_out = 0;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coordinator,
@@ -47,6 +77,9 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(Coordinator* coord
   if (!credentials.ok()) return credentials.status();
   const std::string& address = options.address;
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  static std::once_flag protobuf_log;
+  std::call_once(protobuf_log,
+                 [] { google::protobuf::SetLogHandler(&ProtobufLogAtMostOnceAMinute); });
   auto s = std::unique_ptr<GrpcServer>(new GrpcServer());
   s->queue_ = &coordinator->queue();
   s->limiter_ = std::make_unique<RateLimiter>(options.rate_limit_per_s, options.rate_limit_burst);

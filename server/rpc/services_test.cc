@@ -328,6 +328,57 @@ TEST_F(ServicesTest, EveryRpcIsAuthenticatedTimedAndItsRefusalsAudited) {
   }
 }
 
+// A request that cannot be parsed (a varint that never ends, a string that is not UTF-8) is
+// the client's error, answered INVALID_ARGUMENT by every method for every caller. Before the fix
+// gRPC's own INTERNAL answer (the handler never runs) was taken for a handler that forgot to
+// authenticate: each such call logged "BUG" and answered INTERNAL, so anyone could fill the
+// coordinator's error log.
+TEST_F(ServicesTest, AnUnparsableRequestIsTheClientsErrorNotTheServers) {
+  GrpcServerOptions options;
+  auto server = GrpcServer::Start(co_.get(), options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  grpc::GenericStub stub(
+      grpc::CreateChannel((*server)->target(), grpc::InsecureChannelCredentials()));
+  auto call = [&](const std::string& method, const std::string& bytes, const std::string& token) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+    if (!token.empty()) ctx.AddMetadata("authorization", "Bearer " + token);
+    grpc::Slice slice(bytes);
+    grpc::ByteBuffer request(&slice, 1), response;
+    std::promise<grpc::Status> done;
+    stub.UnaryCall(&ctx, method, grpc::StubOptions(), &request, &response,
+                   [&](grpc::Status s) { done.set_value(std::move(s)); });
+    return done.get_future().get();
+  };
+  const std::string endless_varint = std::string("\x08", 1) + std::string(64, '\xff');
+  // OpenStudyRequest.problem (field 2) holding bytes that are not UTF-8.
+  const std::string not_utf8 = std::string("\x12\x02\xff\xfe", 4);
+  const std::string team = *co_->credentials().Issue(CredentialKind::kTeam, "alpha");
+  int methods = 0;
+  for (const char* service :
+       {v1::StudyService::service_full_name(), v1::WorkerService::service_full_name(),
+        v1::CompetitionService::service_full_name(), v1::ScoringService::service_full_name()}) {
+    const google::protobuf::ServiceDescriptor* d =
+        google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(service);
+    ASSERT_NE(d, nullptr) << service;
+    for (int i = 0; i < d->method_count(); ++i, ++methods) {
+      const std::string path = std::string("/") + service + "/" + d->method(i)->name();
+      for (const std::string& token : {std::string(), team}) {
+        const grpc::Status s = call(path, endless_varint, token);
+        EXPECT_EQ(s.error_code(), Code::INVALID_ARGUMENT) << path << ": " << s.error_message();
+        EXPECT_THAT(s.error_message(), HasSubstr("could not be parsed")) << path;
+      }
+    }
+  }
+  EXPECT_EQ(methods, 23);
+  const grpc::Status s = call("/bbo.v1.StudyService/OpenStudy", not_utf8, team);
+  EXPECT_EQ(s.error_code(), Code::INVALID_ARGUMENT) << s.error_message();
+  // The server is still well: a parsable request is answered by its handler.
+  EXPECT_EQ(call("/bbo.v1.StudyService/ListProblems", "", team).error_code(),
+            Code::PERMISSION_DENIED);
+  (*server)->Shutdown();
+}
+
 // An error never echoes its input whole: a 10 MiB problem name (as the issue's attack sent it)
 // comes back as NOT_FOUND with the name cut, not as a 10 MB message a default client refuses
 // (RESOURCE_EXHAUSTED); and every status message leaves at most 8 KiB, cut on a UTF-8 boundary.

@@ -15,7 +15,10 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -528,6 +531,85 @@ TEST_F(WebApiTest, ServesThePageWithItsHeadersAndRefusesLargeRequests) {
   EXPECT_EQ(small->status, 404);
   // Still serving.
   EXPECT_EQ(Get("/api/me", "red").status, 200);
+}
+
+// Streams a request: `head` (with a Content-Length of 300 MB), then as much of a 300 MB body
+// as the server takes, as fast as it takes it, until it answers and closes. The status line
+// of its answer ("" when none came).
+std::string SendHugeBody(int port, const std::string& head) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string answer;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
+    timeval tv{20, 0};
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    const std::string chunk(1 << 20, 'x');
+    bool sending = send(fd, head.data(), head.size(), MSG_NOSIGNAL) > 0;
+    for (size_t sent = 0; sending && sent < 300000000u; sent += chunk.size()) {
+      sending = send(fd, chunk.data(), chunk.size(), MSG_NOSIGNAL) > 0;
+    }
+    char buf[4096];
+    for (ssize_t n; answer.size() < 65536 && (n = recv(fd, buf, sizeof(buf), 0)) > 0;) {
+      answer.append(buf, n);
+    }
+  }
+  close(fd);
+  return answer.substr(0, answer.find("\r\n"));
+}
+
+// Oversized bodies from anyone cannot push the coordinator towards its memory limit through
+// the web port either: four concurrent 300 MB requests (an anonymous upload, a team's upload
+// over the 16 MiB bound, an anonymous registration and an organizer action) are refused from
+// their headers (413, the size is checked first) and grow the coordinator by less than 64 MiB; it serves on afterwards.
+TEST_F(WebApiTest, FourConcurrentHugeBodiesDoNotGrowTheCoordinatorsMemory) {
+  MakeCompetition("\"registration\": \"open\",");
+  SetDate("2026-01-10T00:00:00Z");
+  StartServer();
+  ASSERT_GT(web_port_, 0) << Logs();
+  ASSERT_EQ(Get("/api/me", "red").status, 200);
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const long idle = bbo::testing::RssKb(server_->pid());
+  ASSERT_GT(idle, 0);
+  std::atomic<bool> stop{false};
+  std::atomic<long> peak{idle};
+  std::thread monitor([&] {
+    while (!stop) {
+      peak = std::max(peak.load(), bbo::testing::RssKb(server_->pid()));
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  });
+  auto head = [](const std::string& target, const std::string& auth, const std::string& type) {
+    return "POST " + target + " HTTP/1.1\r\nHost: x\r\n" +
+           (auth.empty() ? "" : "Authorization: Bearer " + auth + "\r\n") +
+           "Content-Type: " + type + "\r\nContent-Length: 300000000\r\n\r\n";
+  };
+  const std::vector<std::pair<std::string, std::string>> requests = {
+      {head("/api/submit?name=big", "", "application/octet-stream"), "413"},
+      {head("/api/submit?name=big", tokens_["red"], "application/octet-stream"), "413"},
+      {head("/api/register", "", "application/json"), "413"},
+      {head("/api/admin/hide", tokens_["organizer"], "application/json"), "413"}};
+  std::vector<std::string> answers(requests.size());
+  std::vector<std::thread> calls;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    calls.emplace_back([&, i] { answers[i] = SendHugeBody(web_port_, requests[i].first); });
+  }
+  for (std::thread& t : calls) t.join();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  stop = true;
+  monitor.join();
+  for (size_t i = 0; i < requests.size(); ++i) {
+    EXPECT_THAT(answers[i], HasSubstr(requests[i].second))
+        << requests[i].first.substr(0, requests[i].first.find("\r\n"));
+  }
+  EXPECT_LT(peak - idle, 64 << 10) << "idle " << idle << " kB, peak " << peak << " kB";
+  std::printf("4 x 300 MB on the web port: idle %ld kB, peak %ld kB (+%ld kB)\n", idle,
+              peak.load(), peak - idle);
+  EXPECT_EQ(Q(db_, "SELECT COUNT(*) FROM submissions WHERE name = 'big'"), "0");
+  EXPECT_EQ(Get("/api/me", "red").status, 200);  // still serving
 }
 
 // Every action (POST) and organizer read: refused without a token, with a bad, revoked, worker's
