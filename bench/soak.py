@@ -43,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 import urllib.error
 import urllib.request
 
@@ -58,7 +59,10 @@ RESTARTS = ((0.2, signal.SIGKILL), (0.4, signal.SIGTERM))  # fraction of the run
 BOARD_ROWS = 8
 PROBLEMS = "branin,warped_mix,hartmann3"
 PRACTICE = "branin,warped_mix"
-CG_NAME = "bbo-soak"
+# The run's control groups (the workers make theirs as CG_NAME-w1, -w2): one name per driver, so
+# that two runs never empty each other's groups.
+CG_PREFIX = "bbo-soak-"
+CG_NAME = CG_PREFIX + str(os.getpid())
 MEMORY_LIMIT, PIDS_LIMIT = 6 << 30, 4000
 MIB = 1 << 20
 # The board's answer until the random-search baseline has finished (a fresh coordinator).
@@ -79,8 +83,19 @@ def now():
 
 # ---- limits: a v1 memory and pids group holding every process of the run ----
 
-def cgroup_dirs():
-    return [os.path.join("/sys/fs/cgroup", c, CG_NAME) for c in ("memory", "pids")]
+def cgroup_dirs(name=None):
+    return [os.path.join("/sys/fs/cgroup", c, name or CG_NAME) for c in ("memory", "pids")]
+
+
+def stale_runs():
+    """The names of groups left by runs whose driver is gone (killed before its cleanup)."""
+    out = []
+    root = os.path.join("/sys/fs/cgroup", "memory")
+    for name in os.listdir(root) if os.path.isdir(root) else []:
+        pid = name[len(CG_PREFIX):]
+        if name.startswith(CG_PREFIX) and pid.isdigit() and not os.path.exists("/proc/" + pid):
+            out.append(name)
+    return out
 
 
 def make_limits():
@@ -105,10 +120,10 @@ def join_limits():
             f.write(str(os.getpid()))
 
 
-def group_pids():
+def group_pids(name=None):
     """Every process in the run's groups, nested study groups included."""
     out = set()
-    for root, _dirs, files in os.walk(cgroup_dirs()[1]):
+    for root, _dirs, files in os.walk(cgroup_dirs(name)[1]):
         if "cgroup.procs" in files:
             try:
                 out.update(int(p) for p in open(os.path.join(root, "cgroup.procs")).read().split())
@@ -117,15 +132,17 @@ def group_pids():
     return out
 
 
-def remove_limits():
-    """Kills every process of the run and removes its groups and the workers' own groups (made
-    under each controller's root for the controllers the run does not limit)."""
-    names = (CG_NAME, CG_NAME + "-w1", CG_NAME + "-w2")
+def remove_limits(name=None):
+    """Kills every process of the run `name` (default: this one) and removes its groups and the
+    workers' own groups (made under each controller's root for the controllers the run does not
+    limit)."""
+    name = name or CG_NAME
+    names = (name, name + "-w1", name + "-w2")
     for _ in range(100):
-        left = set(group_pids())
+        left = set(group_pids(name))
         for controller in os.listdir("/sys/fs/cgroup"):
-            for name in names:
-                for root, _dirs, files in os.walk(os.path.join("/sys/fs/cgroup", controller, name)):
+            for group in names:
+                for root, _dirs, files in os.walk(os.path.join("/sys/fs/cgroup", controller, group)):
                     if "freezer.state" in files:  # a frozen task cannot die
                         try:
                             with open(os.path.join(root, "freezer.state"), "w") as f:
@@ -148,8 +165,8 @@ def remove_limits():
                 pass
         time.sleep(0.1)
     for controller in os.listdir("/sys/fs/cgroup"):
-        for name in names:
-            top = os.path.join("/sys/fs/cgroup", controller, name)
+        for group in names:
+            top = os.path.join("/sys/fs/cgroup", controller, group)
             for root, _dirs, _files in sorted(os.walk(top), key=lambda w: -len(w[0])):
                 try:
                     os.rmdir(root)
@@ -291,7 +308,7 @@ class Run:
         self.workers = [Proc("worker %d" % i, [
             os.path.join(self.build, "worker", "bbo-worker"), "--coordinator=" + self.target,
             "--token_file=" + self.worker_token, "--work_dir=" + os.path.join(self.work, "w%d" % i),
-            "--slots=2", "--cgroups=auto", "--cgroup_parent=bbo-soak-w%d" % i],
+            "--slots=2", "--cgroups=auto", "--cgroup_parent=%s-w%d" % (CG_NAME, i)],
             os.path.join(self.work, "worker%d.log" % i)) for i in (1, 2)]
         self.start_coordinator()
         for w in self.workers:
@@ -796,6 +813,8 @@ def main(argv):
         if not os.path.exists(os.path.join(build, binary)):
             print("soak: build first (missing %s/%s)" % (build, binary), file=sys.stderr)
             return 2
+    for stale in stale_runs():
+        remove_limits(stale)
     why = make_limits()
     if why:
         print("soak: SKIPPED: cannot set up the run's limits (%s)" % why, file=sys.stderr)
@@ -835,6 +854,11 @@ def main(argv):
     except (Failed, Stop) as e:
         keep = True
         print("soak: FAILED: %s" % e, file=sys.stderr)
+        return 1
+    except Exception:  # the driver's own error: still a failed run, still cleaned up
+        keep = True
+        traceback.print_exc()
+        print("soak: FAILED: the driver stopped on an error (above)", file=sys.stderr)
         return 1
     finally:
         for s in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM, signal.SIGHUP):

@@ -1094,14 +1094,7 @@ TEST_F(E2eTest, OversizedAnonymousRequestsDoNotGrowTheCoordinatorsMemory) {
   std::this_thread::sleep_for(std::chrono::seconds(1));
   const long idle = bbo::testing::RssKb(server_->pid());
   ASSERT_GT(idle, 0);
-  std::atomic<bool> stop{false};
-  std::atomic<long> peak{idle};
-  std::thread monitor([&] {
-    while (!stop) {
-      peak = std::max(peak.load(), bbo::testing::RssKb(server_->pid()));
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  });
+  bbo::testing::RssPeak rss(server_->pid());
   // A RegisterSubmissionRequest whose archive (field 2) is 300 MB, shared by the four calls.
   const size_t size = 300u << 20;
   std::string message = {0x12};
@@ -1131,8 +1124,7 @@ TEST_F(E2eTest, OversizedAnonymousRequestsDoNotGrowTheCoordinatorsMemory) {
   }
   for (std::thread& t : calls) t.join();
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  stop = true;
-  monitor.join();
+  const long peak = rss.Stop();
   for (int code : codes) EXPECT_EQ(code, grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_LT(peak - idle, 64 << 10) << "idle " << idle << " kB, peak " << peak << " kB";
   message.clear();

@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -113,6 +115,35 @@ inline long RssKb(pid_t pid) {
   }
   return 0;
 }
+
+// The peak of a process's resident memory, sampled every 10 ms on a thread of its own from
+// construction to Stop() (or destruction), in KiB.
+class RssPeak {
+ public:
+  explicit RssPeak(pid_t pid) : pid_(pid), peak_(RssKb(pid)) {
+    thread_ = std::thread([this] {
+      while (!stop_) {
+        peak_ = std::max(peak_.load(), RssKb(pid_));
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    });
+  }
+  ~RssPeak() { Stop(); }
+  RssPeak(const RssPeak&) = delete;
+  RssPeak& operator=(const RssPeak&) = delete;
+  // Stops sampling; the peak so far.
+  long Stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    return peak_;
+  }
+
+ private:
+  const pid_t pid_;
+  std::atomic<bool> stop_{false};
+  std::atomic<long> peak_;
+  std::thread thread_;
+};
 
 inline std::string CommandOutput(const std::string& cmd) {
   std::string out;

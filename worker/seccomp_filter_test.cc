@@ -286,9 +286,13 @@ TEST(SeccompFilterTest, ForeignAbiCallsKillOrFailWithEnosys) {
   SeccompPolicy enosys;
   enosys.kill_foreign_abi = false;
   for (const char* call : {"i386_getpid", "x32_getpid"}) {
-    EXPECT_EQ(Probe(call, &kill), "signal 31") << call;  // SIGSYS
-    EXPECT_EQ(Probe(call, &enosys), "errno 38") << call;
-    EXPECT_NE(Probe(call, nullptr), "signal 31") << call;
+    const std::string unfiltered = Probe(call, nullptr);
+    EXPECT_NE(unfiltered, "signal 31") << call;
+    // A kernel without the 32-bit ABI (ia32_emulation off, as on some hosts since Linux 6.7)
+    // answers int 0x80 with SIGSEGV before any filter sees it: the call runs nowhere.
+    const bool no_ia32 = std::string(call) == "i386_getpid" && unfiltered == "signal 11";
+    EXPECT_EQ(Probe(call, &kill), no_ia32 ? "signal 11" : "signal 31") << call;  // SIGSYS
+    EXPECT_EQ(Probe(call, &enosys), no_ia32 ? "signal 11" : "errno 38") << call;
   }
 }
 

@@ -255,6 +255,21 @@ TEST_F(ServicesTest, ContactsAreSetAndReadAsTheDomainAllows) {
             Code::UNAUTHENTICATED);
 }
 
+// `bytes` sent as the request of `method` (any bytes: no message type in the way), with
+// `authorization` as that header unless empty; the answer's status.
+grpc::Status RawCall(grpc::GenericStub& stub, const std::string& method, const std::string& bytes,
+                     const std::string& authorization) {
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  if (!authorization.empty()) ctx.AddMetadata("authorization", authorization);
+  grpc::Slice slice(bytes);
+  grpc::ByteBuffer request(&slice, 1), response;
+  std::promise<grpc::Status> done;
+  stub.UnaryCall(&ctx, method, grpc::StubOptions(), &request, &response,
+                 [&](grpc::Status s) { done.set_value(std::move(s)); });
+  return done.get_future().get();
+}
+
 TEST_F(ServicesTest, EveryRpcIsAuthenticatedTimedAndItsRefusalsAudited) {
   GrpcServerOptions options;
   auto server = GrpcServer::Start(co_.get(), options);
@@ -262,15 +277,7 @@ TEST_F(ServicesTest, EveryRpcIsAuthenticatedTimedAndItsRefusalsAudited) {
   grpc::GenericStub stub(
       grpc::CreateChannel((*server)->target(), grpc::InsecureChannelCredentials()));
   auto call = [&](const std::string& method, const std::string& token) {
-    grpc::ClientContext ctx;
-    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
-    if (!token.empty()) ctx.AddMetadata("authorization", token);
-    grpc::Slice empty("");  // an empty request: every field at its default
-    grpc::ByteBuffer request(&empty, 1), response;
-    std::promise<grpc::Status> done;
-    stub.UnaryCall(&ctx, method, grpc::StubOptions(), &request, &response,
-                   [&](grpc::Status s) { done.set_value(std::move(s)); });
-    return done.get_future().get();
+    return RawCall(stub, method, "", token);  // an empty request: every field at its default
   };
   const std::string unknown = "Bearer bbo_team_" + std::string(43, 'A');
   std::vector<std::string> methods;
@@ -340,15 +347,7 @@ TEST_F(ServicesTest, AnUnparsableRequestIsTheClientsErrorNotTheServers) {
   grpc::GenericStub stub(
       grpc::CreateChannel((*server)->target(), grpc::InsecureChannelCredentials()));
   auto call = [&](const std::string& method, const std::string& bytes, const std::string& token) {
-    grpc::ClientContext ctx;
-    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
-    if (!token.empty()) ctx.AddMetadata("authorization", "Bearer " + token);
-    grpc::Slice slice(bytes);
-    grpc::ByteBuffer request(&slice, 1), response;
-    std::promise<grpc::Status> done;
-    stub.UnaryCall(&ctx, method, grpc::StubOptions(), &request, &response,
-                   [&](grpc::Status s) { done.set_value(std::move(s)); });
-    return done.get_future().get();
+    return RawCall(stub, method, bytes, token.empty() ? "" : "Bearer " + token);
   };
   const std::string endless_varint = std::string("\x08", 1) + std::string(64, '\xff');
   // OpenStudyRequest.problem (field 2) holding bytes that are not UTF-8.

@@ -92,6 +92,18 @@ int WaitPort(const fs::path& file) {
   return 0;
 }
 
+// A TCP connection to 127.0.0.1:`port` (its descriptor), or -1.
+int ConnectLoopback(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd >= 0 && connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) return fd;
+  if (fd >= 0) close(fd);
+  return -1;
+}
+
 struct Answer {
   int status = 0;
   std::string body;
@@ -218,20 +230,16 @@ class WebApiTest : public ::testing::Test {
   // Sends `head` (request line and headers, no body) on a fresh connection and returns what
   // comes back within 5 s.
   std::string Raw(const std::string& head) {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(web_port_));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const int fd = ConnectLoopback(web_port_);
     std::string out;
-    if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+    if (fd >= 0 &&
         send(fd, head.data(), head.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(head.size())) {
       timeval tv{5, 0};
       setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
       char buf[4096];
       for (ssize_t n; (n = recv(fd, buf, sizeof(buf), 0)) > 0;) out.append(buf, n);
     }
-    close(fd);
+    if (fd >= 0) close(fd);
     return out;
   }
   // `bbo ARGS --server ...` as `who`: its stdout and stderr, and its exit code.
@@ -537,13 +545,9 @@ TEST_F(WebApiTest, ServesThePageWithItsHeadersAndRefusesLargeRequests) {
 // as the server takes, as fast as it takes it, until it answers and closes. The status line
 // of its answer ("" when none came).
 std::string SendHugeBody(int port, const std::string& head) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const int fd = ConnectLoopback(port);
   std::string answer;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
+  if (fd >= 0) {
     timeval tv{20, 0};
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -557,7 +561,7 @@ std::string SendHugeBody(int port, const std::string& head) {
       answer.append(buf, n);
     }
   }
-  close(fd);
+  if (fd >= 0) close(fd);
   return answer.substr(0, answer.find("\r\n"));
 }
 
@@ -574,14 +578,7 @@ TEST_F(WebApiTest, FourConcurrentHugeBodiesDoNotGrowTheCoordinatorsMemory) {
   std::this_thread::sleep_for(std::chrono::seconds(1));
   const long idle = bbo::testing::RssKb(server_->pid());
   ASSERT_GT(idle, 0);
-  std::atomic<bool> stop{false};
-  std::atomic<long> peak{idle};
-  std::thread monitor([&] {
-    while (!stop) {
-      peak = std::max(peak.load(), bbo::testing::RssKb(server_->pid()));
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  });
+  bbo::testing::RssPeak rss(server_->pid());
   auto head = [](const std::string& target, const std::string& auth, const std::string& type) {
     return "POST " + target + " HTTP/1.1\r\nHost: x\r\n" +
            (auth.empty() ? "" : "Authorization: Bearer " + auth + "\r\n") +
@@ -599,15 +596,14 @@ TEST_F(WebApiTest, FourConcurrentHugeBodiesDoNotGrowTheCoordinatorsMemory) {
   }
   for (std::thread& t : calls) t.join();
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  stop = true;
-  monitor.join();
+  const long peak = rss.Stop();
   for (size_t i = 0; i < requests.size(); ++i) {
     EXPECT_THAT(answers[i], HasSubstr(requests[i].second))
         << requests[i].first.substr(0, requests[i].first.find("\r\n"));
   }
   EXPECT_LT(peak - idle, 64 << 10) << "idle " << idle << " kB, peak " << peak << " kB";
-  std::printf("4 x 300 MB on the web port: idle %ld kB, peak %ld kB (+%ld kB)\n", idle,
-              peak.load(), peak - idle);
+  std::printf("4 x 300 MB on the web port: idle %ld kB, peak %ld kB (+%ld kB)\n", idle, peak,
+              peak - idle);
   EXPECT_EQ(Q(db_, "SELECT COUNT(*) FROM submissions WHERE name = 'big'"), "0");
   EXPECT_EQ(Get("/api/me", "red").status, 200);  // still serving
 }
