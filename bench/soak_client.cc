@@ -147,10 +147,13 @@ std::unique_ptr<grpc::ClientContext> Context(const std::string& bearer) {
   return ctx;
 }
 
-// UNAVAILABLE (the coordinator is down or restarting), the call's own deadline and a rate
-// limit are worth a retry; anything else is the coordinator's answer.
+// UNAVAILABLE (the coordinator is down or restarting), CANCELLED (gRPC's answer to a call that
+// arrives while the coordinator shuts down: seen once in a 30-minute run, at the SIGTERM), the
+// call's own deadline and a rate limit are worth a retry; anything else is the coordinator's
+// answer.
 bool Transient(const grpc::Status& s) {
   return s.error_code() == grpc::StatusCode::UNAVAILABLE ||
+         s.error_code() == grpc::StatusCode::CANCELLED ||
          s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED ||
          (s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED &&
           s.error_message() == "Deadline Exceeded");
