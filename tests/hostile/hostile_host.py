@@ -35,12 +35,46 @@ def read(path, default=""):
         return default
 
 
+def in_ci():
+    """CI=true (or 1): the machine the suite is written for, where a setup error is a failure."""
+    return os.environ.get("CI", "") in ("true", "1")
+
+
+def cgroup_unsupported():
+    """Why this host cannot make a guard control group, from the host itself (not from the
+    guard's own attempt): "not root", no cgroup memory controller mounted, or mounted read-only.
+    None when it plainly can: then a guard that cannot be made is a failure, not a skip."""
+    if os.geteuid() != 0:
+        return "not root"
+    read_only = False
+    for line in read("/proc/self/mounts").splitlines():
+        fields = line.split()
+        if len(fields) < 4:
+            continue
+        mount_point, fstype, options = fields[1], fields[2], fields[3].split(",")
+        if fstype == "cgroup":
+            has_memory = "memory" in options
+        elif fstype == "cgroup2":
+            has_memory = "memory" in read(os.path.join(mount_point, "cgroup.controllers")).split()
+        else:
+            continue
+        if has_memory and "ro" not in options:
+            return None
+        read_only = read_only or has_memory
+    if read_only:
+        return "the cgroup file system with the memory controller is mounted read-only"
+    return "no cgroup memory controller is mounted (neither cgroup v1 memory nor cgroup2 offering it)"
+
+
 class Guard:
     """A control group around the runner and everything it starts (the system under test
     included): cgroups v1 (one directory per controller, nested under the runner's own group so
     the limits of whatever runs the runner still apply) or v2."""
 
     V1_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct", "freezer")
+    # Where the cgroup file systems are mounted. BBO_HOSTILE_CGROUP_ROOT is a test-only seam (a
+    # wrong root makes the guard fail on a host that has cgroups: every case must then fail).
+    ROOT = os.environ.get("BBO_HOSTILE_CGROUP_ROOT", "/sys/fs/cgroup")
 
     def __init__(self):
         self.name = "bbo-hostile-guard-%d" % os.getpid()
@@ -48,14 +82,18 @@ class Guard:
         self.dirs = []   # guard directories (distinct)
         self.homes = []  # (controller dir to return to, guard dir)
         self.worker_dir = None  # v2: the worker's own leaf
-        self.problem = None
+        self.problem = None  # why setup() failed
+        self.unsupported = None  # the host's own reason, when it lacks what a guard needs
 
     def setup(self):
+        """True when the guard is made. Otherwise `problem` says what failed and `unsupported`
+        why the host cannot have a guard (None: it can, so the failure is a setup error)."""
+        self.unsupported = cgroup_unsupported()
         if os.geteuid() != 0:
             self.problem = "not root"
             return False
         try:
-            if os.path.exists("/sys/fs/cgroup/cgroup.controllers"):
+            if os.path.exists(os.path.join(self.ROOT, "cgroup.controllers")):
                 self._setup_v2()
             else:
                 self._setup_v1()
@@ -78,7 +116,7 @@ class Guard:
         own = self._own()
         seen = {}
         for c in self.V1_CONTROLLERS:
-            mount = "/sys/fs/cgroup/" + c
+            mount = os.path.join(self.ROOT, c)
             if not os.path.isdir(mount):
                 if c in ("memory", "pids"):
                     raise OSError("cgroup v1 controller %s is not mounted" % c)
@@ -113,7 +151,7 @@ class Guard:
     def _setup_v2(self):
         # The "no internal processes" rule: the guard sits at the root (which may hold
         # processes and delegate), the runner in guard/runner and the worker in guard/worker.
-        root = "/sys/fs/cgroup"
+        root = self.ROOT
         home = os.path.join(root, self._own().get("", "/").lstrip("/"))
         enabled = read(os.path.join(root, "cgroup.subtree_control")).split()
         need = [c for c in ("memory", "pids", "cpu") if c not in enabled]

@@ -14,7 +14,9 @@ For a case it
     the worker is alive and ran the reference after the case, the leaderboard is intact;
  5. stops everything and deletes its files, always.
 
-Exit status: 0 pass, 1 fail, 77 skipped (a dangerous case where no guard can be made).
+Exit status: 0 pass, 1 fail, 77 skipped (a dangerous case on a host that cannot have a guard:
+not root, or no cgroup memory controller mounted; never under CI=true, where a guard that cannot
+be made fails every case).
 Standard library only; /usr/bin/python3. The guard and the host snapshot are in hostile_host.py,
 the archive attacks in hostile_archives.py, the helpers copied into every submission in
 hostile_lib.py.
@@ -299,10 +301,21 @@ class Case:
         guarded = self.guard.setup()
         if guarded:
             log("guard cgroup (%s): %s" % (self.guard.version, ", ".join(self.guard.dirs)))
+        elif hostile_host.in_ci() or self.guard.unsupported is None:
+            # CI's machine has root and cgroups, and so does a host where the guard failed for
+            # no reason of the host's own: a setup error there fails the case, it never skips.
+            why = ("CI=true: a setup error is a failure" if hostile_host.in_ci() else
+                   "this host is root with cgroup controllers mounted read-write")
+            log("FAIL: no guard cgroup (%s); %s" % (self.guard.problem, why))
+            return 1
         else:
-            log("WARNING: NO GUARD CGROUP (%s): only cases that cannot hurt the host are run" % self.guard.problem)
+            why = self.guard.problem
+            if self.guard.unsupported != why:
+                why += "; " + self.guard.unsupported
+            log("WARNING: NO GUARD CGROUP (%s): only cases that cannot hurt the host are run" % why)
             if self.expect.get("dangerous"):
-                log("SKIP: %s is marked dangerous and cannot run without a guard" % self.name)
+                log("SKIP: %s is marked dangerous and cannot run without a guard (%s)" %
+                    (self.name, self.guard.unsupported))
                 return SKIP
         if not self.wait_binaries():
             self.r.fail("binaries", "missing: %s" % [b for b in self.bins.values() if not os.access(b, os.X_OK)])
