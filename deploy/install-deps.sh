@@ -40,16 +40,46 @@ if [ "${1:-}" = "--participant" ]; then
   PACKAGES=("${PARTICIPANT_PACKAGES[@]}")
 elif [ "${1:-}" != "--no-lint" ]; then
   PACKAGES+=("${LINT_PACKAGES[@]}")
-  # tests/web (WebBrowserTest): Debian's chromium, driven headless by playwright-core.
+  # tests/web (WebBrowserTest): Debian's chromium, driven headless by playwright-core, which
+  # npm installs below (Debian's npm, unless an npm is on PATH already).
   PACKAGES+=(chromium)
+  if ! command -v npm >/dev/null; then PACKAGES+=(npm); fi
+  WEB_MODULES=1
 fi
 
-# tests/web's node_modules in CI: playwright-core from its lock file (no browser download; it
-# drives the chromium above). Needs only npm; without npm the browser test says it is skipped.
-if [ "${CI:-}" = "true" ] && [ "${1:-}" != "--no-lint" ] && [ "${1:-}" != "--participant" ] &&
-  command -v npm >/dev/null; then
-  npm ci --prefix "$(dirname "$0")/../tests/web" --no-audit --no-fund
-fi
+# tests/web's node_modules: playwright-core from tests/web/package-lock.json (npm ci; it never
+# downloads a browser, it drives the chromium above), on every run that installs the web
+# packages, CI or not; again only when the lock file changed (a copy of it is kept in
+# node_modules). Without npm, or when npm ci fails (no registry), WebBrowserTest cannot run:
+# a warning by hand, an error under CI=true.
+web_modules_missing() {
+  if [ "${CI:-}" = "true" ]; then
+    echo "install-deps: $1: cannot install tests/web/node_modules (CI=true: WebBrowserTest must run)" >&2
+    exit 1
+  fi
+  echo "install-deps: WARNING: $1: no tests/web/node_modules/playwright-core; WebBrowserTest will" \
+    "be skipped (cd tests/web && npm ci)" >&2
+}
+install_web_modules() {
+  [ "${WEB_MODULES:-0}" = 1 ] || return 0
+  local web
+  web="$(cd "$(dirname "$0")/.." && pwd)/tests/web"
+  local stamp="$web/node_modules/.bbo-package-lock.json"
+  if [ -d "$web/node_modules/playwright-core" ] && cmp -s "$web/package-lock.json" "$stamp"; then
+    echo "install-deps: tests/web/node_modules matches tests/web/package-lock.json"
+    return 0
+  fi
+  if ! command -v npm >/dev/null; then
+    web_modules_missing "npm is not installed"
+    return 0
+  fi
+  echo "install-deps: npm ci in tests/web (playwright-core, no browser download)"
+  if PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix "$web" --no-audit --no-fund; then
+    cp "$web/package-lock.json" "$stamp"
+  else
+    web_modules_missing "npm ci failed"
+  fi
+}
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -60,6 +90,7 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#PACKAGES[@]} Debian packages present"
+  install_web_modules
   exit 0
 fi
 
@@ -71,3 +102,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${missing[@]}"
+install_web_modules

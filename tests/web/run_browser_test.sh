@@ -5,7 +5,8 @@
 # 127.0.0.1), a sandboxed bbo-worker and the bbo CLI on a temporary SQLite file; plays practice,
 # feedback and the migration into the final; then runs browser_test.mjs (playwright-core driving
 # Debian's /usr/bin/chromium headless), which writes its screenshots to DIR. Exits 77 (skipped)
-# when chromium or tests/web/node_modules is missing. Every wait has a deadline.
+# when chromium, node or tests/web/node_modules is missing, saying which; under CI=true a missing
+# prerequisite fails the test instead (exit 1). Every wait has a deadline.
 set -euo pipefail
 
 build="" source="" artifacts=""
@@ -27,15 +28,25 @@ source="$(cd "$source" && pwd)"
 mkdir -p "$artifacts"
 artifacts="$(cd "$artifacts" && pwd)"
 
+# A missing prerequisite: skipped by hand, a failure under CI=true (CI installs all three).
+missing() {
+  if [ "${CI:-}" = "true" ] || [ "${CI:-}" = "1" ]; then
+    echo "FAILED: $* (CI=true: the browser test must run)" >&2
+    exit 1
+  fi
+  echo "SKIPPED: $*"
+  exit 77
+}
 chromium="${BBO_CHROMIUM:-/usr/bin/chromium}"
 if [ ! -x "$chromium" ]; then
-  echo "SKIPPED: no chromium at $chromium (apt-get install chromium; deploy/install-deps.sh does)"
-  exit 77
+  missing "no chromium at $chromium (apt-get install chromium; deploy/install-deps.sh does)"
 fi
-if ! command -v node >/dev/null || [ ! -d "$source/tests/web/node_modules/playwright-core" ]; then
-  echo "SKIPPED: no node or no tests/web/node_modules/playwright-core (cd tests/web && npm ci;" \
-       "deploy/install-deps.sh does it when CI=true)"
-  exit 77
+if ! command -v node >/dev/null; then
+  missing "no node (apt-get install npm; deploy/install-deps.sh does)"
+fi
+if [ ! -d "$source/tests/web/node_modules/playwright-core" ]; then
+  missing "no tests/web/node_modules/playwright-core (cd tests/web && npm ci;" \
+    "deploy/install-deps.sh does it whenever npm is present)"
 fi
 
 bbo="$build/client/bbo"
