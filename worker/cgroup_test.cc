@@ -16,8 +16,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/testing/setup_errors.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "worker/testing/sandbox_environment.h"
 
 namespace bbo {
 namespace {
@@ -99,15 +101,14 @@ int WaitFor(pid_t pid, absl::Duration timeout) {
 
 class CgroupTest : public ::testing::Test {
  protected:
+  // A setup error skips only where the host lacks cgroups (not root, no controller mounted)
+  // and never under CI=true (common/testing/setup_errors.h).
   void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "cgroup tests need root to create cgroups";
-    CgroupManagerOptions options;
-    options.parent_name = absl::StrCat("bbo-cgtest-", getpid());
-    auto manager = CgroupManager::Detect(options);
-    if (absl::IsFailedPrecondition(manager.status())) {
-      GTEST_SKIP() << "cgroups not usable here: " << manager.status();
+    auto manager =
+        CgroupManager::Detect(testing::TestCgroupOptions(absl::StrCat("bbo-cgtest-", getpid())));
+    if (!manager.ok()) {
+      BBO_SKIP_OR_FAIL_SETUP(testing::CgroupUnsupportedReason(), manager.status());
     }
-    ASSERT_TRUE(manager.ok()) << manager.status();
     manager_ = std::move(*manager);
   }
 
@@ -223,7 +224,10 @@ std::vector<std::string> BwrapDd(const std::string& file, int mib) {
 }
 
 TEST_P(TmpfsChargeTest, TmpfsPagesAreChargedToTheGroup) {
-  if (!PathExists("/usr/bin/bwrap")) GTEST_SKIP() << "bubblewrap is not installed";
+  if (const std::string reason = testing::NotInstalledReason("/usr/bin/bwrap", "bubblewrap");
+      !reason.empty()) {
+    BBO_SKIP_OR_FAIL_SETUP(reason, "no /usr/bin/bwrap");
+  }
   {
     // Within the limit: the write succeeds and its pages show in the group's peak.
     auto group = MakeGroup("study-tmpfs-ok", {1024 * kMiB, 64, 2.0});
@@ -248,7 +252,10 @@ TEST_P(TmpfsChargeTest, TmpfsPagesAreChargedToTheGroup) {
 // bwrap 0.8 does take `--size BYTES` before `--tmpfs DEST`: a sized /tmp fills up with ENOSPC
 // (a clean error for the optimizer) long before the group's memory limit.
 TEST_F(CgroupTest, SizedBwrapTmpfsFailsWithNoSpaceInsideTheGroup) {
-  if (!PathExists("/usr/bin/bwrap")) GTEST_SKIP() << "bubblewrap is not installed";
+  if (const std::string reason = testing::NotInstalledReason("/usr/bin/bwrap", "bubblewrap");
+      !reason.empty()) {
+    BBO_SKIP_OR_FAIL_SETUP(reason, "no /usr/bin/bwrap");
+  }
   auto group = MakeGroup("study-tmpfs-sized", {256 * kMiB, 64, 2.0});
   ASSERT_NE(group, nullptr);
   std::vector<std::string> argv = BwrapDd("/tmp/fill", 40);
@@ -395,14 +402,13 @@ TEST_F(CgroupTest, AddProcessMovesChildrenForkedBeforeTheMove) {
 // The v2 code path on a host whose unified hierarchy has no controllers (hybrid, like the v1
 // CI machines): no limits, but cgroup.procs, cgroup.kill, cpu.stat and removal are real.
 TEST(CgroupV2CoreTest, KillAllCpuSecondsAndRemoveOnTheUnifiedHierarchy) {
-  if (geteuid() != 0) GTEST_SKIP() << "cgroup tests need root to create cgroups";
   CgroupManagerOptions options;
   options.parent_name = absl::StrCat("bbo-cgtest-v2-", getpid());
   options.version = CgroupVersion::kV2;
   options.require_controllers = false;
   options.move_self_to_leaf = false;
   auto manager = CgroupManager::Detect(options);
-  if (!manager.ok()) GTEST_SKIP() << "no usable cgroup2 mount: " << manager.status();
+  if (!manager.ok()) BBO_SKIP_OR_FAIL_SETUP(testing::Cgroup2UnsupportedReason(), manager.status());
   auto group = (*manager)->Create("study-v2", {});
   ASSERT_TRUE(group.ok()) << group.status();
   ExpectKillAllKillsDaemon(group->get());

@@ -14,8 +14,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "common/subprocess.h"
+#include "common/testing/setup_errors.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "worker/testing/sandbox_environment.h"
 
 namespace bbo {
 namespace {
@@ -23,7 +25,13 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr char kBwrap[] = "/usr/bin/bwrap";
+// BBO_TEST_BWRAP names another bubblewrap (test-only: e.g. /bin/false, to see a failed probe
+// fail every sandboxed case, with the probe's output, instead of skipping them).
+const std::string& BwrapBinary() {
+  static const std::string* const bwrap = new std::string(
+      std::getenv("BBO_TEST_BWRAP") != nullptr ? std::getenv("BBO_TEST_BWRAP") : "/usr/bin/bwrap");
+  return *bwrap;
+}
 constexpr char kPython[] = "/usr/bin/python3";
 // An errno the kernel never returns for the probed calls: the filter answered, not the kernel.
 constexpr int kMarkErrno = EHWPOISON;
@@ -49,7 +57,7 @@ std::unique_ptr<Fd> FilterFd(const SeccompPolicy& policy) {
 // bound at /probe and, when seccomp_fd >= 0, `--seccomp seccomp_fd`. `extra_fd` is inherited too
 // (for a probe that installs the filter itself).
 std::vector<std::string> Bwrap(int seccomp_fd, const std::vector<std::string>& command) {
-  std::vector<std::string> argv = {kBwrap,
+  std::vector<std::string> argv = {BwrapBinary(),
                                    "--unshare-all",
                                    "--die-with-parent",
                                    "--new-session",
@@ -146,19 +154,34 @@ std::string Probe(const std::string& call, const SeccompPolicy* policy, bool use
              : absl::StrCat("unexpected output [", absl::StrJoin(out, "|"), "] stderr: ", err);
 }
 
-bool BwrapWorks() {
-  static const bool works = [] {
-    if (access(kBwrap, X_OK) != 0 || access(BBO_SECCOMP_PROBE, X_OK) != 0) return false;
-    return Probe("socket_unix", nullptr) == "ok";
+// Why the sandbox cannot run the probe: "" when it can, else what went wrong, with the probe's
+// own output (probed once; every sandboxed case reports it).
+const std::string& BwrapProbeError() {
+  static const std::string* const error = [] {
+    if (access(BwrapBinary().c_str(), X_OK) != 0) {
+      return new std::string(BwrapBinary() + " is not executable");
+    }
+    if (access(BBO_SECCOMP_PROBE, X_OK) != 0) {
+      return new std::string(absl::StrCat("the probe ", BBO_SECCOMP_PROBE, " is not built"));
+    }
+    const std::string out = Probe("socket_unix", nullptr);
+    return new std::string(
+        out == "ok" ? ""
+                    : absl::StrCat("the unfiltered probe `socket_unix` in bubblewrap (",
+                                   BwrapBinary(), ") printed: ", out, " (expected \"ok\")"));
   }();
-  return works;
+  return *error;
 }
 
-#define SKIP_WITHOUT_BWRAP()                                                               \
-  if (!BwrapWorks()) {                                                                     \
-    GTEST_SKIP() << "bubblewrap cannot run the probe here (needs /usr/bin/bwrap and user " \
-                    "namespaces)";                                                         \
+// A failed probe skips a case only where the host lacks bubblewrap or user namespaces, and
+// never under CI=true (common/testing/setup_errors.h); otherwise each case fails with it.
+#define SKIP_WITHOUT_BWRAP()                                                                   \
+  if (!BwrapProbeError().empty()) {                                                            \
+    BBO_SKIP_OR_FAIL_SETUP(testing::BwrapUnsupportedReason(BwrapBinary()), BwrapProbeError()); \
   }
+
+// The probe's own failure is one test of its own too, so that it is reported once by name.
+TEST(SeccompFilterTest, BubblewrapRunsTheProbe) { SKIP_WITHOUT_BWRAP(); }
 
 TEST(SeccompFilterTest, CompilesToWholeBpfInstructions) {
   absl::StatusOr<std::string> bpf = CompileSeccompBpf();
@@ -309,7 +332,9 @@ TEST(SeccompFilterTest, FilterDescriptorDoesNotReachTheSandboxedProgram) {
 // under the filter exactly as without it.
 TEST(SeccompFilterTest, ScientificPythonRunsUnderTheFilter) {
   SKIP_WITHOUT_BWRAP();
-  if (access(kPython, X_OK) != 0) GTEST_SKIP() << kPython << " is not installed";
+  if (const std::string reason = testing::NotInstalledReason(kPython, "python3"); !reason.empty()) {
+    BBO_SKIP_OR_FAIL_SETUP(reason, "no " + std::string(kPython));
+  }
   const char* script =
       "import multiprocessing, numpy, scipy.optimize, sklearn\n"
       "numpy.linalg.svd(numpy.ones((50, 50)))\n"
@@ -330,7 +355,10 @@ TEST(SeccompFilterTest, TorchRunsUnderTheFilter) {
   SKIP_WITHOUT_BWRAP();
   struct stat st;
   if (stat("/usr/lib/python3/dist-packages/torch", &st) != 0) {
-    GTEST_SKIP() << "python3-torch is not installed (apt-get install python3-torch)";
+    BBO_SKIP_OR_FAIL_SETUP(
+        "python3-torch is not installed (apt-get install python3-torch; deploy/install-deps.sh "
+        "does)",
+        "no /usr/lib/python3/dist-packages/torch");
   }
   const char* script =
       "import torch\n"

@@ -16,8 +16,10 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/archive.h"
+#include "common/testing/setup_errors.h"
 #include "common/utf8.h"
 #include "worker/study_tmp.h"
+#include "worker/testing/sandbox_environment.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -173,14 +175,17 @@ class WorkerTest : public ::testing::Test {
   CgroupManager* cgroups_ = nullptr;
 };
 
-// The same with a control group per study, as bbo-worker runs by default (needs root).
+// The same with a control group per study, as bbo-worker runs by default (needs root). A setup
+// error skips only where the host lacks cgroups (not root, no controller mounted), never under
+// CI=true (common/testing/setup_errors.h).
 class WorkerCgroupTest : public WorkerTest {
  protected:
   void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root to create cgroups and mount /tmp";
-    absl::StatusOr<std::unique_ptr<CgroupManager>> manager =
-        CgroupManager::Detect(absl::StrCat("bbo-workertest-", getpid()));
-    if (!manager.ok()) GTEST_SKIP() << "no cgroups here: " << manager.status();
+    absl::StatusOr<std::unique_ptr<CgroupManager>> manager = CgroupManager::Detect(
+        testing::TestCgroupOptions(absl::StrCat("bbo-workertest-", getpid())));
+    if (!manager.ok()) {
+      BBO_SKIP_OR_FAIL_SETUP(testing::CgroupUnsupportedReason(), manager.status());
+    }
     manager_ = *std::move(manager);
     cgroups_ = manager_.get();
     WorkerTest::SetUp();
