@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <random>
 #include <string>
 
@@ -85,7 +86,8 @@ std::vector<double> Pooled(const std::vector<std::vector<double>>& values, bool 
 }
 
 // Generates n_tasks tasks from the design, evaluates them and the real tasks at n_random
-// random points, and prints the comparison. Returns false when the generator does not fit.
+// random points, and prints the comparison. Returns false, printing no figure, when the generator
+// does not fit or an evaluation fails (throws, or is not finite).
 bool Compare(const std::string& family, const std::vector<const bbo::Problem*>& tasks,
              const bbo::TaskFamilyDesign& design, double design_seconds, int n_tasks, int n_random,
              bool raw_quantiles) {
@@ -106,15 +108,26 @@ bool Compare(const std::string& family, const std::vector<const bbo::Problem*>& 
   for (int i = 0; i < n_random; ++i) {
     points.push_back(*space.Canonicalize(space.SampleRandom(rng)));
   }
+  // An evaluation that throws or is not finite fails the run: quantiles, correlations and the
+  // cost per evaluation would be figures of the evaluations that happened to work.
+  long failed = 0;
+  std::string first_failure;
   auto values = [&](const bbo::Problem& p) {
     std::vector<double> v;
     for (const auto& x : points) {
       double f;
+      std::string why;
       try {
         f = p.Evaluate(x);
+        if (!std::isfinite(f)) why = "value " + std::to_string(f);
+      } catch (const std::exception& e) {
+        f = NAN;
+        why = std::string("threw: ") + e.what();
       } catch (...) {
-        f = NAN;  // a failed fit; left out of the quantiles
+        f = NAN;
+        why = "threw a non-exception";
       }
+      if (!why.empty() && failed++ == 0) first_failure = p.name() + ": " + why;
       v.push_back(f);
     }
     return v;
@@ -126,6 +139,12 @@ bool Compare(const std::string& family, const std::vector<const bbo::Problem*>& 
   std::vector<std::vector<double>> real_values;
   for (const auto* t : tasks) real_values.push_back(values(*t));
   const auto r1 = Clock::now();
+  if (failed > 0) {
+    std::fprintf(stderr, "%s: %ld of %zu evaluations failed (first: %s); no figures\n",
+                 family.c_str(), failed, (generated.size() + tasks.size()) * points.size(),
+                 first_failure.c_str());
+    return false;
+  }
   const double gen_eval = Seconds(e0, e1) / (static_cast<double>(n_tasks) * points.size());
   const double real_eval = Seconds(e1, r1) / (static_cast<double>(tasks.size()) * points.size());
 
@@ -202,13 +221,19 @@ int main(int argc, char** argv) {
   }
 
   auto real = bbo::MakeFamilyTasks("bbob-d5", 0);
-  if (!real.ok()) return 1;
+  if (!real.ok()) {
+    std::fprintf(stderr, "%s\n", real.status().ToString().c_str());
+    return 1;
+  }
   std::vector<const bbo::Problem*> tasks;
   for (const auto& p : *real) tasks.push_back(p.get());
   const auto t0 = Clock::now();
   auto design = bbo::RunDesign("bbob-d5", tasks, 128);
   const auto t1 = Clock::now();
-  if (!design.ok()) return 1;
+  if (!design.ok()) {
+    std::fprintf(stderr, "%s\n", design.status().ToString().c_str());
+    return 1;
+  }
   if (!Compare("bbob-d5", tasks, *design, Seconds(t0, t1), n_tasks, 1000, false)) return 1;
   if (ml_family.empty()) return 0;
 

@@ -1,5 +1,6 @@
 """Driver of bench/ml_study_bench.sh (see there). Debian's /usr/bin/python3 with python3-sklearn."""
 import json
+import math
 import os
 import signal
 import sqlite3
@@ -122,8 +123,8 @@ def run(mode, work):
         server_cpu = stat(server.pid)[1] - server_cpu0
         evaluation = eval_cpu(server.pid if mode == "coordinator" else worker.pid, evals0)
         with sqlite3.connect(db) as c:
-            points = [json.loads(p) for (p,) in c.execute(
-                "SELECT params_json FROM evaluations WHERE study_id = ? ORDER BY batch, idx",
+            points = [(json.loads(p), v) for (p, v) in c.execute(
+                "SELECT params_json, value FROM evaluations WHERE study_id = ? ORDER BY batch, idx",
                 (row[0],))]
             optimizer_s = c.execute("SELECT SUM(turn_time_s), SUM(host_suggest_time_s + "
                                     "host_observe_time_s) FROM batches WHERE study_id = ?",
@@ -144,16 +145,21 @@ def run(mode, work):
 
 
 def serial(points):
-    """Evaluates `points` one after another in one process, as Bayesmark's run_study does."""
+    """Evaluates the study's (point, value) pairs one after another in one process, as Bayesmark's
+    run_study does; returns the seconds it took. An evaluation may raise only where the study
+    recorded a crash (+inf) too: any other exception fails the run, since a baseline that skipped
+    work would make the ratio a figure of nothing."""
     sys.path.insert(0, os.path.join(ROOT, "python", "problems"))
     import sklearn_pack  # noqa: E402
     p = sklearn_pack.SklearnProblem(PROBLEM, random_state=0, shuffle_seed=0)
     start = time.monotonic()
-    for x in points:
+    for i, (x, study_value) in enumerate(points):
         try:
             p.evaluate(x)
-        except Exception:  # a crashed evaluation costs what it cost
-            pass
+        except Exception as e:  # noqa: BLE001 - reported, never swallowed
+            if not math.isinf(study_value):
+                fail("serial baseline: evaluation %d of %d raised %s: %s, where the study got %r" %
+                     (i, len(points), type(e).__name__, e, study_value))
     return time.monotonic() - start
 
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "absl/status/status.h"
 #include "scoring/plackett_luce/dirichlet_model.h"
 #include "scoring/plackett_luce/random_walk_model.h"
 #include "scoring/plackett_luce/ranking_stats.h"
@@ -35,6 +36,12 @@ double CpuSeconds() {
   rusage u;
   getrusage(RUSAGE_SELF, &u);
   return u.ru_utime.tv_sec + u.ru_stime.tv_sec + 1e-6 * (u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+// A case that failed: says why on stderr and gives main's exit status (no figure for it).
+int Failed(const char* what, const absl::Status& status) {
+  std::fprintf(stderr, "pl_bench: %s failed: %s\n", what, status.ToString().c_str());
+  return 1;
 }
 
 double LoadAverage() {
@@ -85,15 +92,14 @@ int main(int argc, char** argv) {
 
   const pl::TraceSet traces = Generate(P, n, 42);
   auto grid = pl::LogGrid(1, 1000, T, "seconds");
+  if (!grid.ok()) return Failed("the time grid", grid.status());
   const auto t0 = Clock::now();
   auto rankings = pl::RankingsFromTraces(traces, *grid);
   const auto t1 = Clock::now();
-  if (!rankings.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(rankings.status().message()).c_str());
-    return 1;
-  }
+  if (!rankings.ok()) return Failed("the rankings", rankings.status());
   auto stats = pl::ComputePlStats(*rankings);
   const auto t2 = Clock::now();
+  if (!stats.ok()) return Failed("the stage statistics", stats.status());
   size_t stage_sets = 0, chains = 0;
   for (const pl::PlStats& s : *stats) {
     stage_sets += s.stages.size();
@@ -109,10 +115,7 @@ int main(int argc, char** argv) {
   auto post = pl::FitIndependentDirichlet(*rankings, o);
   const auto t4 = Clock::now();
   const double independent_cpu = CpuSeconds() - c3;
-  if (!post.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(post.status().message()).c_str());
-    return 1;
-  }
+  if (!post.ok()) return Failed("the independent Dirichlet model", post.status());
   const double independent = Seconds(t3, t4);
   std::printf(
       "independent Dirichlet: %d draws x %d timepoints: %.3f s wall (sampling %.3f s, diagnostics "
@@ -126,10 +129,11 @@ int main(int argc, char** argv) {
   auto serial = pl::FitIndependentDirichlet(*rankings, o);
   const auto t6 = Clock::now();
   const double one_thread = Seconds(t5, t6), one_thread_cpu = CpuSeconds() - c5;
+  if (!serial.ok()) return Failed("the independent Dirichlet model on 1 thread", serial.status());
   std::printf("independent Dirichlet on 1 thread: %.3f s wall, %.3f s CPU\n", one_thread,
               one_thread_cpu);
 
-  if (!run_temporal) return serial.ok() ? 0 : 1;
+  if (!run_temporal) return 0;
   pl::RandomWalkOptions rw;  // HMC: 4 chains x 500 draws after 300 warmup iterations
   rw.threads = threads;
   const double c7 = CpuSeconds();
@@ -137,10 +141,7 @@ int main(int argc, char** argv) {
   auto temporal = pl::FitRandomWalk(*rankings, rw);
   const auto t8 = Clock::now();
   const double hmc = Seconds(t7, t8), hmc_cpu = CpuSeconds() - c7;
-  if (!temporal.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(temporal.status().message()).c_str());
-    return 1;
-  }
+  if (!temporal.ok()) return Failed("the random walk (HMC)", temporal.status());
   std::printf(
       "random walk (HMC): %d draws: %.3f s wall, %.3f s CPU; sigma %.3f, acceptance %.2f, "
       "divergences %d, max R-hat %.4f, min bulk ESS %.0f\n",
@@ -153,8 +154,9 @@ int main(int argc, char** argv) {
   auto laplace = pl::FitRandomWalk(*rankings, rw);
   const auto t10 = Clock::now();
   const double lap = Seconds(t9, t10), lap_cpu = CpuSeconds() - c9;
-  std::printf("random walk (Laplace): %d draws: %.3f s wall, %.3f s CPU\n",
-              laplace.ok() ? laplace->S() : 0, lap, lap_cpu);
+  if (!laplace.ok()) return Failed("the random walk (Laplace)", laplace.status());
+  std::printf("random walk (Laplace): %d draws: %.3f s wall, %.3f s CPU\n", laplace->S(), lap,
+              lap_cpu);
 
   const double idle_estimate = independent_cpu / std::max(1u, std::min(cores, 2u));
   std::printf(
@@ -165,5 +167,5 @@ int main(int argc, char** argv) {
       idle_estimate <= 5.0 ? "within the 5 s target" : "over the 5 s target",
       one_thread / independent, one_thread_cpu / independent_cpu, hmc / independent,
       lap / independent, LoadAverage());
-  return serial.ok() && laplace.ok() ? 0 : 1;
+  return 0;
 }

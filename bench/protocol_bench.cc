@@ -2,9 +2,16 @@
 // 8 suggestions in, validation, evaluation of a trivial problem, one SQLite transaction with the
 // batch's 8 evaluations, 8 values out. BM_BareEcho: a gRPC service that returns the same payload
 // without doing anything. Their ratio is the protocol's overhead over the transport
-// (goal: <= 3x). run_protocol_bench.sh prints it.
+// (goal: <= 3x). run_protocol_bench.sh prints it. Each case runs 2 s unless
+// --benchmark_min_time=S says otherwise; a case that fails makes the exit status 1.
 
+#include <atomic>
+#include <cstdio>
 #include <filesystem>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "bbo/bench/echo.grpc.pb.h"
 #include "bbo/v1/study_service.grpc.pb.h"
@@ -16,6 +23,21 @@
 #include "server/rpc/grpc_server.h"
 
 namespace {
+
+// Google Benchmark reports a case that called SkipWithError and exits 0 all the same: every case
+// fails through Fail(), and main exits non-zero when one did.
+std::atomic<bool> g_failed{false};
+std::mutex g_failures_mu;
+std::string g_failures;  // "case: why; ..." (guarded by g_failures_mu)
+
+void Fail(benchmark::State& state, const std::string& why) {
+  {
+    std::lock_guard<std::mutex> lock(g_failures_mu);
+    g_failures += why + "; ";
+  }
+  g_failed = true;
+  state.SkipWithError(why.c_str());
+}
 
 class EchoImpl final : public bbo::bench::Echo::Service {
   grpc::Status Echo(grpc::ServerContext*, const bbo::v1::SubmitBatchRequest* req,
@@ -54,11 +76,16 @@ void BM_BareEcho(benchmark::State& state) {
     grpc::ClientContext ctx;
     bbo::v1::SubmitBatchResponse resp;
     grpc::Status s = stub->Echo(&ctx, req, &resp);
-    if (!s.ok() || resp.values_size() != 8) state.SkipWithError("echo failed");
+    if (!s.ok() || resp.values_size() != 8) {
+      Fail(state,
+           "BM_BareEcho: " + (s.ok() ? std::string("wrong value count") : s.error_message()));
+      break;
+    }
   }
   server->Shutdown();
 }
-BENCHMARK(BM_BareEcho)->UseRealTime()->MinTime(2.0);
+// No MinTime() here: it would override --benchmark_min_time (main sets the 2 s default).
+BENCHMARK(BM_BareEcho)->UseRealTime();
 
 void BM_BatchRoundTrip(benchmark::State& state) {
   std::string db = (std::filesystem::temp_directory_path() / "bbo_protocol_bench.sqlite").string();
@@ -75,7 +102,7 @@ void BM_BatchRoundTrip(benchmark::State& state) {
   std::string name = problems[0]->name();
   auto coordinator = bbo::Coordinator::Create(opts, std::move(problems));
   if (!coordinator.ok()) {
-    state.SkipWithError("coordinator");
+    Fail(state, "BM_BatchRoundTrip: coordinator: " + coordinator.status().ToString());
     return;
   }
   bbo::rpc::GrpcServerOptions listen;
@@ -83,13 +110,17 @@ void BM_BatchRoundTrip(benchmark::State& state) {
   // One client as fast as it can: the per-caller rate limit (200 calls/s) is not what is measured.
   listen.rate_limit_per_s = 0;
   auto server = bbo::rpc::GrpcServer::Start(coordinator->get(), listen);
+  if (!server.ok()) {
+    Fail(state, "BM_BatchRoundTrip: server: " + server.status().ToString());
+    return;
+  }
   auto stub = bbo::v1::StudyService::NewStub(
       grpc::CreateChannel((*server)->target(), grpc::InsecureChannelCredentials()));
   // A team's token, as every real client has (the coordinator refuses anonymous practice).
   absl::StatusOr<std::string> token =
       (*coordinator)->credentials().Issue(bbo::CredentialKind::kTeam, "bench");
   if (!token.ok()) {
-    state.SkipWithError("token");
+    Fail(state, "BM_BatchRoundTrip: token: " + token.status().ToString());
     return;
   }
   const std::string bearer = "Bearer " + *token;
@@ -99,7 +130,7 @@ void BM_BatchRoundTrip(benchmark::State& state) {
   open.set_problem(name);
   bbo::v1::OpenStudyResponse opened;
   if (const grpc::Status s = stub->OpenStudy(&octx, open, &opened); !s.ok()) {
-    state.SkipWithError(("open: " + s.error_message()).c_str());
+    Fail(state, "BM_BatchRoundTrip: open: " + s.error_message());
     return;
   }
   bbo::v1::SubmitBatchRequest req = MakeRequest(opened.study_id());
@@ -111,7 +142,8 @@ void BM_BatchRoundTrip(benchmark::State& state) {
     bbo::v1::SubmitBatchResponse resp;
     grpc::Status s = stub->SubmitBatch(&ctx, req, &resp);
     if (!s.ok() || resp.values_size() != 8 || resp.errors_size() != 0) {
-      state.SkipWithError(s.ok() ? "invalid batch" : s.error_message().c_str());
+      Fail(state,
+           "BM_BatchRoundTrip: " + (s.ok() ? std::string("invalid batch") : s.error_message()));
       break;
     }
   }
@@ -119,8 +151,31 @@ void BM_BatchRoundTrip(benchmark::State& state) {
   (*server)->Shutdown();
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
 }
-BENCHMARK(BM_BatchRoundTrip)->UseRealTime()->MinTime(2.0);
+BENCHMARK(BM_BatchRoundTrip)->UseRealTime();
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// BENCHMARK_MAIN, with 2 s per case unless --benchmark_min_time says otherwise (the smoke's short
+// run: bench/run_protocol_bench.sh --smoke), and a non-zero exit when a case failed.
+int main(int argc, char** argv) {
+  std::vector<char*> args(argv, argv + argc);
+  bool min_time_given = false;
+  for (int i = 1; i < argc; ++i) {
+    min_time_given |= std::string_view(argv[i]).rfind("--benchmark_min_time", 0) == 0;
+  }
+  std::string default_min_time = "--benchmark_min_time=2";
+  if (!min_time_given) args.insert(args.begin() + 1, default_min_time.data());
+  int n = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  benchmark::Initialize(&n, args.data());
+  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  if (g_failed) {
+    std::lock_guard<std::mutex> lock(g_failures_mu);
+    std::fprintf(stderr, "protocol_bench: FAILED: %sno figure for a failed case\n",
+                 g_failures.c_str());
+    return 1;
+  }
+  return 0;
+}

@@ -124,6 +124,10 @@ int main(int argc, char** argv) {
   auto t0 = Clock::now();
   auto board = bbo::scoring::ComputeLeaderboard(in, "random-search");
   auto t1 = Clock::now();
+  if (!board.ok()) {
+    std::fprintf(stderr, "leaderboard failed: %s\n", board.status().ToString().c_str());
+    return 1;
+  }
   bbo::scoring::BootstrapOptions opts;
   opts.replicates = B;
   auto ranks = bbo::scoring::BootstrapRanks(*board, in, opts);
@@ -136,9 +140,14 @@ int main(int argc, char** argv) {
   const bbo::scoring::PlackettLuceFits fits =
       bbo::scoring::FitPlackettLuce(in, ro.plackett_luce_options);
   auto t5 = Clock::now();
-  if (!board.ok() || !ranks.ok() || !borda.ok() || !anytime.ok()) {
-    std::fprintf(stderr, "scoring failed\n");
-    return 1;
+  for (const auto& [what, status] :
+       {std::pair<const char*, absl::Status>{"bootstrap ranks", ranks.status()},
+        {"Mann-Whitney / Borda", borda.status()},
+        {"anytime", anytime.status()}}) {
+    if (!status.ok()) {
+      std::fprintf(stderr, "%s failed: %s\n", what, status.ToString().c_str());
+      return 1;
+    }
   }
   if (!fits.batches.ok()) {
     std::fprintf(stderr, "Plackett-Luce ranking failed: %s\n",
@@ -158,6 +167,12 @@ int main(int argc, char** argv) {
   auto r2 = Clock::now();
   auto html = bbo::scoring::RenderReportFiles(j, "html");
   auto r3 = Clock::now();
+  // A report that did not render is a failed case: no figure for it, and no total either.
+  if (!html.ok() || html->empty() || (*html)[0].content.empty()) {
+    std::fprintf(stderr, "HTML rendering failed: %s\n",
+                 html.ok() ? "no file, or an empty one" : html.status().ToString().c_str());
+    return 1;
+  }
   const double total = Seconds(r0, r3);
   // The server's case: the leaderboard is cached and only the problems a finished study
   // touched are rescored. One new trial of one method on one problem:
@@ -169,7 +184,11 @@ int main(int argc, char** argv) {
   auto i0 = Clock::now();
   auto incremental = bbo::scoring::ComputeLeaderboard(in, "random-search", &cache);
   auto i1 = Clock::now();
-  if (!incremental.ok()) return 1;
+  if (!incremental.ok()) {
+    std::fprintf(stderr, "incremental leaderboard failed: %s\n",
+                 incremental.status().ToString().c_str());
+    return 1;
+  }
   // `scoring_bench B M P N skip-naive` leaves out the slow reference (for profiling).
   const bool skip_naive = argc > 5 && std::string(argv[5]) == "skip-naive";
   const double naive_s = skip_naive ? NAN : NaiveBootstrapSeconds(*board, in, B);
@@ -182,8 +201,7 @@ int main(int argc, char** argv) {
   std::printf("full report: compute                          : %8.3f s\n", Seconds(r0, r1));
   std::printf("full report: JSON                             : %8.3f s\n", Seconds(r1, r2));
   std::printf("full report: HTML with SVG plots (%5.2f MB)    : %8.3f s\n",
-              html.ok() && !html->empty() ? (*html)[0].content.size() / 1e6 : 0.0,
-              Seconds(r2, r3));
+              (*html)[0].content.size() / 1e6, Seconds(r2, r3));
   std::printf("full report, total                            : %8.3f s  (goal <= 2 s)\n", total);
   std::printf("leaderboard after one new study (incremental) : %8.3f s\n", Seconds(i0, i1));
   std::printf("straightforward single-threaded bootstrap     : %8.3f s\n", naive_s);
