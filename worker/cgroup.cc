@@ -230,10 +230,39 @@ const std::vector<std::string>& V2Delegated() {
   return *k;
 }
 
-absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SetUpV1(
-    const std::vector<Mount>& mounts, const CgroupManagerOptions& options) {
+// The path the worker's groups of a v1 controller that leaves it in the hierarchy's root go
+// under: its memory cgroup's path (a batch system such as Slurm places a job in the memory,
+// freezer, cpuset and devices hierarchies only), else the deepest of the others; "/" when
+// every controller leaves it in the root.
+std::string V1Anchor(const std::vector<std::pair<std::vector<std::string>, std::string>>& own) {
+  std::string anchor = "/";
+  for (const auto& [controllers, path] : own) {
+    if (Contains(controllers, "memory") && path != "/") return path;
+    if (path.size() > anchor.size() && !Contains(controllers, "name=systemd") &&
+        !controllers.empty()) {
+      anchor = path;
+    }
+  }
+  return anchor;
+}
+
+// mkdir -p of `path` below `root`.
+absl::Status MakeDirs(const std::string& root, const std::string& path) {
+  std::string dir = root;
+  for (absl::string_view part : absl::StrSplit(path, '/', absl::SkipEmpty())) {
+    absl::StrAppend(&dir, "/", part);
+    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+      return ErrnoStatus(errno, "cannot create cgroup", dir);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CgroupLayout> SetUpV1(const std::vector<Mount>& mounts,
+                                     const CgroupManagerOptions& options) {
   ASSIGN_OR_RETURN(auto own, OwnCgroups());
-  std::vector<std::pair<std::string, std::string>> parents;
+  const std::string anchor = options.follow_memory_cgroup ? V1Anchor(own) : "/";
+  CgroupLayout layout;
   std::vector<std::string> missing;
   for (const std::string& c : V1Controllers()) {
     const Mount* mount = nullptr;
@@ -248,16 +277,25 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SetUpV1(
       if (c != "freezer") missing.push_back(c);
       continue;
     }
-    std::string parent = absl::StrCat(OwnDir(*mount, *own_path), "/", options.parent_name);
+    std::string own_dir = OwnDir(*mount, *own_path);
+    if (*own_path == "/" && anchor != "/" && mount->root == "/") {
+      // Left in the root by the batch system: nest under the job's path all the same, so the
+      // study groups of every controller sit inside the job's (and leave with it).
+      RETURN_IF_ERROR(MakeDirs(mount->mount_point, anchor));
+      own_dir = OwnDir(*mount, anchor);
+      layout.mirrored.push_back({mount->mount_point, own_dir});
+    }
+    if (!Contains(layout.own, own_dir)) layout.own.push_back(own_dir);
+    std::string parent = absl::StrCat(own_dir, "/", options.parent_name);
     RETURN_IF_ERROR(MakeDir(parent, /*exist_ok=*/true));
-    parents.emplace_back(c, parent);
+    layout.parents.emplace_back(c, parent);
   }
   if (!missing.empty() && options.require_controllers) {
     return absl::FailedPreconditionError(absl::StrCat(
         "cgroup v1 controllers not mounted: ", absl::StrJoin(missing, ", "),
         "; mount them under /sys/fs/cgroup/<controller> (or boot with the unified hierarchy)"));
   }
-  return parents;
+  return layout;
 }
 
 absl::StatusOr<std::vector<pid_t>> ParsePids(const std::string& text) {
@@ -288,9 +326,8 @@ std::string DescribeLimitHit(CgroupLimitHit hit, const CgroupLimits& limits) {
 // ---------------------------------------------------------------------------------------------
 // CgroupManager
 
-CgroupManager::CgroupManager(CgroupVersion version,
-                             std::vector<std::pair<std::string, std::string>> parent_dirs)
-    : version_(version), parent_dirs_(std::move(parent_dirs)) {}
+CgroupManager::CgroupManager(CgroupVersion version, CgroupLayout layout)
+    : version_(version), layout_(std::move(layout)) {}
 
 absl::StatusOr<std::unique_ptr<CgroupManager>> CgroupManager::Detect(
     const std::string& parent_name) {
@@ -301,8 +338,7 @@ absl::StatusOr<std::unique_ptr<CgroupManager>> CgroupManager::Detect(
 
 namespace {
 
-absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SetUpV2(
-    const Mount& mount, const CgroupManagerOptions& options) {
+absl::StatusOr<CgroupLayout> SetUpV2(const Mount& mount, const CgroupManagerOptions& options) {
   ASSIGN_OR_RETURN(auto own, OwnCgroups());
   std::string own_path = "/";
   for (const auto& [controllers, path] : own) {
@@ -345,11 +381,12 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SetUpV2(
   std::string parent = absl::StrCat(own_dir, "/", options.parent_name);
   RETURN_IF_ERROR(MakeDir(parent, /*exist_ok=*/true));
   if (!subtree.empty()) RETURN_IF_ERROR(WriteFile(parent + "/cgroup.subtree_control", subtree));
-  std::vector<std::pair<std::string, std::string>> parents;
-  for (const std::string& c : enable) parents.emplace_back(c, parent);
-  parents.emplace_back("cpuacct", parent);
-  parents.emplace_back("freezer", parent);
-  return parents;
+  CgroupLayout layout;
+  layout.own.push_back(own_dir);
+  for (const std::string& c : enable) layout.parents.emplace_back(c, parent);
+  layout.parents.emplace_back("cpuacct", parent);
+  layout.parents.emplace_back("freezer", parent);
+  return layout;
 }
 
 }  // namespace
@@ -385,28 +422,45 @@ absl::StatusOr<std::unique_ptr<CgroupManager>> CgroupManager::Detect(
           "no cgroup file system is mounted; mount cgroup2 at /sys/fs/cgroup");
     }
   }
-  std::vector<std::pair<std::string, std::string>> parents;
+  CgroupLayout layout;
   if (*version == CgroupVersion::kV2) {
     if (v2 == nullptr) return absl::FailedPreconditionError("no cgroup2 file system is mounted");
-    ASSIGN_OR_RETURN(parents, SetUpV2(*v2, options));
+    ASSIGN_OR_RETURN(layout, SetUpV2(*v2, options));
   } else {
-    ASSIGN_OR_RETURN(parents, SetUpV1(mounts, options));
+    ASSIGN_OR_RETURN(layout, SetUpV1(mounts, options));
   }
-  return std::unique_ptr<CgroupManager>(new CgroupManager(*version, std::move(parents)));
+  return std::unique_ptr<CgroupManager>(new CgroupManager(*version, std::move(layout)));
 }
 
-CgroupManager::~CgroupManager() {
+CgroupManager::~CgroupManager() { RemoveParents(layout_); }
+
+void CgroupManager::RemoveParents(const CgroupLayout& layout) {
   std::set<std::string> done;
-  for (const auto& [controller, dir] : parent_dirs_) {
+  for (const auto& [controller, dir] : layout.parents) {
     // EBUSY while other workers' or live studies' groups remain: theirs to clean.
     if (done.insert(dir).second) rmdir(dir.c_str());
+  }
+  // The job's path mirrored into a hierarchy the batch system leaves alone: removed from the
+  // deepest level up, as far as no other worker's groups remain.
+  for (const CgroupLayout::Mirror& m : layout.mirrored) {
+    std::string dir = m.dir;
+    while (dir.size() > m.mount_point.size() && absl::StartsWith(dir, m.mount_point + "/") &&
+           rmdir(dir.c_str()) == 0) {
+      dir = dir.substr(0, dir.rfind('/'));
+    }
   }
 }
 
 absl::StatusOr<int> CgroupManager::RemoveStale(
     const std::function<bool(const std::string& name)>& is_stale) {
+  return RemoveStaleIn(version_, layout_.parents, is_stale);
+}
+
+absl::StatusOr<int> CgroupManager::RemoveStaleIn(
+    CgroupVersion version, const std::vector<std::pair<std::string, std::string>>& parent_dirs,
+    const std::function<bool(const std::string& name)>& is_stale) {
   std::set<std::string> names;
-  for (const auto& [controller, parent] : parent_dirs_) {
+  for (const auto& [controller, parent] : parent_dirs) {
     DIR* d = opendir(parent.c_str());
     if (d == nullptr) continue;
     while (dirent* e = readdir(d)) {
@@ -420,8 +474,8 @@ absl::StatusOr<int> CgroupManager::RemoveStale(
   int removed = 0;
   for (const std::string& name : names) {
     // The same shape as a group made by Create, over the existing directories.
-    std::unique_ptr<StudyCgroup> group(new StudyCgroup(version_, name, CgroupLimits()));
-    for (const auto& [controller, parent] : parent_dirs_) {
+    std::unique_ptr<StudyCgroup> group(new StudyCgroup(version, name, CgroupLimits()));
+    for (const auto& [controller, parent] : parent_dirs) {
       const std::string dir = absl::StrCat(parent, "/", name);
       group->controller_dirs_.emplace_back(controller, dir);
       if (Contains(group->dirs_, dir) || !Exists(dir)) continue;
@@ -440,7 +494,7 @@ absl::StatusOr<int> CgroupManager::RemoveStale(
 }
 
 bool CgroupManager::Has(const std::string& controller) const {
-  for (const auto& [c, dir] : parent_dirs_) {
+  for (const auto& [c, dir] : layout_.parents) {
     if (c == controller) return true;
   }
   return false;
@@ -453,7 +507,7 @@ absl::StatusOr<std::unique_ptr<StudyCgroup>> CgroupManager::Create(
         absl::StrCat("cgroup name must match [A-Za-z0-9._-]+: '", name, "'"));
   }
   std::unique_ptr<StudyCgroup> group(new StudyCgroup(version_, name, limits));
-  for (const auto& [controller, parent] : parent_dirs_) {
+  for (const auto& [controller, parent] : layout_.parents) {
     std::string dir = absl::StrCat(parent, "/", name);
     group->controller_dirs_.emplace_back(controller, dir);
     if (Contains(group->dirs_, dir)) continue;

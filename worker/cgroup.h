@@ -63,6 +63,30 @@ struct CgroupManagerOptions {
   // For tests and diagnostics only: accept a hierarchy that lacks some controllers; groups then
   // enforce, measure and report only what the present controllers offer. Default true.
   bool require_controllers = true;
+  // v1 only: a controller whose hierarchy leaves the worker in its root while the memory
+  // controller places it deeper (Slurm's job groups exist in memory and freezer only) gets its
+  // groups under the same path all the same, made as needed: <memory path>/<parent_name>/...
+  // in every hierarchy, so every study group sits inside the job's path and nothing lands at
+  // the node's top level. The levels made are removed, when empty, with the manager (or by the
+  // sweep of a later worker, worker/worker_record.h). Default false: the groups of such a
+  // controller go under the worker's own cgroup there, the hierarchy's root.
+  bool follow_memory_cgroup = false;
+};
+
+// Where a worker's groups are, everything needed to remove them after it died.
+struct CgroupLayout {
+  // controller -> the worker's parent group (<own cgroup>/<parent_name>); v2: one directory.
+  std::vector<std::pair<std::string, std::string>> parents;
+  // The worker's own cgroup directory in each hierarchy (with follow_memory_cgroup, the
+  // mirrored one).
+  std::vector<std::string> own;
+  // A mirrored own directory (CgroupManagerOptions::follow_memory_cgroup) and the mount point
+  // of its hierarchy: its levels are removed from the deepest up while empty, never the mount.
+  struct Mirror {
+    std::string mount_point;
+    std::string dir;
+  };
+  std::vector<Mirror> mirrored;
 };
 
 // Which limit, if any, a group has hit.
@@ -170,21 +194,28 @@ class CgroupManager {
   // that died with SIGKILL), killing whatever still runs in them. Returns how many it removed;
   // the first error otherwise (the rest are still tried).
   absl::StatusOr<int> RemoveStale(const std::function<bool(const std::string& name)>& is_stale);
+  // The same over the parent groups of a layout, e.g. that of a dead worker.
+  static absl::StatusOr<int> RemoveStaleIn(
+      CgroupVersion version, const std::vector<std::pair<std::string, std::string>>& parent_dirs,
+      const std::function<bool(const std::string& name)>& is_stale);
+  // Removes the parent groups of `layout` and its mirrored levels, those that are empty (others
+  // are still in use); no error (the destructor's cleanup, and the sweep's of a dead worker).
+  static void RemoveParents(const CgroupLayout& layout);
 
   CgroupVersion version() const { return version_; }
   // Whether `controller` ("memory", "pids", "cpu", "cpuacct", "freezer") is available.
   bool Has(const std::string& controller) const;
   // controller -> parent group directory (v2: every controller maps to the same directory).
   const std::vector<std::pair<std::string, std::string>>& parent_dirs() const {
-    return parent_dirs_;
+    return layout_.parents;
   }
+  const CgroupLayout& layout() const { return layout_; }
 
  private:
-  CgroupManager(CgroupVersion version,
-                std::vector<std::pair<std::string, std::string>> parent_dirs);
+  CgroupManager(CgroupVersion version, CgroupLayout layout);
 
   CgroupVersion version_;
-  std::vector<std::pair<std::string, std::string>> parent_dirs_;
+  CgroupLayout layout_;
 };
 
 }  // namespace bbo

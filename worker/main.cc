@@ -22,8 +22,10 @@
 #include "spdlog/spdlog.h"
 #include "worker/cgroup_tuning.h"
 #include "worker/coordinator_client.h"
+#include "worker/stop_signals.h"
 #include "worker/study_tmp.h"
 #include "worker/worker.h"
+#include "worker/worker_record.h"
 
 ABSL_FLAG(std::string, coordinator, "127.0.0.1:50051", "bbo-server address (host:port).");
 ABSL_FLAG(std::string, ca_file, "",
@@ -60,19 +62,35 @@ ABSL_FLAG(int, eval_slots, 0,
           "Objective evaluations run at once on this host, shared by all its studies "
           "(0 = one per core).");
 ABSL_FLAG(double, drain_timeout_s, 0,
-          "On SIGTERM: take no new job and let the studies running now finish for up to this "
-          "many seconds, then hand back those still running (the coordinator requeues their "
-          "jobs without charging the team). 0 = hand them back at once. A second SIGTERM ends "
-          "the drain.");
+          "On a drain (SIGUSR1, or SIGTERM with --on_sigterm=drain): take no new job and let "
+          "the studies running now finish for up to this many seconds, then hand back those "
+          "still running (the coordinator requeues their jobs without charging the team). "
+          "0 = hand them back at once.");
+ABSL_FLAG(std::string, on_sigterm, "drain",
+          "What SIGTERM (and SIGINT) asks: 'drain' (the first starts a drain, the next ends it; "
+          "for Kubernetes, HTCondor, docker) or 'hand_back' (hand every study back at once, "
+          "uncharged; SIGUSR1 then starts a drain). The Slurm script uses hand_back and "
+          "forwards its own SIGTERM as SIGUSR1 (deploy/README.md, \"Slurm and HTCondor\").");
 ABSL_FLAG(std::string, token_file, "",
           "File holding this worker's token (`bbo admin worker add NAME` prints it). Default: "
           "$BBO_WORKER_TOKEN; none for a coordinator run with --allow_anonymous.");
+ABSL_FLAG(bool, sweep_only, false,
+          "Remove what killed workers left (their study control groups, found through the "
+          "records in --work_dir and its sibling folders, and those sibling scratch folders), "
+          "then exit. The Slurm script runs it after a worker that did not exit by itself.");
 ABSL_FLAG(std::string, cgroups, "required",
           "Control groups per study (memory incl. /tmp, tasks, CPU quota, CPU accounting, "
           "kill-all): 'required' refuses to start without them, 'auto' runs without them when "
           "the host has none (and says so), 'off' never uses them.");
 ABSL_FLAG(std::string, cgroup_parent, "bbo-arena",
           "Name of this worker's group under its own cgroup; study groups nest inside it.");
+ABSL_FLAG(bool, cgroup_follow_memory, false,
+          "cgroups v1: nest the study groups of a controller that leaves this worker in its "
+          "hierarchy's root (pids, cpu, cpuacct under Slurm, which makes job groups in memory "
+          "and freezer only) under the worker's memory cgroup path all the same, e.g. "
+          "/sys/fs/cgroup/pids/slurm/uid_0/job_7/step_batch/bbo-arena, so that every study "
+          "group is inside the job's and none at the node's top level. The Slurm script sets "
+          "it.");
 ABSL_FLAG(bool, cgroup_favordynmods, true,
           "Switch the host's cgroup option favordynmods on at start (a global kernel setting "
           "that stays on): moving a study's sandbox into its cgroup then costs microseconds "
@@ -164,8 +182,11 @@ std::optional<int> SetUpCgroups(bbo::WorkerOptions& opts,
     return std::nullopt;
   }
   if (opts.sandbox.insecure_no_sandbox) return std::nullopt;
+  bbo::CgroupManagerOptions options;
+  options.parent_name = absl::GetFlag(FLAGS_cgroup_parent);
+  options.follow_memory_cgroup = absl::GetFlag(FLAGS_cgroup_follow_memory);
   absl::StatusOr<std::unique_ptr<bbo::CgroupManager>> detected =
-      bbo::CgroupManager::Detect(absl::GetFlag(FLAGS_cgroup_parent));
+      bbo::CgroupManager::Detect(options);
   if (detected.ok()) {
     cgroups = *std::move(detected);
     opts.cgroups = cgroups.get();
@@ -225,6 +246,14 @@ std::optional<std::string> ReadToken() {
   return token;
 }
 
+// Removes what workers killed before this one left (worker/worker_record.h).
+void SweepDeadWorkers(const std::string& work_dir) {
+  const bbo::DeadWorkerSweep swept = bbo::RemoveDeadWorkers(work_dir);
+  if (swept.groups > 0 || swept.folders > 0) {
+    spdlog::info("event=dead_workers_swept groups={} folders={}", swept.groups, swept.folders);
+  }
+}
+
 // Registers, asking again while the coordinator is unreachable (it may still be starting);
 // says what to check when it stays so.
 bool RegisterWorker(bbo::Worker& worker, int slots, const bbo::ClientTls& tls) {
@@ -250,9 +279,9 @@ bool RegisterWorker(bbo::Worker& worker, int slots, const bbo::ClientTls& tls) {
   return false;
 }
 
-// Runs `slots` job loops until a signal (draining first with --drain_timeout_s) or until every
-// loop has exited; the process's exit code.
-int RunSlots(bbo::Worker& worker, int slots, const sigset_t& signals) {
+// Runs `slots` job loops until told to stop (StopSignals: a drain bounded by --drain_timeout_s,
+// or a hand-back) or until every loop has exited; the process's exit code.
+int RunSlots(bbo::Worker& worker, int slots, bbo::SigtermMeaning sigterm) {
   std::vector<std::thread> threads;
   std::atomic<int> running{slots};
   std::atomic<bool> failed{false};
@@ -263,29 +292,25 @@ int RunSlots(bbo::Worker& worker, int slots, const sigset_t& signals) {
         spdlog::error("worker loop failed: {}", s.ToString());
         failed = true;
       }
-      if (--running == 0) kill(getpid(), SIGTERM);  // wake main when every slot has exited
+      if (--running == 0) bbo::StopSignals::NotifySlotsDone();
     });
   }
-  int sig = 0;
-  sigwait(&signals, &sig);
+  bbo::StopSignals stop(sigterm);
+  bbo::StopRequest request = stop.Wait(absl::InfiniteFuture());
   const double drain_s = absl::GetFlag(FLAGS_drain_timeout_s);
-  if (running > 0 && drain_s > 0) {
-    // Scale-in: finish what runs, take nothing new; a second signal or the timeout ends it.
+  if (request == bbo::StopRequest::kDrain && running > 0 && drain_s > 0) {
+    // Scale-in: finish what runs, take nothing new; a hand-back or the timeout ends it.
     spdlog::info("event=worker_draining timeout_s={}", drain_s);
     worker.Drain();
-    const absl::Time until = absl::Now() + absl::Seconds(drain_s);
-    while (running > 0 && absl::Now() < until) {
-      sigset_t pending;
-      if (sigpending(&pending) == 0 &&
-          (sigismember(&pending, SIGTERM) || sigismember(&pending, SIGINT))) {
-        sigwait(&signals, &sig);
-        break;
-      }
-      absl::SleepFor(absl::Milliseconds(200));
-    }
+    request = stop.Wait(absl::Now() + absl::Seconds(drain_s));
+    if (request == bbo::StopRequest::kHandBack) spdlog::info("event=worker_drain_ended");
   }
   spdlog::info("event=worker_stopping");
-  worker.Stop();
+  if (request == bbo::StopRequest::kSlotsDone) {
+    worker.Stop();
+  } else {
+    worker.HandBack();
+  }
   for (auto& t : threads) t.join();
   return failed ? 1 : 0;
 }
@@ -293,10 +318,17 @@ int RunSlots(bbo::Worker& worker, int slots, const sigset_t& signals) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const sigset_t signals = bbo::InitBinary(
+  bbo::InitBinary(
       argc, argv,
       "bbo-worker --coordinator=127.0.0.1:50051\n"
       "Leases jobs from bbo-server and runs each submitted optimizer in a bubblewrap sandbox.");
+  bbo::StopSignals::Block();  // before any thread starts
+  const std::string on_sigterm = absl::GetFlag(FLAGS_on_sigterm);
+  if (on_sigterm != "drain" && on_sigterm != "hand_back") {
+    std::fprintf(stderr, "bbo-worker: --on_sigterm must be drain or hand_back, got '%s'\n",
+                 on_sigterm.c_str());
+    return 2;
+  }
 
   // A wrong TLS file is a start-up error, before any connection is tried.
   absl::StatusOr<bbo::ClientTls> tls =
@@ -317,10 +349,23 @@ int main(int argc, char** argv) {
   }
 
   bbo::WorkerOptions opts = OptionsFromFlags();
+  if (absl::GetFlag(FLAGS_sweep_only)) {
+    SweepDeadWorkers(opts.work_dir);
+    bbo::RemoveStaleStudies(nullptr, opts.work_dir);
+    return 0;
+  }
   if (!SandboxUsable(opts)) return 1;
   std::unique_ptr<bbo::CgroupManager> cgroups;
   if (std::optional<int> exit_code = SetUpCgroups(opts, cgroups)) return *exit_code;
+  SweepDeadWorkers(opts.work_dir);
   bbo::RemoveStaleStudies(cgroups.get(), opts.work_dir);
+  // Found by the sweep of a later worker should this one be killed.
+  absl::StatusOr<std::unique_ptr<bbo::WorkerRecord>> record =
+      bbo::WorkerRecord::Claim(opts.work_dir, cgroups.get());
+  if (!record.ok()) {
+    spdlog::warn("{}; a later worker cannot remove what this one leaves if it is killed",
+                 std::string(record.status().message()));
+  }
   const Evaluation evaluation = SetUpEvaluation(opts);
 
   const std::optional<std::string> token = ReadToken();
@@ -335,5 +380,7 @@ int main(int argc, char** argv) {
   if (!RegisterWorker(worker, slots, *tls)) return 1;
   spdlog::info("event=worker_registered worker_id={} coordinator={} slots={}",
                worker.worker_id(), absl::GetFlag(FLAGS_coordinator), slots);
-  return RunSlots(worker, slots, signals);
+  return RunSlots(worker, slots,
+                  on_sigterm == "drain" ? bbo::SigtermMeaning::kDrain
+                                        : bbo::SigtermMeaning::kHandBack);
 }

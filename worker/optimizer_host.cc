@@ -207,12 +207,19 @@ absl::Status OptimizerHost::Send(const nlohmann::json& msg) {
 
 absl::StatusOr<nlohmann::json> OptimizerHost::ReadMessage(absl::Time deadline,
                                                           size_t max_points) {
+  if (stray_bytes_ > kMaxStrayStdoutBytes) return CountStray("");  // stays over the bound
   while (true) {
     ASSIGN_OR_RETURN(std::string line, child_->ReadLine(deadline));
     if (line.size() > kMaxLineBytes) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "the optimizer printed a line of ", line.size(), " bytes, over the ",
           kMaxLineBytes >> 20, " MiB limit"));
+    }
+    // A line without a bracket (an empty line, a print) is neither a message nor too deep:
+    // stray without the parser's attention, so a flood costs the worker a scan, not a parse.
+    if (line.find_first_of("{[") == std::string::npos) {
+      RETURN_IF_ERROR(CountStray(line));
+      continue;
     }
     // nlohmann reports malformed input by value here; the catch is the boundary's guarantee
     // that nothing it throws (bad_alloc aside) escapes the host.
@@ -232,8 +239,20 @@ absl::StatusOr<nlohmann::json> OptimizerHost::ReadMessage(absl::Time deadline,
       }
     }
     if (j.ok() || !absl::IsNotFound(j.status())) return j;
-    if (on_stray_stdout_) on_stray_stdout_(TruncateUtf8(line, kMaxMessageBytes));
+    RETURN_IF_ERROR(CountStray(line));
   }
+}
+
+absl::Status OptimizerHost::CountStray(const std::string& line) {
+  stray_bytes_ += line.size() + 1;
+  if (stray_bytes_ > kMaxStrayStdoutBytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the optimizer wrote over ", kMaxStrayStdoutBytes >> 20,
+        " MiB to stdout outside the protocol (lines that are not protocol messages); print to "
+        "stderr or log less"));
+  }
+  if (on_stray_stdout_) on_stray_stdout_(TruncateUtf8(line, kMaxMessageBytes));
+  return absl::OkStatus();
 }
 
 std::string OptimizerHost::QuotedStderr() {

@@ -4,7 +4,10 @@
 // OptimizerHost: the worker's side of the hosting protocol (docs/hosting-protocol.md) with one
 // optimizer process: JSON lines over its stdin/stdout. It does not validate parameter values —
 // the coordinator does — only the shape of the messages. Lines on stdout that are not JSON
-// objects are skipped (and reported to the callback) without extending any deadline.
+// objects are skipped (and reported to the callback) without extending any deadline, up to
+// kMaxStrayStdoutBytes per study: a reply after more is ResourceExhausted ("the optimizer wrote
+// over 64 MiB to stdout outside the protocol; print to stderr or log less"). A line without a
+// bracket is skipped without being parsed, at the speed of a memory scan.
 //
 // Nothing the optimizer prints is trusted ("Limits" in docs/hosting-protocol.md): a line longer
 // than kMaxLineBytes or nested deeper than kMaxDepth is refused before it is parsed; a message is
@@ -16,6 +19,7 @@
 //
 // Not thread-safe: one host per study, driven by one thread.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +43,10 @@ inline constexpr int kMaxDepth = 64;
 inline constexpr size_t kMaxValues = 100000;
 // Longest optimizer-supplied text (an `error` message, a string in a point) kept, bytes.
 inline constexpr size_t kMaxMessageBytes = 4u << 10;
+// Most a study may print on stdout outside the protocol (lines that are not JSON objects, each
+// newline counted), bytes: past it the optimizer is treated as dead and told why (the flood
+// would otherwise be read on the study's clock).
+inline constexpr uint64_t kMaxStrayStdoutBytes = 64u << 20;
 // How much of the optimizer's stderr tail a failure message quotes, bytes.
 inline constexpr size_t kQuotedStderrBytes = 2u << 10;
 
@@ -58,7 +66,9 @@ class OptimizerHost {
   ~OptimizerHost();
 
   // Sends `start`, waits for `ready`. DeadlineExceeded / Unavailable (with the stderr tail) /
-  // InvalidArgument (a reply other than `ready`).
+  // InvalidArgument (a reply other than `ready`) / ResourceExhausted (a line over
+  // kMaxLineBytes, or over kMaxStrayStdoutBytes printed outside the protocol; so for Suggest
+  // and Observe).
   absl::Status Start(const StartInfo& info);
   // Sends `suggest`, returns the raw points of the `suggestions` reply: at most n + 1 of them
   // (one more than asked, so the coordinator records that there were extras), each as printed
@@ -89,6 +99,9 @@ class OptimizerHost {
   // Reads lines until a JSON object arrives or the deadline passes. Keeps at most
   // `max_points` elements of a top-level `x` array. The returned object has a string `type`.
   absl::StatusOr<nlohmann::json> ReadMessage(absl::Time deadline, size_t max_points = 0);
+  // Counts `line` (not a protocol message) against kMaxStrayStdoutBytes and reports it to the
+  // callback; ResourceExhausted past the bound.
+  absl::Status CountStray(const std::string& line);
   // The stderr tail for a failure message: its last kQuotedStderrBytes, valid UTF-8.
   std::string QuotedStderr();
   absl::Status Send(const nlohmann::json& msg);
@@ -99,6 +112,8 @@ class OptimizerHost {
   bool ended_ = false;
   double last_suggest_s_ = 0;
   double last_observe_s_ = 0;
+  // Bytes printed outside the protocol so far (see kMaxStrayStdoutBytes).
+  uint64_t stray_bytes_ = 0;
 };
 
 }  // namespace bbo

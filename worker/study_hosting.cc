@@ -207,6 +207,10 @@ std::optional<absl::Status> Worker::StartOptimizer(OptimizerHost& host, const Op
   start.remaining_s = study.remaining_s;
   start.startup_timeout = absl::Seconds(options_.startup_timeout_s);
   if (absl::Status s = host.Start(start); !s.ok()) {
+    if (stop_) {
+      host.End("shutdown");  // killed by HandBack: the study is handed back, not failed
+      return absl::UnavailableError("worker shutting down");
+    }
     // The participant's program did not start (import error, crash in __init__): the study
     // fails with no result, which scores as random-search clip.
     spdlog::info("event=optimizer_start_failed study={} error={}", study.study_id, s.ToString());
@@ -244,6 +248,18 @@ absl::Status Worker::RunTurns(OptimizerHost& host, const OpenedStudy& study, Stu
     if (Dropped(generation)) {
       host.End("error");
       return absl::UnavailableError("dropped: the coordinator restarted");
+    }
+    if (absl::IsUnavailable(x.status())) {
+      // A batch system stopping its job signals every process in it, the optimizer included,
+      // and this worker's own SIGTERM may be taken a moment after the optimizer has died: give
+      // it half a second before calling the death the optimizer's.
+      for (int i = 0; i < 10 && !stop_; ++i) env_->SleepFor(absl::Milliseconds(50));
+    }
+    if (!x.ok() && stop_) {
+      // Killed by HandBack (or by a batch system signalling every process of its job): the
+      // worker's stop, not the optimizer's failure.
+      host.End("shutdown");
+      return absl::UnavailableError("worker shutting down");
     }
     absl::StatusOr<BatchValues> values = ReportTurn(host, study, b, x, clock, cgroup, problem);
     if (!values.ok()) {

@@ -130,6 +130,13 @@ void Worker::Stop() {
   if (heartbeat_ != nullptr && heartbeat_->joinable()) heartbeat_->join();
 }
 
+void Worker::HandBack() {
+  Stop();
+  absl::MutexLock l(&running_mu_);
+  // A study whose optimizer dies now sees stop_ and is handed back (RunTurns), not reported.
+  for (OptimizerHost* host : running_) host->Kill();
+}
+
 void Worker::HeartbeatLoop() {
   absl::Time next = env_->Now();
   while (!stop_) {

@@ -92,6 +92,10 @@ class Worker {
   // DATA_LOSS: the coordinator is broken) and returns it.
   absl::Status FinishJob(int64_t job_id, const std::string& error);
   void Stop();
+  // Stop(), and kills the optimizers running now, so that every study is handed back at once
+  // (uncharged) instead of after its current turn: what a SIGTERM from a batch system whose
+  // SIGKILL follows within seconds needs.
+  void HandBack();
   // Takes no new job (Run returns once its current job is over) while current studies run on:
   // a graceful scale-in. Stop() afterwards hands back the studies still running.
   void Drain();
