@@ -598,21 +598,21 @@ def junk_payload(rng, web):
     if web:
         choices = [
             b"GARBAGE / HTTP/9.9\r\n\r\n",
-            b"GET /api/leaderboard HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 70000 + b"\r\n\r\n",
-            b"POST /api/register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"GET /api/leaderboard HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 70000 + b"\r\n\r\n",
+            b"POST /api/register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             b"Content-Length: 9\r\n\r\n{\"team\":[",
-            b"POST /api/register HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000000000\r\n\r\nab",
-            b"POST /api/submit HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+            b"POST /api/register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000000000\r\n\r\nab",
+            b"POST /api/submit HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
             b"ffffffff\r\nabc",
-            b"GET /../../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
-            b"GET /api/submissions/\xff\xfe%00%ZZ HTTP/1.1\r\nHost: x\r\n\r\n",
+            b"GET /../../../etc/passwd HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+            b"GET /api/submissions/\xff\xfe%00%ZZ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
             bytes(rng.randrange(256) for _ in range(rng.randrange(1, 4096))),
         ]
     else:
         preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
         choices = [
             bytes(rng.randrange(256) for _ in range(rng.randrange(1, 65536))),
-            b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+            b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
             preface + bytes(rng.randrange(256) for _ in range(rng.randrange(1, 512))),
             # a SETTINGS frame that claims 16 MiB of payload, then stops
             preface + b"\xff\xff\xff\x04\x00\x00\x00\x00\x00" + b"\x00" * 100,
@@ -622,7 +622,7 @@ def junk_payload(rng, web):
         ]
     i = rng.randrange(len(choices) + 1)
     if i == len(choices):  # slow sender
-        return (b"GET /api/phases HTTP/1.1\r\nHost: x\r\n" if web else preface) * 4, 10
+        return (b"GET /api/phases HTTP/1.1\r\nHost: 127.0.0.1\r\n" if web else preface) * 4, 10
     return choices[i], 0
 
 
