@@ -24,9 +24,10 @@ constexpr int kReportMessageBytes = 1 << 30;
 
 std::shared_ptr<grpc::Channel> Channel(const std::string& server, const ClientTls& tls,
                                        const grpc::ChannelArguments& args) {
-  if (!tls.enabled()) {
+  if (!UsesTls(tls, server)) {
     return grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), args);
   }
+  // Without a CA file, gRPC verifies the server against its default (the system's) roots.
   grpc::SslCredentialsOptions ssl;
   ssl.pem_root_certs = tls.ca_pem;
   ssl.pem_cert_chain = tls.cert_pem;
@@ -49,20 +50,39 @@ absl::Status FromGrpc(const grpc::Status& s) {
 
 // An unreachable server, or one that speaks the other way: say which way this client spoke.
 // gRPC reports a failed TLS handshake as Unavailable, like a closed port.
-absl::Status ExplainUnavailable(const absl::Status& status, bool tls) {
+enum class Tls { kNone, kGivenCa, kSystemRoots };
+
+Tls TlsMode(const ClientTls& tls, const std::string& server) {
+  if (!UsesTls(tls, server)) return Tls::kNone;
+  return tls.enabled() ? Tls::kGivenCa : Tls::kSystemRoots;
+}
+
+absl::Status ExplainUnavailable(const absl::Status& status, Tls tls) {
   if (!absl::IsUnavailable(status)) return status;
-  return absl::UnavailableError(absl::StrCat(
-      status.message(),
-      tls ? " (connected with TLS, --ca_file: does the server serve TLS with a certificate signed "
-            "by that CA for this --server host? If it requires client certificates, pass "
-            "--cert_file and --key_file)"
-          : " (connected without TLS: if the server serves TLS, pass --ca_file or set "
-            "BBO_CA_FILE)"));
+  const char* hint = "";
+  switch (tls) {
+    case Tls::kGivenCa:
+      hint = " (connected with TLS, --ca_file: does the server serve TLS with a certificate "
+             "signed by that CA for this --server host? If it requires client certificates, "
+             "pass --cert_file and --key_file)";
+      break;
+    case Tls::kSystemRoots:
+      hint = " (connected with TLS, verified against the system's trusted roots, as for every "
+             "server on another host: if its certificate is signed by the organizers' own CA, "
+             "pass --ca_file or set BBO_CA_FILE; only on a private network, --insecure speaks "
+             "plaintext and sends your token in clear text)";
+      break;
+    case Tls::kNone:
+      hint = " (connected without TLS: if the server serves TLS, pass --ca_file or set "
+             "BBO_CA_FILE)";
+      break;
+  }
+  return absl::UnavailableError(absl::StrCat(status.message(), hint));
 }
 
 // Runs one unary call with a deadline of `seconds` and the token's metadata.
 template <typename Response, typename Call>
-absl::StatusOr<Response> Invoke(const std::string& token, bool tls, int seconds, Call call) {
+absl::StatusOr<Response> Invoke(const std::string& token, Tls tls, int seconds, Call call) {
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(seconds));
   if (!token.empty()) ctx.AddMetadata("authorization", "Bearer " + token);
@@ -80,7 +100,7 @@ absl::StatusOr<Response> OrganizerCall(
     grpc::Status (v1::OrganizerService::Stub::*method)(grpc::ClientContext*, const Request&,
                                                       Response*)) {
   auto stub = v1::OrganizerService::NewStub(Channel(server, tls, CompetitionArgs()));
-  return Invoke<Response>(token, tls.enabled(), 30, [&](auto* ctx, auto* response) {
+  return Invoke<Response>(token, TlsMode(tls, server), 30, [&](auto* ctx, auto* response) {
     return ((*stub).*method)(ctx, request, response);
   });
 }
@@ -168,7 +188,7 @@ absl::StatusOr<v1::RegisterSubmissionResponse> Remote::RegisterSubmission(
     const v1::RegisterSubmissionRequest& request) const {
   auto stub = v1::CompetitionService::NewStub(Channel(server_, tls_, CompetitionArgs()));
   return Invoke<v1::RegisterSubmissionResponse>(
-      token_, tls_.enabled(), 120,
+      token_, TlsMode(tls_, server_), 120,
       [&](auto* ctx, auto* response) { return stub->RegisterSubmission(ctx, request, response); });
 }
 
@@ -178,7 +198,7 @@ absl::StatusOr<v1::ListSubmissionsResponse> Remote::ListSubmissions(
   v1::ListSubmissionsRequest request;
   request.set_phase(phase);
   return Invoke<v1::ListSubmissionsResponse>(
-      token_, tls_.enabled(), 30, [&](auto* ctx, auto* response) {
+      token_, TlsMode(tls_, server_), 30, [&](auto* ctx, auto* response) {
         return stub->ListSubmissions(ctx, request, response);
       });
 }
@@ -186,7 +206,7 @@ absl::StatusOr<v1::ListSubmissionsResponse> Remote::ListSubmissions(
 absl::StatusOr<v1::GetCompetitionResponse> Remote::GetCompetition() const {
   auto stub = v1::CompetitionService::NewStub(Channel(server_, tls_, CompetitionArgs()));
   return Invoke<v1::GetCompetitionResponse>(
-      token_, tls_.enabled(), 30, [&](auto* ctx, auto* response) {
+      token_, TlsMode(tls_, server_), 30, [&](auto* ctx, auto* response) {
         return stub->GetCompetition(ctx, v1::GetCompetitionRequest(), response);
       });
 }
@@ -198,7 +218,7 @@ absl::StatusOr<v1::GetSubmissionLogResponse> Remote::GetSubmissionLog(int64_t su
   request.set_submission_id(submission_id);
   request.set_limit(limit);
   return Invoke<v1::GetSubmissionLogResponse>(
-      token_, tls_.enabled(), 30, [&](auto* ctx, auto* response) {
+      token_, TlsMode(tls_, server_), 30, [&](auto* ctx, auto* response) {
         return stub->GetSubmissionLog(ctx, request, response);
       });
 }
@@ -209,7 +229,7 @@ absl::StatusOr<v1::ChooseSubmissionResponse> Remote::ChooseSubmission(
   v1::ChooseSubmissionRequest request;
   request.set_submission_id(submission_id);
   return Invoke<v1::ChooseSubmissionResponse>(
-      token_, tls_.enabled(), 30, [&](auto* ctx, auto* response) {
+      token_, TlsMode(tls_, server_), 30, [&](auto* ctx, auto* response) {
         return stub->ChooseSubmission(ctx, request, response);
       });
 }
@@ -218,7 +238,7 @@ absl::StatusOr<v1::SetContactResponse> Remote::SetContact(
     const v1::SetContactRequest& request) const {
   auto stub = v1::CompetitionService::NewStub(Channel(server_, tls_, CompetitionArgs()));
   return Invoke<v1::SetContactResponse>(
-      token_, tls_.enabled(), 30,
+      token_, TlsMode(tls_, server_), 30,
       [&](auto* ctx, auto* response) { return stub->SetContact(ctx, request, response); });
 }
 
@@ -227,7 +247,7 @@ absl::StatusOr<v1::GetContactResponse> Remote::GetContact(const std::string& tea
   v1::GetContactRequest request;
   request.set_team(team);
   return Invoke<v1::GetContactResponse>(
-      token_, tls_.enabled(), 30,
+      token_, TlsMode(tls_, server_), 30,
       [&](auto* ctx, auto* response) { return stub->GetContact(ctx, request, response); });
 }
 
@@ -237,7 +257,7 @@ absl::StatusOr<v1::WithdrawSubmissionResponse> Remote::WithdrawSubmission(
   v1::WithdrawSubmissionRequest request;
   request.set_submission_id(submission_id);
   return Invoke<v1::WithdrawSubmissionResponse>(
-      token_, tls_.enabled(), 30, [&](auto* ctx, auto* response) {
+      token_, TlsMode(tls_, server_), 30, [&](auto* ctx, auto* response) {
         return stub->WithdrawSubmission(ctx, request, response);
       });
 }
@@ -246,14 +266,14 @@ absl::StatusOr<v1::GetLeaderboardResponse> Remote::GetLeaderboard(
     const v1::GetLeaderboardRequest& request) const {
   auto stub = v1::CompetitionService::NewStub(Channel(server_, tls_, CompetitionArgs()));
   return Invoke<v1::GetLeaderboardResponse>(
-      token_, tls_.enabled(), 120,
+      token_, TlsMode(tls_, server_), 120,
       [&](auto* ctx, auto* response) { return stub->GetLeaderboard(ctx, request, response); });
 }
 
 absl::StatusOr<v1::ListProblemsResponse> Remote::ListProblems() const {
   auto stub = v1::StudyService::NewStub(Channel(server_, tls_, grpc::ChannelArguments()));
   return Invoke<v1::ListProblemsResponse>(
-      token_, tls_.enabled(), 30, [&](auto* ctx, auto* response) {
+      token_, TlsMode(tls_, server_), 30, [&](auto* ctx, auto* response) {
         return stub->ListProblems(ctx, v1::ListProblemsRequest(), response);
       });
 }
@@ -262,7 +282,7 @@ absl::StatusOr<v1::GetReportResponse> Remote::GetReport(const v1::GetReportReque
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kReportMessageBytes);
   auto stub = v1::ScoringService::NewStub(Channel(server_, tls_, args));
-  return Invoke<v1::GetReportResponse>(token_, tls_.enabled(), 600, [&](auto* ctx, auto* response) {
+  return Invoke<v1::GetReportResponse>(token_, TlsMode(tls_, server_), 600, [&](auto* ctx, auto* response) {
     return stub->GetReport(ctx, request, response);
   });
 }

@@ -2,7 +2,8 @@
 #define BBO_CLIENT_REMOTE_H_
 
 // Everything gRPC the CLI does: one call per method to a bbo-server, each on its own channel
-// (plaintext, or TLS when a CA is given) with the call's deadline and, when a token is set, the
+// (TLS, verified against the given CA or else the system's trusted roots; plaintext only to
+// this machine or with --insecure: common/tls_files.h UsesTls) with the call's deadline and, when a token is set, the
 // "authorization: Bearer <token>" metadata. gRPC errors come back as absl::Status with gRPC's code
 // and message. No gRPC header is included here (only the Protobuf messages). Thread-compatible.
 
@@ -21,8 +22,9 @@ namespace bbo::client {
 class Remote {
  public:
   // `server`: "host:port". `token`: the caller's token ("" = none). `tls`: the CA (and client
-  // certificate) of a TLS server; disabled = plaintext. A TLS mismatch with the server ends the
-  // call with Unavailable well within its deadline.
+  // certificate) of a TLS server; without a CA, TLS with the system's roots to another host and
+  // plaintext to this one (or with tls.insecure). A TLS mismatch with the server ends the call
+  // with Unavailable well within its deadline.
   Remote(std::string server, std::string token, ClientTls tls = ClientTls());
 
   // CompetitionService; deadlines 120 s, 30 s and 120 s.

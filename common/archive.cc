@@ -123,7 +123,10 @@ absl::StatusOr<std::string> TarDirectory(const std::string& dir) {
 
 namespace {
 
-// Appends the data of the current entry of `a` to `data`, counting its bytes in `total`.
+// Appends the data of the current entry of `a` to `data` (discards it when `data` is null),
+// counting its bytes in `total`. Every entry's data goes through here, kept or not: libarchive
+// decompresses a gzip or deflate stream to skip an entry, so an entry that is dropped costs the
+// same CPU as one that is kept and must count against the same limit.
 absl::Status ReadEntryData(struct archive* a, const std::string& name,
                            const ExtractOptions& options, int64_t* total, std::string* data) {
   char buf[65536];
@@ -136,23 +139,25 @@ absl::Status ReadEntryData(struct archive* a, const std::string& name,
       return absl::InvalidArgumentError(absl::StrCat(
           "archive expands to more than ", options.max_total_bytes, " bytes"));
     }
-    data->append(buf, static_cast<size_t>(n));
+    if (data != nullptr) data->append(buf, static_cast<size_t>(n));
   }
   return absl::OkStatus();
 }
 
 // Reads every entry of `a` into memory, rejecting links, unsafe paths and archives over the
-// limits of `options`. Entries naming the archive's root itself are dropped.
+// limits of `options`. Entries naming the archive's root itself are dropped, after their data
+// and the entry itself are counted against the limits.
 absl::StatusOr<std::vector<Entry>> ReadEntries(struct archive* a, const ExtractOptions& options) {
   std::vector<Entry> entries;
   int64_t total = 0;
+  int seen = 0;
   struct archive_entry* e = nullptr;
   while (true) {
     int r = archive_read_next_header(a, &e);
     if (r == ARCHIVE_EOF) break;
     if (r != ARCHIVE_OK && r != ARCHIVE_WARN) return ArchiveError(a, "corrupt archive");
     std::string name = archive_entry_pathname(e) ? archive_entry_pathname(e) : "";
-    if (static_cast<int>(entries.size()) >= options.max_entries) {
+    if (seen++ >= options.max_entries) {
       return absl::InvalidArgumentError(
           absl::StrCat("archive has more than ", options.max_entries, " entries"));
     }
@@ -167,15 +172,17 @@ absl::StatusOr<std::vector<Entry>> ReadEntries(struct archive* a, const ExtractO
     }
     auto parts = SafeComponents(name);
     if (!parts.ok()) return parts.status();
-    if (parts->empty()) continue;
     Entry entry;
-    entry.parts = *std::move(parts);
     entry.dir = type == AE_IFDIR;
     entry.mode = archive_entry_perm(e);
-    if (!entry.dir) {
-      absl::Status st = ReadEntryData(a, name, options, &total, &entry.data);
-      if (!st.ok()) return st;
-    }
+    // A folder's or a dropped entry's data (a folder may carry some in tar and zip) is read and
+    // counted, then discarded.
+    const bool keep = !parts->empty();
+    std::string* sink = keep && !entry.dir ? &entry.data : nullptr;
+    absl::Status st = ReadEntryData(a, name, options, &total, sink);
+    if (!st.ok()) return st;
+    if (!keep) continue;
+    entry.parts = *std::move(parts);
     entries.push_back(std::move(entry));
   }
   return entries;

@@ -4,6 +4,7 @@
 #include <archive_entry.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -107,6 +108,62 @@ TEST(ArchiveTest, RejectsEscapesLinksAndOversize) {
       dst.string(), small);
   EXPECT_THAT(big.message(), HasSubstr("more than 10 bytes"));
   EXPECT_FALSE(ExtractArchive("definitely not an archive", dst.string(), ExtractOptions()).ok());
+  fs::remove_all(dst);
+}
+
+// A gzip-compressed tar whose entries are all named "." (type `filetype`, `size` bytes of
+// zeros each): libarchive must inflate each one to reach the next.
+std::string GzipDotArchive(int entries, int64_t size, unsigned filetype) {
+  std::string out;
+  struct archive* a = archive_write_new();
+  archive_write_set_format_pax_restricted(a);
+  archive_write_add_filter_gzip(a);
+  archive_write_open(
+      a, &out, nullptr,
+      [](struct archive*, void* u, const void* b, size_t n) -> la_ssize_t {
+        static_cast<std::string*>(u)->append(static_cast<const char*>(b), n);
+        return static_cast<la_ssize_t>(n);
+      },
+      nullptr);
+  const std::string zeros(1 << 16, '\0');
+  for (int i = 0; i < entries; ++i) {
+    struct archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, ".");
+    archive_entry_set_filetype(e, filetype);
+    archive_entry_set_perm(e, 0644);
+    archive_entry_set_size(e, size);
+    archive_write_header(a, e);
+    for (int64_t left = size; left > 0; left -= static_cast<int64_t>(zeros.size())) {
+      archive_write_data(a, zeros.data(), std::min<int64_t>(left, zeros.size()));
+    }
+    archive_entry_free(e);
+  }
+  archive_write_close(a);
+  archive_write_free(a);
+  return out;
+}
+
+TEST(ArchiveTest, CountsTheDataOfEntriesNamedDot) {
+  fs::path dst = TempDir("dot");
+  ExtractOptions small;
+  small.max_total_bytes = 1 << 20;
+  // 64 MiB of zeros compress to ~64 KiB; before the fix the entry was inflated, dropped without
+  // being counted, and the upload refused only later for a missing optimizer.py.
+  const std::string bomb = GzipDotArchive(1, 64ll << 20, AE_IFREG);
+  ASSERT_LT(bomb.size(), 1u << 20);
+  auto st = ExtractArchive(bomb, dst.string(), small);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(st.message(), HasSubstr("more than 1048576 bytes"));
+  fs::remove_all(dst);
+}
+
+TEST(ArchiveTest, CountsEntriesNamedDotAgainstTheEntryLimit) {
+  fs::path dst = TempDir("dots");
+  ExtractOptions few;
+  few.max_entries = 5;
+  auto st = ExtractArchive(GzipDotArchive(50, 0, AE_IFDIR), dst.string(), few);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(st.message(), HasSubstr("more than 5 entries"));
   fs::remove_all(dst);
 }
 

@@ -1,12 +1,16 @@
 #include "common/tls_files.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/string_view.h"
 #include "common/status_macros.h"
 
 namespace bbo {
@@ -61,6 +65,29 @@ absl::StatusOr<ClientTls> ReadClientTls(const PemFileArg& ca, const PemFileArg& 
     ASSIGN_OR_RETURN(tls.key_pem, ReadPemFile(key));
   }
   return tls;
+}
+
+bool IsLoopbackTarget(const std::string& target) {
+  absl::string_view t = target;
+  if (absl::StartsWith(t, "unix:") || absl::StartsWith(t, "unix-abstract:")) return true;
+  for (absl::string_view scheme : {"dns:///", "dns:", "ipv4:", "ipv6:"}) {
+    if (absl::ConsumePrefix(&t, scheme)) break;
+  }
+  // The host: "[v6]:port", "[v6]", "v6" (several ':'), "host:port" or "host".
+  absl::string_view host = t;
+  if (absl::StartsWith(host, "[")) {
+    const size_t close = host.find(']');
+    host = host.substr(1, close == absl::string_view::npos ? absl::string_view::npos : close - 1);
+  } else if (std::count(host.begin(), host.end(), ':') == 1) {
+    host = host.substr(0, host.find(':'));
+  }
+  return host == "localhost" || absl::StartsWith(host, "127.") || host == "::1" ||
+         absl::StartsWith(host, "::ffff:127.");
+}
+
+bool UsesTls(const ClientTls& tls, const std::string& target) {
+  if (tls.enabled()) return true;
+  return !tls.insecure && !IsLoopbackTarget(target);
 }
 
 }  // namespace bbo

@@ -94,5 +94,26 @@ TEST_F(TlsFilesTest, AnUnreadableKeyIsNamed) {
   EXPECT_THAT(tls.status().message(), HasSubstr("BBO_KEY_FILE: cannot read " + key));
 }
 
+// Item 9 of issue 34: without a CA, plaintext only to this machine or with `insecure`.
+TEST(ClientTlsTest, PlaintextOnlyToLoopbackOrWhenAskedFor) {
+  for (const char* local : {"127.0.0.1:50051", "127.8.9.10:1", "localhost:50051", "localhost",
+                            "[::1]:50051", "::1", "dns:///localhost:50051", "ipv4:127.0.0.1:5",
+                            "unix:/tmp/bbo.sock"}) {
+    EXPECT_TRUE(IsLoopbackTarget(local)) << local;
+    EXPECT_FALSE(UsesTls(ClientTls(), local)) << local;
+  }
+  for (const char* remote : {"10.78.1.1:50051", "arena.example.org:443", "[fd00::2]:50051",
+                             "dns:///arena.example.org", "128.0.0.1:1", "localhost.example:1"}) {
+    EXPECT_FALSE(IsLoopbackTarget(remote)) << remote;
+    EXPECT_TRUE(UsesTls(ClientTls(), remote)) << remote;
+    ClientTls insecure;
+    insecure.insecure = true;
+    EXPECT_FALSE(UsesTls(insecure, remote)) << remote;
+  }
+  ClientTls ca;
+  ca.ca_pem = "-----BEGIN CERTIFICATE-----";
+  EXPECT_TRUE(UsesTls(ca, "127.0.0.1:50051"));
+}
+
 }  // namespace
 }  // namespace bbo

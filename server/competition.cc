@@ -35,6 +35,12 @@ absl::StatusOr<Phase*> Competition::Get(const std::string& name) {
                                           absl::StrJoin(names, ", "), ")"));
 }
 
+absl::StatusOr<int> Competition::Withdraw(const Identity& who, int64_t submission_id) {
+  absl::StatusOr<Phase*> phase = PhaseOfSubmission(submission_id);
+  // An unknown id goes to the current phase, whose answer for it is the one for another team's.
+  return (phase.ok() ? *phase : Current())->Withdraw(who, submission_id);
+}
+
 Phase* Competition::Current() {
   const absl::Time now = calendar_->Now();
   Phase* current = phases_.front().phase;

@@ -107,6 +107,10 @@ class Competition {
   absl::StatusOr<Phase*> ForSubmission(const std::string& name);
   // The phase a submission belongs to; NotFound for an unknown id or the baseline.
   absl::StatusOr<Phase*> PhaseOfSubmission(int64_t submission_id);
+  // Phase::Withdraw in the phase that holds the submission. The same NotFound ("no submission
+  // N of yours") for an unknown id, the baseline and another team's submission, so the answer
+  // never tells whether an id exists; Unauthenticated for an anonymous caller, whatever the id.
+  absl::StatusOr<int> Withdraw(const Identity& who, int64_t submission_id);
   // Every phase as `who` sees it.
   std::vector<PhaseView> Describe();
   // The competition file's spec of `phase` (its budgets, ...); null for a phase not added.
@@ -201,7 +205,9 @@ class Competition {
   // Per team of `subs` (a phase's submissions), the finalist when it chose none: its best
   // healthy submission (every job done and no study with an error, so a crashed or random-filled
   // study never makes a finalist by default) by the phase's leaderboard score, the latest among
-  // equals or while the board cannot be read. Teams with no healthy submission are absent.
+  // equals or while the board cannot be read; while the board is hidden until published, the
+  // latest (no score is read, so neither the pick nor its description reveals one). Teams with
+  // no healthy submission are absent.
   // team -> (submission id, why).
   static std::map<std::string, std::pair<int64_t, std::string>> DefaultFinalists(
       Phase& phase, const std::vector<SubmissionStatus>& subs);

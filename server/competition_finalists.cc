@@ -66,9 +66,17 @@ absl::StatusOr<bool> Competition::Migrated(const Entry& target) {
 
 std::map<std::string, std::pair<int64_t, std::string>> Competition::DefaultFinalists(
     Phase& phase, const std::vector<SubmissionStatus>& subs) {
-  // The phase's main board, when it can be read (the baseline may still run): name -> score.
+  // The phase's main board, when it can be read (the baseline may still run) and the teams may
+  // see it: name -> score. While the board is hidden until published, the default is the latest
+  // healthy submission: a pick by the hidden scores would tell the team which of its
+  // submissions ranks higher, and its description the score.
   std::map<std::string, double> score;
-  if (absl::StatusOr<LeaderboardReport> board = phase.Leaderboard(); board.ok()) {
+  absl::StatusOr<bool> shown = phase.ShowsScores(Identity::Team(""));
+  const bool hidden = !shown.ok() || !*shown;
+  absl::StatusOr<LeaderboardReport> board =
+      hidden ? absl::StatusOr<LeaderboardReport>(absl::PermissionDeniedError("hidden"))
+             : phase.Leaderboard();
+  if (board.ok()) {
     for (const scoring::MethodResult& r : board->board.rows) {
       if (!r.is_baseline && std::isfinite(r.score)) score[r.method] = r.score;
     }
@@ -82,11 +90,14 @@ std::map<std::string, std::pair<int64_t, std::string>> Competition::DefaultFinal
     auto seen = best.find(s.submission.team);
     if (seen != best.end() && value < seen->second) continue;
     best[s.submission.team] = value;
-    out[s.submission.team] = {
-        s.submission.id, it == score.end()
-                             ? std::string("latest complete submission without errors; no score yet")
-                             : absl::StrCat("best complete submission without errors, score ",
-                                            absl::StrFormat("%.3f", value))};
+    std::string why =
+        hidden ? "latest complete submission without errors (the board is hidden until "
+                 "published)"
+        : it == score.end()
+            ? "latest complete submission without errors; no score yet"
+            : absl::StrCat("best complete submission without errors, score ",
+                           absl::StrFormat("%.3f", value));
+    out[s.submission.team] = {s.submission.id, std::move(why)};
   }
   return out;
 }

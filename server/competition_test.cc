@@ -464,10 +464,14 @@ TEST_F(PhasesTest, HiddenSubmissionsAndDisqualifiedTeamsLeaveTheBoardWithTheirRe
             absl::StatusCode::kInvalidArgument);
   ASSERT_TRUE(feedback.Hide(kOps, red, "copied code", false).ok());
   EXPECT_EQ(feedback.Hide(kOps, red, "again", false).code(), absl::StatusCode::kFailedPrecondition);
-  LeaderboardReport board = *feedback.Leaderboard(Identity::Team("green"), "");
+  // Why, and who hid it, is for the team concerned and the organizers (issue 34, item 9).
+  LeaderboardReport board = *feedback.Leaderboard(Identity::Team("red"), "");
   ASSERT_EQ(board.removed.size(), 1u);
   EXPECT_EQ(board.removed[0].name, "good-r1");
   EXPECT_EQ(board.removed[0].why, "hidden by organizer ops: copied code");
+  board = *feedback.Leaderboard(Identity::Team("green"), "");
+  ASSERT_EQ(board.removed.size(), 1u);
+  EXPECT_EQ(board.removed[0].why, "removed by the organizers");
   const std::map<std::string, double> after = scores();
   EXPECT_EQ(after.count("good-r1"), 0u);
   // Not scored at all: the best value found on the problem (what every score is normalized
@@ -553,6 +557,43 @@ TEST_F(PhasesTest, AWithdrawnPublicationTellsTeamsWhenAndWhy) {
   EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied);
   EXPECT_THAT(refused.message(), HasSubstr("withdrawn by the organizers on 2026-03-03"));
   EXPECT_THAT(refused.message(), HasSubstr("a scoring bug; fixed by Friday"));
+}
+
+// A feedback board hidden until published: the default finalist is the latest healthy
+// submission, described without a score, so neither the pick nor its words tell the team which
+// of its submissions ranks higher; once published, the best, with its score.
+TEST_F(PhasesTest, AHiddenBoardsDefaultFinalistRevealsNoScoreOrRank) {
+  std::string text = kFile;
+  const std::string hidden_feedback = "\"hidden\": true,\n     \"max_submissions_per_team_per_day\"";
+  ASSERT_NE(text.find(hidden_feedback), std::string::npos);
+  text.replace(text.find(hidden_feedback), hidden_feedback.size(),
+               "\"hidden\": true, \"board\": \"hidden_until_published\",\n"
+               "     \"max_submissions_per_team_per_day\"");
+  const std::string db = ::testing::TempDir() + "hidden_finalist_" +
+                         std::to_string(::getpid()) + ".sqlite";
+  std::filesystem::remove(db);
+  auto sqlite = SqliteStore::Open(db);
+  ASSERT_TRUE(sqlite.ok()) << sqlite.status();
+  Start(*std::move(sqlite), text);
+  ASSERT_TRUE(status_.ok()) << status_;
+  MoveTo("2026-02-10T00:00:00Z");
+  const int64_t best = Submit("delta", "good-d1")->submission_id;
+  const int64_t latest = Submit("delta", "d2")->submission_id;  // worse, but the latest
+  PlayAll();
+  auto seen = coordinator_->competition().Finalists(Identity::Team("delta"), "feedback");
+  ASSERT_TRUE(seen.ok()) << seen.status();
+  ASSERT_EQ(seen->count("delta"), 1u);
+  EXPECT_EQ(seen->at("delta").how, "default");
+  EXPECT_EQ(seen->at("delta").submission_id, latest);
+  EXPECT_THAT(seen->at("delta").why, Not(HasSubstr("score")));
+  EXPECT_THAT(seen->at("delta").why, HasSubstr("hidden until published"));
+  ASSERT_TRUE(PhaseNamed("feedback").Publish(Identity::Organizer(), false, "").ok());
+  seen = coordinator_->competition().Finalists(Identity::Team("delta"), "feedback");
+  ASSERT_TRUE(seen.ok()) << seen.status();
+  EXPECT_EQ(seen->at("delta").submission_id, best);
+  EXPECT_THAT(seen->at("delta").why, HasSubstr("best complete submission without errors, score"));
+  coordinator_.reset();
+  std::filesystem::remove(db);
 }
 
 }  // namespace

@@ -146,7 +146,8 @@ absl::Status Coordinator::OpenStore(const CoordinatorOptions& options,
                                      ? Credentials::SecretPathFor(options.db_path)
                                      : options.token_secret_file));
   }
-  credentials_ = std::make_unique<Credentials>(store_.get(), std::move(secret), clock_.get());
+  credentials_ = std::make_unique<Credentials>(store_.get(), std::move(secret), clock_.get(),
+                                               options.credentials);
   return absl::OkStatus();
 }
 

@@ -67,6 +67,8 @@ struct CoordinatorOptions {
   // No identities (server/access.h): anyone who reaches the port may submit, host jobs and
   // open practice studies. For loopback trials only; bbo-server refuses it on other addresses.
   bool allow_anonymous = false;
+  // The bounds on refused tokens and on the audit log (server/identity.h).
+  CredentialsOptions credentials;
   // The token secret (server/identity.h); "" = "<db_path>.secret". A coordinator on a given
   // store without a file (tests) uses a random secret of its own.
   std::string token_secret_file;

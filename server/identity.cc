@@ -5,11 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/str_format.h"
 #include "common/utf8.h"
 #include "spdlog/spdlog.h"
 
@@ -40,6 +43,16 @@ bool InitSodium() {
 absl::Status Unauthenticated(absl::string_view why) {
   return absl::UnauthenticatedError(absl::StrCat(
       why, "; check BBO_TOKEN / --token_file, or ask the organizer for a new token"));
+}
+
+// "127.0.0.1", "ipv4:127.0.0.1", "::1", "ipv6:[::1]", "[::1]", "unix:/path", "localhost".
+bool IsLoopbackPeer(absl::string_view peer) {
+  if (absl::StartsWith(peer, "unix:")) return true;
+  if (!absl::ConsumePrefix(&peer, "ipv4:")) absl::ConsumePrefix(&peer, "ipv6:");
+  absl::ConsumePrefix(&peer, "[");
+  absl::ConsumeSuffix(&peer, "]");
+  return absl::StartsWith(peer, "127.") || peer == "::1" || peer == "localhost" ||
+         absl::StartsWith(peer, "::ffff:127.");
 }
 
 }  // namespace
@@ -107,8 +120,9 @@ absl::StatusOr<std::string> Credentials::LoadOrCreateSecret(const std::string& p
   return secret;
 }
 
-Credentials::Credentials(IdentityStore* store, std::string secret, Clock* clock)
-    : store_(store), secret_(std::move(secret)), clock_(clock) {
+Credentials::Credentials(IdentityStore* store, std::string secret, Clock* clock,
+                         CredentialsOptions options)
+    : store_(store), secret_(std::move(secret)), clock_(clock), options_(options) {
   InitSodium();
 }
 
@@ -187,6 +201,78 @@ absl::StatusOr<Identity> Credentials::Authenticate(absl::string_view token) cons
   return Unauthenticated("the token is not known here");
 }
 
+absl::StatusOr<Identity> Credentials::AuthenticateFrom(absl::string_view token,
+                                                       absl::string_view peer) const {
+  // The token is checked even from an address over its bound: a valid one is cheap to check and
+  // must not be locked out by another caller sharing the address.
+  absl::StatusOr<Identity> who = Authenticate(token);
+  if (who.ok() || !absl::IsUnauthenticated(who.status()) || peer.empty()) return who;
+  if (!options_.bound_loopback && IsLoopbackPeer(peer)) return who;
+  const double now = clock_->NowSeconds();
+  absl::MutexLock l(&mu_);
+  auto it = refusals_.find(peer);
+  if (it == refusals_.end()) {
+    if (static_cast<int>(refusals_.size()) >= options_.refusal_addresses) {
+      // Forget the addresses whose buckets are full again.
+      const double full = options_.refusal_burst * options_.refusal_refill_seconds;
+      for (auto i = refusals_.begin(); i != refusals_.end();) {
+        i = now - i->second.at >= full ? refusals_.erase(i) : std::next(i);
+      }
+    }
+    const bool room = static_cast<int>(refusals_.size()) < options_.refusal_addresses;
+    it = refusals_.try_emplace(room ? std::string(peer) : std::string("*"),
+                               Bucket{static_cast<double>(options_.refusal_burst), now})
+             .first;
+  }
+  Bucket& b = it->second;
+  b.tokens = std::min<double>(options_.refusal_burst,
+                              b.tokens + (now - b.at) / options_.refusal_refill_seconds);
+  b.at = now;
+  if (b.tokens < 1) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "too many refused tokens from %s (at most %d, then one every %g s); check BBO_TOKEN / "
+        "--token_file and retry in %.0f s",
+        it->first == "*" ? std::string("new addresses") : it->first, options_.refusal_burst,
+        options_.refusal_refill_seconds, (1 - b.tokens) * options_.refusal_refill_seconds + 0.5));
+  }
+  b.tokens -= 1;
+  return who;
+}
+
+bool Credentials::TakeRefusalRow(const std::string& key, double now, int64_t* skipped) const {
+  absl::MutexLock l(&mu_);
+  if (refusal_rows_.size() > 10000) {
+    for (auto i = refusal_rows_.begin(); i != refusal_rows_.end();) {
+      i = now - i->second.start >= 60 && i->second.skipped == 0 ? refusal_rows_.erase(i)
+                                                                 : std::next(i);
+    }
+    if (refusal_rows_.size() > 10000) refusal_rows_.clear();  // a flood of names: start over
+  }
+  RowWindow& w = refusal_rows_[key];
+  if (now - w.start >= 60) {
+    w.start = now;
+    w.written = 0;
+  }
+  if (w.written >= options_.refusal_rows_per_minute) {
+    ++w.skipped;
+    return false;
+  }
+  ++w.written;
+  *skipped = w.skipped;
+  w.skipped = 0;
+  return true;
+}
+
+void Credentials::TrimAuditIfDue() const {
+  {
+    absl::MutexLock l(&mu_);
+    if (++rows_since_trim_ < 1000) return;
+    rows_since_trim_ = 0;
+  }
+  absl::StatusOr<int> trimmed = store_->TrimAudit(options_.audit_rows_kept);
+  if (!trimmed.ok()) spdlog::warn("audit: trimming: {}", trimmed.status().ToString());
+}
+
 void Credentials::Audit(const Identity& who, absl::string_view action, bool allowed,
                         absl::string_view detail) const {
   AuditRecord a;
@@ -195,8 +281,17 @@ void Credentials::Audit(const Identity& who, absl::string_view action, bool allo
   a.action = TruncateUtf8(action, 128);
   a.allowed = allowed;
   a.detail = TruncateUtf8(detail, 512);
+  if (!allowed) {
+    int64_t skipped = 0;
+    if (!TakeRefusalRow(absl::StrCat(a.who, "|", a.action), a.at, &skipped)) return;
+    if (skipped > 0) {
+      a.detail = TruncateUtf8(
+          absl::StrCat(a.detail, " (and ", skipped, " more such refusals not written)"), 512);
+    }
+  }
   absl::StatusOr<int64_t> id = store_->AppendAudit(a);
   if (!id.ok()) spdlog::warn("audit: {}", id.status().ToString());
+  TrimAuditIfDue();
 }
 
 }  // namespace bbo

@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/store/memory_store.h"
+#include "server/store/sqlite_store.h"
 
 namespace bbo {
 namespace {
@@ -114,6 +115,35 @@ TEST(CredentialsSecretTest, IsCreatedPrivateOnceAndReadBack) {
   std::ofstream(path, std::ios::trunc) << "short";
   EXPECT_TRUE(absl::IsFailedPrecondition(Credentials::LoadOrCreateSecret(path).status()));
   std::filesystem::remove(path);
+}
+
+// Item 8 of issue 34: refused calls write at most refusal_rows_per_minute rows per caller and
+// action (the rest counted in the next row), and the log keeps its latest audit_rows_kept rows.
+TEST(CredentialsAuditTest, RefusalRowsAreBoundedAndTheLogIsTrimmed) {
+  const std::filesystem::path db = std::filesystem::temp_directory_path() /
+                                   ("bbo_audit_trim_" + std::to_string(getpid()) + ".sqlite");
+  std::filesystem::remove(db);
+  auto store = SqliteStore::Open(db.string());
+  ASSERT_TRUE(store.ok()) << store.status();
+  FakeClock clock(absl::FromUnixSeconds(1000));
+  CredentialsOptions o;
+  o.refusal_rows_per_minute = 3;
+  o.audit_rows_kept = 100;
+  Credentials creds(store->get(), std::string(32, 'k'), &clock, o);
+  for (int i = 0; i < 10; ++i) creds.Audit(Identity::Anonymous(), "GetReport", false, "no");
+  creds.Audit(Identity::Team("red"), "GetReport", false, "another caller");
+  EXPECT_EQ((*store)->ListAudit(1000)->size(), 4u);
+  clock.Advance(absl::Seconds(61));
+  creds.Audit(Identity::Anonymous(), "GetReport", false, "no");
+  auto last = (*store)->ListAudit(1);
+  ASSERT_EQ(last->size(), 1u);
+  EXPECT_THAT((*last)[0].detail, HasSubstr("and 7 more such refusals not written"));
+  for (int i = 0; i < 2500; ++i) creds.Audit(Identity::Organizer(), "admin:x", true, "");
+  const std::vector<AuditRecord> kept = *(*store)->ListAudit(100000);
+  EXPECT_GE(kept.size(), 100u);
+  EXPECT_LE(kept.size(), 1100u);
+  EXPECT_EQ(kept.back().id, 2505);  // ids keep growing
+  std::filesystem::remove(db);
 }
 
 }  // namespace

@@ -3,8 +3,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -413,6 +415,17 @@ absl::StatusOr<std::vector<SubmissionStatus>> Phase::List() {
   return out;
 }
 
+namespace {
+
+void RankPartialRowsLast(scoring::Leaderboard* board) {
+  // A partial row's score is a mean over the problems it ran, not comparable with a mean over
+  // all of them: it is ranked after every complete row, in score order among partial rows.
+  std::stable_partition(board->rows.begin(), board->rows.end(),
+                        [](const scoring::MethodResult& r) { return r.complete || r.is_baseline; });
+}
+
+}  // namespace
+
 absl::StatusOr<LeaderboardReport> Phase::Leaderboard(const std::string& board_name) {
   ASSIGN_OR_RETURN(Scoreboard * board, Board(board_name));
   ASSIGN_OR_RETURN(std::shared_ptr<const scoring::Leaderboard> scores, board->Leaderboard());
@@ -471,12 +484,20 @@ absl::StatusOr<LeaderboardReport> Phase::Leaderboard(const Identity& who,
     const SubmissionRecord& s = status->submission;
     if (on_board.count(name)) continue;
     if (!s.on_board() || !s.withdrawn.empty()) {
-      out.removed.push_back({name, s.team, s.on_board() ? s.withdrawn : s.hidden});
+      // The reason names who acted and may say why: the team concerned's and the organizers'
+      // business; everyone else learns only which kind of removal it was.
+      const bool withdrawn = s.on_board();
+      std::string why = withdrawn ? s.withdrawn : s.hidden;
+      if (!access_.SeesSubmissionsOf(who, s.team)) {
+        why = withdrawn ? "withdrawn by its team" : "removed by the organizers";
+      }
+      out.removed.push_back({name, s.team, std::move(why)});
     } else if (access_.SeesSubmissionsOf(who, s.team)) {
       // Which submissions are pending is one's own business: a team sees its own.
       out.pending.push_back({name, status->jobs});
     }
   }
+  RankPartialRowsLast(&out.board);
   RETURN_IF_ERROR(ApplyRowRule(all, &out));
   if (!access_.ShowsPerProblemResults(who)) {
     for (auto& row : out.board.rows) row.problems.clear();
@@ -484,6 +505,7 @@ absl::StatusOr<LeaderboardReport> Phase::Leaderboard(const Identity& who,
   }
   return out;
 }
+
 
 absl::Status Phase::ApplyRowRule(const std::vector<SubmissionStatus>& all,
                                  LeaderboardReport* out) {
@@ -557,10 +579,29 @@ absl::StatusOr<std::shared_ptr<const scoring::PlackettLuceFits>> Phase::Plackett
   return board->PlackettLuce(snapshot);
 }
 
+absl::Status RequireDefaultReportSettings(const Identity& who, const ReportRequest& request) {
+  // A report's cost grows with its replicates, and each new setting is a new computation: only
+  // organizers choose freely; everyone else picks among kPublicReplicates with the default seed
+  // and top-k, a few cached reports shared by all of them, none dearer than the default.
+  const ReportRequest defaults;
+  const bool listed = std::find(std::begin(kPublicReplicates), std::end(kPublicReplicates),
+                                request.bootstrap_replicates) != std::end(kPublicReplicates);
+  if (who.is_organizer() ||
+      (listed && request.seed == defaults.seed && request.top_k == defaults.top_k)) {
+    return absl::OkStatus();
+  }
+  return absl::PermissionDeniedError(absl::StrCat(
+      "bootstrap_replicates, seed, top_k: only organizers choose the report's bootstrap "
+      "settings; others may ask for B = 10, 100, 1000 or ", defaults.bootstrap_replicates,
+      " (the default) with seed ", defaults.seed, " and top-k ", defaults.top_k,
+      ", or leave them out"));
+}
+
 absl::StatusOr<std::vector<scoring::ReportFile>> Phase::ReportFiles(
     const Identity& who, const ReportRequest& request, const std::string& format) {
   RETURN_IF_ERROR(access_.RequireOrganizerIfHidden(who, "the scoring reports"));
   RETURN_IF_ERROR(RequireBoardShown(who));
+  RETURN_IF_ERROR(RequireDefaultReportSettings(who, request));
   ASSIGN_OR_RETURN(std::shared_ptr<const nlohmann::json> report, Report(request));
   return scoring::RenderReportFiles(*report, format);
 }

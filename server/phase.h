@@ -159,6 +159,15 @@ struct LeaderboardReport {
   int rows_not_shown = 0;
 };
 
+// The bootstrap replicates a caller other than an organizer may ask for (with ReportRequest's
+// seed 1 and top-k 5): the default and three cheaper ones.
+inline constexpr int kPublicReplicates[] = {10, 100, 1000, 10000};
+// OK when `who` may ask for `request`'s bootstrap settings: organizers any (Scoreboard::Report
+// bounds them), everyone else one of kPublicReplicates with the default seed and top-k, so
+// anonymous and team callers share at most 4 cached computations per board and store change,
+// none dearer than the default. PermissionDenied naming the fields otherwise.
+absl::Status RequireDefaultReportSettings(const Identity& who, const ReportRequest& request);
+
 // A submission or team name: 1-64 of A-Z a-z 0-9 '-' '_' '.'.
 bool ValidName(const std::string& name);
 // How moderation records `who` ("organizer alice"; Identity::Describe for others).
@@ -266,7 +275,9 @@ class Phase {
   // FailedPrecondition: baseline not finished. Computed outside the locks the leaderboard takes.
   absl::StatusOr<std::shared_ptr<const nlohmann::json>> Report(const ReportRequest& request);
   // Report() rendered as the files of `format` (html, json, csv; report/report_files.h), for
-  // `who`: PermissionDenied in a hidden phase unless `who` is an organizer.
+  // `who`: PermissionDenied in a hidden phase unless `who` is an organizer, and for anyone but
+  // an organizer who asks for bootstrap settings outside kPublicReplicates with the default seed
+  // and top-k (RequireDefaultReportSettings).
   absl::StatusOr<std::vector<scoring::ReportFile>> ReportFiles(const Identity& who,
                                                               const ReportRequest& request,
                                                               const std::string& format);

@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <future>
@@ -708,6 +709,153 @@ TEST_F(CompetitionTest, WarmStartBoardRunsTheSameJobsWithRealNamesOnItsOwnBoard)
   // A phase without the warm-start board has none.
   EXPECT_EQ(phase_->Leaderboard("warm-start").status().code(),
             absl::StatusCode::kNotFound);
+}
+
+// Item 12 of issue 34: a partial entry's score is a mean over fewer problems; it is ranked after
+// every complete entry, however high that mean.
+TEST_F(CompetitionTest, PartialEntriesAreRankedAfterEveryCompleteEntry) {
+  BaselineRunner runner(store_.get(), problems_.get(), studies_.get(), &clock_);
+  ASSERT_TRUE(runner.RunPending().ok());
+  PlaySubmission("whole", 1, 0.3);  // complete, far from the optimum
+  auto partial = phase_->Register("partial", Archive("optimizer", true), 1);
+  ASSERT_TRUE(partial.ok());
+  ASSERT_EQ(partial->jobs, 2);
+  auto job = store_->LeaseJob("w", 1e12);  // one of its two problems, at the optimum
+  ASSERT_TRUE(job.ok() && job->has_value());
+  PlayLeased(**job);
+  ASSERT_EQ(*store_->CancelQueuedJobs(partial->submission_id, "withdrawn by team:x"), 1);
+  for (const Identity& who : {Identity::Organizer(), Identity::Anonymous()}) {
+    auto board = phase_->Leaderboard(who, "main");
+    ASSERT_TRUE(board.ok()) << board.status();
+    std::vector<std::string> order;
+    double partial_score = 0, whole_score = 0;
+    for (const auto& row : board->board.rows) {
+      order.push_back(row.method);
+      if (row.method == "partial") partial_score = row.score;
+      if (row.method == "whole") whole_score = row.score;
+    }
+    ASSERT_GT(partial_score, whole_score) << "the case needs a partial row that scores higher";
+    auto at = [&](const std::string& name) {
+      return std::find(order.begin(), order.end(), name) - order.begin();
+    };
+    ASSERT_LT(at("partial"), static_cast<long>(order.size()));
+    EXPECT_LT(at("whole"), at("partial")) << who.Describe();
+    EXPECT_FALSE(board->board.rows.back().complete) << who.Describe();
+  }
+}
+
+// Item 9 of issue 34: why a submission is off the board (who hid it, and why) is for its team and
+// the organizers; everyone else sees only which kind of removal it was.
+TEST_F(CompetitionTest, RemovalReasonsAreShownOnlyToTheTeamConcernedAndOrganizers) {
+  BaselineRunner runner(store_.get(), problems_.get(), studies_.get(), &clock_);
+  ASSERT_TRUE(runner.RunPending().ok());
+  PlaySubmission("kept", 1, 0.0);
+  auto gone = phase_->Register(Identity::Team("red"), "gone", Archive("optimizer", true), 1, "");
+  ASSERT_TRUE(gone.ok()) << gone.status();
+  ASSERT_TRUE(phase_->Withdraw(Identity::Team("red"), gone->submission_id).ok());
+  auto hidden = phase_->Register(Identity::Team("red"), "hid", Archive("optimizer", true), 1, "");
+  ASSERT_TRUE(hidden.ok()) << hidden.status();
+  ASSERT_TRUE(phase_
+                  ->Hide(Identity{Identity::Role::kOrganizer, "alice"}, hidden->submission_id,
+                         "plagiarism of team blue's code", false)
+                  .ok());
+  auto why_of = [&](const Identity& who) {
+    std::map<std::string, std::string> why;
+    auto board = phase_->Leaderboard(who, "main");
+    EXPECT_TRUE(board.ok()) << board.status();
+    if (board.ok()) {
+      for (const auto& r : board->removed) why[r.name] = r.why;
+    }
+    return why;
+  };
+  for (const Identity& who : {Identity::Organizer(), Identity::Team("red")}) {
+    auto why = why_of(who);
+    EXPECT_THAT(why["hid"], HasSubstr("plagiarism")) << who.Describe();
+    EXPECT_THAT(why["gone"], HasSubstr("team:red")) << who.Describe();
+  }
+  for (const Identity& who : {Identity::Anonymous(), Identity::Team("blue")}) {
+    auto why = why_of(who);
+    ASSERT_EQ(why.size(), 2u) << who.Describe();
+    EXPECT_EQ(why["hid"], "removed by the organizers") << who.Describe();
+    EXPECT_EQ(why["gone"], "withdrawn by its team") << who.Describe();
+  }
+}
+
+// Item 5 of issue 34: only organizers choose a report's bootstrap settings; everyone else gets
+// the defaults or one of a few cheaper ones, each one computation shared by all of them per store
+// change.
+TEST_F(CompetitionTest, OnlyOrganizersChooseAReportsBootstrapSettings) {
+  BaselineRunner runner(store_.get(), problems_.get(), studies_.get(), &clock_);
+  ASSERT_TRUE(runner.RunPending().ok());
+  PlaySubmission("a", 1, 0.0);
+  PlaySubmission("b", 1, 0.2);
+  ReportRequest huge;
+  huge.bootstrap_replicates = 1000000;
+  ReportRequest seeded;
+  seeded.seed = 12345;
+  for (const Identity& who : {Identity::Anonymous(), Identity::Team("red")}) {
+    for (const ReportRequest& r : {huge, seeded}) {
+      auto refused = phase_->ReportFiles(who, r, "json");
+      EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied) << who.Describe();
+      EXPECT_THAT(refused.status().message(), HasSubstr("only organizers")) << who.Describe();
+    }
+  }
+  EXPECT_EQ(phase_->report_computations(), 0);
+  for (const Identity& who : {Identity::Anonymous(), Identity::Team("red"), Identity::Anonymous()}) {
+    auto files = phase_->ReportFiles(who, ReportRequest(), "json");
+    ASSERT_TRUE(files.ok()) << files.status();
+  }
+  EXPECT_EQ(phase_->report_computations(), 1);
+  // A cheaper listed setting (kPublicReplicates), shared by everyone who asks for it.
+  ReportRequest cheap;
+  cheap.bootstrap_replicates = 100;
+  for (const Identity& who : {Identity::Anonymous(), Identity::Team("red")}) {
+    ASSERT_TRUE(phase_->ReportFiles(who, cheap, "json").ok());
+  }
+  EXPECT_EQ(phase_->report_computations(), 2);
+  ReportRequest unlisted;
+  unlisted.bootstrap_replicates = 5000;
+  EXPECT_EQ(phase_->ReportFiles(Identity::Anonymous(), unlisted, "json").status().code(),
+            absl::StatusCode::kPermissionDenied);
+  ReportRequest chosen;
+  chosen.bootstrap_replicates = 50;
+  chosen.seed = 9;
+  ASSERT_TRUE(phase_->ReportFiles(Identity::Organizer(), chosen, "json").ok());
+  EXPECT_EQ(phase_->report_computations(), 3);
+}
+
+// Item 5 of issue 34: several settings are cached side by side (alternating two no longer
+// recomputes each time), and a report of other settings never waits for a long computation.
+TEST_F(CompetitionTest, ReportsOfSeveralSettingsAreCachedAndComputedSideBySide) {
+  BaselineRunner runner(store_.get(), problems_.get(), studies_.get(), &clock_);
+  ASSERT_TRUE(runner.RunPending().ok());
+  PlaySubmission("steady", 20, 0.01);
+  PlaySubmission("drifting", 20, 0.2);
+  ReportRequest one, two;
+  one.bootstrap_replicates = two.bootstrap_replicates = 50;
+  two.seed = 2;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(phase_->Report(one).ok());
+    ASSERT_TRUE(phase_->Report(two).ok());
+  }
+  EXPECT_EQ(phase_->report_computations(), 2);
+
+  ReportRequest slow;
+  slow.bootstrap_replicates = 1000000;
+  slow.seed = 3;
+  std::future<absl::StatusOr<std::shared_ptr<const nlohmann::json>>> long_report =
+      std::async(std::launch::async, [&] { return phase_->Report(slow); });
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (phase_->report_computations() == 2 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  ASSERT_EQ(phase_->report_computations(), 3);
+  // The defaults (everyone's report), not computed yet: computed beside the long one.
+  auto defaults = phase_->ReportFiles(Identity::Anonymous(), ReportRequest(), "json");
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_EQ(long_report.wait_for(std::chrono::seconds(0)), std::future_status::timeout)
+      << "the default report waited for the million-replicate one";
+  ASSERT_TRUE(long_report.get().ok());
 }
 
 }  // namespace

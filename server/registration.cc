@@ -78,13 +78,23 @@ absl::Status Registrations::CheckRequest(const RegistrationRequest& r) const {
 
 absl::Status Registrations::CheckBounds(const RegistrationRequest& r) {
   const double now = clock_->NowSeconds();
-  ASSIGN_OR_RETURN(const int recent, store_->CountRegistrationsFrom(r.peer, now - 3600));
-  if (recent >= kMaxPerAddressPerHour) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "registration: ", kMaxPerAddressPerHour,
-        " teams were registered from your address in the last hour; try again later"));
-  }
   ASSIGN_OR_RETURN(const std::vector<RegistrationRecord> all, store_->ListRegistrations());
+  // One address may be many applicants' (a campus, a proxy): the window is short, a rejection
+  // frees its place, and an invite code's own uses bound what its holders register.
+  if (mode_ != RegistrationMode::kInviteCode) {
+    int recent = 0;
+    for (const RegistrationRecord& x : all) {
+      if (x.peer == r.peer && x.created_at > now - kAddressWindowSeconds &&
+          x.state != "rejected") {
+        ++recent;
+      }
+    }
+    if (recent >= kMaxPerAddress) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "registration: ", kMaxPerAddress, " teams were registered from your address in the "
+          "last ", kAddressWindowSeconds / 60, " minutes; try again in a few minutes"));
+    }
+  }
   ASSIGN_OR_RETURN(const std::vector<CredentialRecord> tokens, store_->ListCredentials());
   std::set<std::string> teams;  // every name taken (a rejected registration keeps its name)
   std::set<std::string> counted;  // the teams counted against max_teams

@@ -14,7 +14,11 @@
 // The competition's terms, when it has any, must be accepted (the time is recorded). A team's
 // token is handed over exactly once, whichever way; the store keeps keyed hashes of claim and
 // invite codes and tokens, never the codes. Anonymous registrations are bounded: per address
-// (kMaxPerAddressPerHour), pending ones in all (kMaxPending) and teams in all (max_teams).
+// in open and approval modes (kMaxPerAddress in kAddressWindowSeconds, rejected ones not
+// counted), pending ones in all (kMaxPending) and teams in all (max_teams). The address is what
+// the transport gives (behind a trusted proxy, the client's), and may be shared by many
+// applicants (a campus, a proxy that passes no address): the per-address bound is short, an
+// organizer's rejection frees it at once, and an invite code is bounded by its own uses instead.
 // Organizer actions here are plain methods: server/administration.h checks and audits the caller.
 //
 // Thread-safe (the store and Credentials are).
@@ -62,8 +66,10 @@ struct RegistrationAnswer {
 
 class Registrations {
  public:
-  // Registrations from one address per hour, and pending ones in all.
-  static constexpr int kMaxPerAddressPerHour = 5;
+  // Registrations from one address within the window (open and approval modes; rejected ones
+  // are not counted), and pending ones in all.
+  static constexpr int kMaxPerAddress = 5;
+  static constexpr int kAddressWindowSeconds = 600;
   static constexpr int kMaxPending = 500;
 
   // `store`, `credentials`, `competition` and `clock` are not owned.

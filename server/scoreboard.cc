@@ -294,6 +294,23 @@ scoring::ReportOptions Scoreboard::OptionsFor(const ReportRequest& request,
   return o;
 }
 
+std::shared_ptr<Scoreboard::ReportSlot> Scoreboard::SlotFor(const ReportSettings& settings) {
+  absl::MutexLock l(&report_mu_);
+  auto it = std::find_if(report_slots_.begin(), report_slots_.end(),
+                         [&](const auto& s) { return s.first == settings; });
+  std::shared_ptr<ReportSlot> slot;
+  if (it != report_slots_.end()) {
+    slot = it->second;
+    report_slots_.erase(it);
+  } else {
+    slot = std::make_shared<ReportSlot>();
+    // A forgotten slot still computing finishes for its callers (they hold it).
+    if (report_slots_.size() >= kReportSettings) report_slots_.erase(report_slots_.begin());
+  }
+  report_slots_.emplace_back(settings, slot);
+  return slot;
+}
+
 absl::StatusOr<BoardReport> Scoreboard::Report(const ReportRequest& request,
                                                const std::string& source) {
   if (request.bootstrap_replicates < 1 || request.bootstrap_replicates > 1000000) {
@@ -301,20 +318,25 @@ absl::StatusOr<BoardReport> Scoreboard::Report(const ReportRequest& request,
   }
   if (request.top_k < 1) return absl::InvalidArgumentError("top_k: must be >= 1");
   ASSIGN_OR_RETURN(std::shared_ptr<const ScoreboardSnapshot> snapshot, Snapshot());
-  absl::MutexLock l(&report_mu_);
-  const auto key = std::make_tuple(snapshot->seq, snapshot->race_round,
-                                   request.bootstrap_replicates, request.seed, request.top_k,
-                                   source);
-  if (report_.report != nullptr && report_key_ == key) return report_;
+  std::shared_ptr<ReportSlot> slot = SlotFor(
+      ReportSettings(request.bootstrap_replicates, request.seed, request.top_k, source));
+  absl::MutexLock l(&slot->mu);
+  // A report of a later snapshot (computed while this caller waited) is as good.
+  if (slot->report.report != nullptr &&
+      (slot->seq > snapshot->seq ||
+       (slot->seq == snapshot->seq && slot->race_round == snapshot->race_round))) {
+    return slot->report;
+  }
   RETURN_IF_ERROR(snapshot->baseline);
   reports_++;
   const scoring::ReportOptions o = OptionsFor(request, source, snapshot->input);
   ASSIGN_OR_RETURN(scoring::Report report,
                    scoring::ComputeReport(snapshot->input, o, &report_cache_,
                                           PlackettLuce(snapshot)));
-  report_ = {snapshot, std::make_shared<const scoring::Report>(std::move(report))};
-  report_key_ = key;
-  return report_;
+  slot->report = {snapshot, std::make_shared<const scoring::Report>(std::move(report))};
+  slot->seq = snapshot->seq;
+  slot->race_round = snapshot->race_round;
+  return slot->report;
 }
 
 int64_t Scoreboard::scoring_cache_hits() const { return leaderboard_cache_.hits(); }

@@ -18,7 +18,7 @@
 // decides when to recompute. Who may see a board is not decided here (Phase does). The same
 // class serves a running coordinator and a database opened offline (`bbo report --db`), so both
 // give the same report. Thread-safe: views of a snapshot are computed outside the lock that
-// guards the snapshot, one computation of a kind at a time.
+// guards the snapshot, one computation of a kind at a time (of a report: per bootstrap setting).
 
 #include <atomic>
 #include <cstdint>
@@ -151,8 +151,11 @@ class Scoreboard {
   std::shared_ptr<const scoring::PlackettLuceFits> PlackettLuce(
       const std::shared_ptr<const ScoreboardSnapshot>& snapshot);
   // The full report of the current snapshot for `request`'s bootstrap settings (cached per
-  // snapshot and settings). InvalidArgument: replicates outside [1, 10^6] or top_k < 1;
-  // FailedPrecondition as Leaderboard(). `source` labels where the results came from.
+  // snapshot for the last 8 settings asked for; concurrent callers with one setting share one
+  // computation, and different settings compute side by side, so a caller never waits for a
+  // report of other settings). InvalidArgument: replicates outside [1, 10^6] or top_k < 1;
+  // FailedPrecondition as Leaderboard(). `source` labels where the results came from. Who may
+  // choose the settings is the phase's rule (RequireDefaultReportSettings).
   absl::StatusOr<BoardReport> Report(const ReportRequest& request, const std::string& source);
 
   // How many times each view was actually computed, and the leaderboard's per-problem scoring
@@ -198,10 +201,24 @@ class Scoreboard {
   int64_t fit_seq_ ABSL_GUARDED_BY(fit_mu_) = -1;
   int fit_race_round_ ABSL_GUARDED_BY(fit_mu_) = -1;
 
+  // Reports, one slot per bootstrap setting (replicates, seed, top_k, source), at most
+  // kReportSettings of them (the least recently asked for is forgotten). A slot's report is
+  // computed under the slot's own lock: callers asking for one setting share one computation,
+  // and a computation for one setting never waits for another's.
+  struct ReportSlot {
+    absl::Mutex mu;
+    BoardReport report ABSL_GUARDED_BY(mu);
+    int64_t seq ABSL_GUARDED_BY(mu) = -1;
+    int race_round ABSL_GUARDED_BY(mu) = -1;
+  };
+  using ReportSettings = std::tuple<int, uint64_t, int, std::string>;
+  static constexpr size_t kReportSettings = 8;
+  std::shared_ptr<ReportSlot> SlotFor(const ReportSettings& settings);
+
   absl::Mutex report_mu_;
   scoring::ScoringCache report_cache_;
-  BoardReport report_ ABSL_GUARDED_BY(report_mu_);
-  std::tuple<int64_t, int, int, uint64_t, int, std::string> report_key_
+  // Most recently asked for last.
+  std::vector<std::pair<ReportSettings, std::shared_ptr<ReportSlot>>> report_slots_
       ABSL_GUARDED_BY(report_mu_);
 
   std::atomic<int> leaderboards_{0};

@@ -4,7 +4,10 @@
 // signed nothing the server trusts). The openssl commands are the ones deploy/README.md ("TLS")
 // gives to organizers.
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sqlite3.h>
@@ -372,6 +375,44 @@ TEST_F(TlsTest, ANonLoopbackListenNeedsTlsOrInsecure) {
   EXPECT_EQ(insecure.Terminate(), 0) << ReadFile(root_ / "insecure.log");
   EXPECT_THAT(ReadFile(root_ / "insecure.log"), HasSubstr("(--insecure)"));
   EXPECT_THAT(ReadFile(root_ / "insecure.log"), Not(HasSubstr("refusing")));
+}
+
+// Item 9 of issue 34: without --ca_file, `bbo` speaks TLS (verified against the system's trusted
+// roots) to a server on another host, so a plaintext server there is refused and no token
+// travels in clear text; plaintext only on loopback or with an explicit --insecure.
+TEST_F(TlsTest, WithoutACaFileTheCliSpeaksTlsToAnotherHostUnlessInsecure) {
+  std::string host;  // an address of this machine that is not loopback
+  struct ifaddrs* all = nullptr;
+  ASSERT_EQ(getifaddrs(&all), 0);
+  for (struct ifaddrs* i = all; i != nullptr && host.empty(); i = i->ifa_next) {
+    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
+    char text[INET_ADDRSTRLEN] = {};
+    inet_ntop(AF_INET, &reinterpret_cast<struct sockaddr_in*>(i->ifa_addr)->sin_addr, text,
+              sizeof(text));
+    if (std::string(text).rfind("127.", 0) != 0) host = text;
+  }
+  freeifaddrs(all);
+  ASSERT_FALSE(host.empty()) << "this machine has no IPv4 address but loopback";
+  Proc server({BBO_SERVER_BIN, "--listen=0.0.0.0:0", "--db=" + db_, "--problem_set=test",
+               "--baseline_trials=1", "--insecure", "--port_file=" + (root_ / "port").string()},
+              (root_ / "server.log").string());
+  for (int i = 0; i < 500 && !fs::exists(root_ / "port"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(fs::exists(root_ / "port")) << ReadFile(root_ / "server.log");
+  const std::string port = std::to_string(std::stoi(ReadFile(root_ / "port")));
+  const std::string remote = host + ":" + port;
+  Outcome tls = Bbo("problems --server " + remote);
+  EXPECT_EQ(tls.code, 1) << tls.output;
+  EXPECT_THAT(tls.output, HasSubstr("system's trusted roots")) << tls.output;
+  Outcome insecure = Bbo("problems --insecure --server " + remote);
+  EXPECT_EQ(insecure.code, 0) << insecure.output;
+  Outcome both = Bbo("problems --insecure --ca_file " + Cert("ca.pem") + " --server " + remote);
+  EXPECT_EQ(both.code, 1) << both.output;
+  EXPECT_THAT(both.output, HasSubstr("plaintext or TLS, not both"));
+  Outcome loopback = Bbo("problems --server 127.0.0.1:" + port);
+  EXPECT_EQ(loopback.code, 0) << loopback.output;
+  EXPECT_EQ(server.Terminate(), 0) << ReadFile(root_ / "server.log");
 }
 
 }  // namespace

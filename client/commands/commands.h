@@ -47,6 +47,8 @@ struct ConnectionArgs {
   PemFileArg ca{"", "--ca_file"};
   PemFileArg cert{"", "--cert_file"};
   PemFileArg key{"", "--key_file"};
+  // --insecure: plaintext to a server on another host (the token travels in clear text).
+  bool insecure = false;
 };
 
 // The bbo-server to talk to.
@@ -57,7 +59,8 @@ struct ServerArgs {
   std::string token;
   // TLS: the CA of the server's certificate and, for servers that require one, this client's
   // certificate and key (--ca_file, --cert_file, --key_file or $BBO_CA_FILE, ...), read by
-  // Connect (connection.h) before the command runs. Disabled = plaintext.
+  // Connect (connection.h) before the command runs. Without a CA: TLS with the system's roots to
+  // another host, plaintext to this one or with --insecure (common/tls_files.h UsesTls).
   ClientTls tls;
 };
 

@@ -36,8 +36,12 @@ CLI::Option* AddServerOptions(CLI::App& cmd, ServerArgs& server, ConnectionArgs&
   CLI::Option* address =
       cmd.add_option("--server", server.address, "bbo-server address")->default_val(server.address);
   cmd.add_option("--ca_file", connection.ca.path,
-                 "PEM certificate of the CA that signed the server's TLS certificate: connect "
-                 "over TLS (default: $BBO_CA_FILE; none = plaintext)");
+                 "PEM certificate of the CA that signed the server's TLS certificate (default: "
+                 "$BBO_CA_FILE; none = the system's trusted roots for another host, plaintext "
+                 "for this one)");
+  cmd.add_flag("--insecure", connection.insecure,
+               "Plaintext to a server on another host, without TLS: your token travels in "
+               "clear text (for a private network only)");
   cmd.add_option("--cert_file", connection.cert.path,
                  "PEM client certificate for servers that require one (mutual TLS; default: "
                  "$BBO_CERT_FILE)");
@@ -61,7 +65,13 @@ bool Connect(const ConnectionArgs& connection, ServerArgs& server) {
     std::fprintf(stderr, "bbo: %s\n", std::string(tls.status().message()).c_str());
     return false;
   }
+  if (connection.insecure && tls->enabled()) {
+    std::fprintf(stderr, "bbo: --insecure and %s: plaintext or TLS, not both\n",
+                 ca.flag.c_str());
+    return false;
+  }
   server.tls = *std::move(tls);
+  server.tls.insecure = connection.insecure;
   return true;
 }
 

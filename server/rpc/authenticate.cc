@@ -46,7 +46,9 @@ absl::StatusOr<Identity> Authenticator::Identify(const grpc::ServerContextBase* 
   if (credentials_ == nullptr) {
     return absl::UnauthenticatedError("the token is not known here");
   }
-  return credentials_->Authenticate(token);
+  // Wrong tokens are bounded per address (without the port): "ipv4:10.0.0.7".
+  const std::string peer = context->peer();
+  return credentials_->AuthenticateFrom(token, peer.substr(0, peer.rfind(':')));
 }
 
 void Authenticator::AuditRefusal(const absl::StatusOr<Identity>& who, const char* method,

@@ -11,7 +11,9 @@
 // latency and writes every refusal (UNAUTHENTICATED, PERMISSION_DENIED: a bad token, or the
 // domain's answer) to the audit log, with the method and the caller: one place for every RPC.
 // What an Identity may do is decided by the domain, not here. A call without a token is
-// anonymous; a call with a wrong, revoked or malformed token is refused (UNAUTHENTICATED).
+// anonymous; a call with a wrong, revoked or malformed token is refused (UNAUTHENTICATED), and
+// once its address has had too many refused tokens (Credentials::AuthenticateFrom), refused with
+// RESOURCE_EXHAUSTED and not audited.
 // All classes are thread-safe.
 
 #include <optional>

@@ -91,9 +91,7 @@ grpc::Status CompetitionServiceImpl::WithdrawSubmission(grpc::ServerContext* con
                                                         const v1::WithdrawSubmissionRequest* req,
                                                         v1::WithdrawSubmissionResponse* resp) {
   ASSIGN_OR_RETURN_GRPC(const Identity who, calls_->Of(context));
-  absl::StatusOr<Phase*> phase = competition_->PhaseOfSubmission(req->submission_id());
-  absl::StatusOr<int> n = phase.ok() ? (*phase)->Withdraw(who, req->submission_id())
-                                     : competition_->Current()->Withdraw(who, req->submission_id());
+  absl::StatusOr<int> n = competition_->Withdraw(who, req->submission_id());
   if (!n.ok()) return ToGrpcStatus(n.status());
   resp->set_jobs_cancelled(*n);
   return grpc::Status::OK;

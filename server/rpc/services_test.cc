@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -456,6 +457,49 @@ TEST_F(ServicesTest, AnotherPartysStudyIsRefusedAsUnknownAndAudited) {
                absl::StrContains(a.detail, "unknown study");
   }
   EXPECT_EQ(audited, 1);
+}
+
+// Item 8 of issue 34: wrong tokens from one address, on a real server on 127.0.0.1 (loopback
+// counted here, as a reverse proxy's forwarded address would be): the first ones are refused
+// UNAUTHENTICATED and audited, then RESOURCE_EXHAUSTED without an audit row; a valid token
+// from the same address still works.
+TEST(RefusedTokensTest, AnAddressSendingWrongTokensIsBoundedAndWritesFewAuditRows) {
+  const fs::path root =
+      fs::temp_directory_path() / ("bbo_refused_tokens_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  CoordinatorOptions o;
+  o.db_path = (root / "arena.sqlite").string();
+  o.run_baseline = false;
+  o.credentials.bound_loopback = true;
+  o.credentials.refusal_burst = 5;
+  o.credentials.refusal_refill_seconds = 3600;
+  std::vector<std::unique_ptr<Problem>> problems;
+  problems.push_back(std::make_unique<Quadratic>());
+  auto co = Coordinator::Create(o, std::move(problems));
+  ASSERT_TRUE(co.ok()) << co.status();
+  const std::string alpha = *(*co)->credentials().Issue(CredentialKind::kTeam, "alpha");
+  auto server = GrpcServer::Start(co->get(), GrpcServerOptions());
+  ASSERT_TRUE(server.ok()) << server.status();
+  grpc::GenericStub stub(
+      grpc::CreateChannel((*server)->target(), grpc::InsecureChannelCredentials()));
+  const std::string method = "/bbo.v1.CompetitionService/ListSubmissions";
+  const std::string unknown = "Bearer bbo_team_" + std::string(43, 'A');
+  std::vector<Code> codes;
+  for (int i = 0; i < 40; ++i) codes.push_back(RawCall(stub, method, "", unknown).error_code());
+  EXPECT_EQ(std::count(codes.begin(), codes.end(), Code::UNAUTHENTICATED), 5);
+  EXPECT_EQ(std::count(codes.begin(), codes.end(), Code::RESOURCE_EXHAUSTED), 35);
+  const grpc::Status over = RawCall(stub, method, "", unknown);
+  EXPECT_THAT(over.error_message(), HasSubstr("too many refused tokens"));
+  EXPECT_TRUE(RawCall(stub, method, "", "Bearer " + alpha).ok());
+  (*server)->Shutdown();
+  int rows = 0;
+  for (const AuditRecord& a : *(*co)->store().ListAudit(100000)) {
+    rows += !a.allowed && a.action == "ListSubmissions";
+  }
+  EXPECT_EQ(rows, 5);
+  co->reset();
+  fs::remove_all(root);
 }
 
 }  // namespace

@@ -68,6 +68,9 @@ class IdentityStore {
   virtual absl::StatusOr<int64_t> AppendAudit(const AuditRecord& a) = 0;
   // The latest `limit` entries, oldest first.
   virtual absl::StatusOr<std::vector<AuditRecord>> ListAudit(int limit) = 0;
+  // Deletes every entry but the latest `keep` (>= 1: the ids of later entries keep growing);
+  // returns how many were deleted.
+  virtual absl::StatusOr<int> TrimAudit(int64_t keep) = 0;
 };
 
 }  // namespace bbo

@@ -54,8 +54,16 @@ absl::StatusOr<std::vector<CredentialRecord>> InMemoryStore::ListCredentials() {
 absl::StatusOr<int64_t> InMemoryStore::AppendAudit(const AuditRecord& a) {
   absl::MutexLock l(&mu_);
   audit_.push_back(a);
-  audit_.back().id = static_cast<int64_t>(audit_.size());
+  audit_.back().id = audit_next_id_++;
   return audit_.back().id;
+}
+
+absl::StatusOr<int> InMemoryStore::TrimAudit(int64_t keep) {
+  absl::MutexLock l(&mu_);
+  const int64_t drop = static_cast<int64_t>(audit_.size()) - std::max<int64_t>(0, keep);
+  if (drop <= 0) return 0;
+  audit_.erase(audit_.begin(), audit_.begin() + drop);
+  return static_cast<int>(drop);
 }
 
 absl::StatusOr<std::vector<AuditRecord>> InMemoryStore::ListAudit(int limit) {

@@ -146,6 +146,7 @@ class InMemoryStore : public Store {
   absl::StatusOr<std::vector<CredentialRecord>> ListCredentials() override;
   absl::StatusOr<int64_t> AppendAudit(const AuditRecord& a) override;
   absl::StatusOr<std::vector<AuditRecord>> ListAudit(int limit) override;
+  absl::StatusOr<int> TrimAudit(int64_t keep) override;
 
   // ScoringStore
   using ScoringStore::LoadScoringData;
@@ -221,6 +222,7 @@ class InMemoryStore : public Store {
   std::vector<StudyErrorRecord> errors_ ABSL_GUARDED_BY(mu_);  // in recording order
   std::map<int64_t, CredentialRecord> credentials_ ABSL_GUARDED_BY(mu_);
   std::vector<AuditRecord> audit_ ABSL_GUARDED_BY(mu_);
+  int64_t audit_next_id_ ABSL_GUARDED_BY(mu_) = 1;
   std::map<std::string, PhaseRecord> phases_ ABSL_GUARDED_BY(mu_);
   std::vector<PhaseEvent> phase_events_ ABSL_GUARDED_BY(mu_);
   std::map<std::pair<std::string, std::string>, std::pair<int64_t, double>> choices_

@@ -77,6 +77,16 @@ absl::StatusOr<int64_t> SqliteStore::AppendAudit(const AuditRecord& a) {
   return db_->LastInsertId();
 }
 
+absl::StatusOr<int> SqliteStore::TrimAudit(int64_t keep) {
+  absl::MutexLock l(&mu_);
+  // Ids grow with each entry (INTEGER PRIMARY KEY, never reused after the latest is kept).
+  ASSIGN_OR_RETURN(auto* del, Stmt("DELETE FROM audit WHERE id <= (SELECT id FROM audit"
+                                   " ORDER BY id DESC LIMIT 1 OFFSET ?)"));
+  del->Bind(1, std::max<int64_t>(0, keep));
+  RETURN_IF_ERROR(del->Run());
+  return db_->Changes();
+}
+
 absl::StatusOr<std::vector<AuditRecord>> SqliteStore::ListAudit(int limit) {
   absl::MutexLock l(&mu_);
   ASSIGN_OR_RETURN(auto* q, Stmt("SELECT id, at, who, action, allowed, detail FROM"

@@ -164,6 +164,7 @@ class SqliteStore : public Store {
   absl::StatusOr<std::vector<CredentialRecord>> ListCredentials() override;
   absl::StatusOr<int64_t> AppendAudit(const AuditRecord& a) override;
   absl::StatusOr<std::vector<AuditRecord>> ListAudit(int limit) override;
+  absl::StatusOr<int> TrimAudit(int64_t keep) override;
 
   // The schema version after migrations (for tests and `bbo-server --version`).
   absl::StatusOr<int> SchemaVersion();

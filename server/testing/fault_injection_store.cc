@@ -424,6 +424,11 @@ absl::StatusOr<int64_t> FaultInjectionStore::AppendAudit(const AuditRecord& a) {
   return base_->AppendAudit(a);
 }
 
+absl::StatusOr<int> FaultInjectionStore::TrimAudit(int64_t keep) {
+  if (absl::Status s = Check("TrimAudit"); !s.ok()) return s;
+  return base_->TrimAudit(keep);
+}
+
 absl::StatusOr<std::vector<AuditRecord>> FaultInjectionStore::ListAudit(int limit) {
   if (absl::Status s = Check("ListAudit"); !s.ok()) return s;
   return base_->ListAudit(limit);

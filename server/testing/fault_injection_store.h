@@ -130,6 +130,7 @@ class FaultInjectionStore : public Store {
   absl::StatusOr<std::vector<CredentialRecord>> ListCredentials() override;
   absl::StatusOr<int64_t> AppendAudit(const AuditRecord& a) override;
   absl::StatusOr<std::vector<AuditRecord>> ListAudit(int limit) override;
+  absl::StatusOr<int> TrimAudit(int64_t keep) override;
 
 
   absl::StatusOr<int64_t> CreateStudy(const StudyRecord& s) override;

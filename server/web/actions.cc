@@ -72,9 +72,17 @@ absl::StatusOr<json> WebActions::Choose(const Identity& who, const json& body) {
 absl::StatusOr<json> WebActions::Withdraw(const Identity& who, const json& body) {
   RETURN_IF_ERROR(Fields(body, {"submission_id"}));
   ASSIGN_OR_RETURN(int64_t id, Id(body, "submission_id"));
-  ASSIGN_OR_RETURN(Phase * phase, c_->competition().PhaseOfSubmission(id));
-  ASSIGN_OR_RETURN(int n, phase->Withdraw(who, id));
-  return json{{"jobs_cancelled", n}};
+  absl::StatusOr<int> n = c_->competition().Withdraw(who, id);
+  // A withdrawal, and an attempt on an id that is not the caller's (NotFound), are audited
+  // here; the transport audits the refusals of authentication and permission.
+  if (n.ok() || absl::IsNotFound(n.status())) {
+    c_->credentials().Audit(who, "web:withdraw", n.ok(),
+                            n.ok() ? absl::StrCat("submission ", id, ": ", *n,
+                                                  " queued jobs cancelled")
+                                   : std::string(n.status().message()));
+  }
+  if (!n.ok()) return n.status();
+  return json{{"jobs_cancelled", *n}};
 }
 
 absl::StatusOr<json> WebActions::Publish(const Identity& who, const json& body) {

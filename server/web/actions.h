@@ -3,7 +3,7 @@
 
 // WebActions: what the web page changes (POST /api/...), each a JSON object in, a JSON object
 // out, and one call of the domain that decides who may do it: the team's own choose and
-// withdraw (Competition::Choose, Phase::Withdraw), and every organizer action through
+// withdraw (Competition::Choose, Competition::Withdraw), and every organizer action through
 // Administration (server/administration.h), the same methods `bbo admin --server` calls. No
 // HTTP here (server/web/web_server.h is the transport). Bodies are checked field by field:
 // an object, known keys only, each of its type and size (InvalidArgument naming the field).

@@ -298,6 +298,10 @@ json WebViews::LogJson(const bbo::SubmissionLog& log) {
 }
 
 absl::StatusOr<json> WebViews::Queue(const Identity& who) const {
+  // The queue tells how busy the workers are and how much is running: the organizers' page.
+  if (!who.is_organizer()) {
+    return absl::PermissionDeniedError("the queue is shown to organizers only");
+  }
   const QueueView q = coordinator_->competition().Queue(who);
   json out = {{"jobs_queued", q.jobs_queued},
               {"jobs_running", q.jobs_running},

@@ -8,12 +8,14 @@
 #include <map>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "common/archive.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "problems/test_problems.h"
 #include "server/coordinator.h"
 #include "server/store/memory_store.h"
+#include "server/web/actions.h"
 
 namespace bbo::web {
 namespace {
@@ -166,9 +168,9 @@ TEST_F(WebViewsTest, ALogIsItsTeamsAndOrganizersOnly) {
   EXPECT_EQ(views_->Log(red_, id + 1000).status().code(), absl::StatusCode::kNotFound);
 }
 
-// The queue's summary is public, as gRPC GetCompetition gives it; its details are organizers'
-// (Competition::Queue, the one rule of both transports).
-TEST_F(WebViewsTest, TheQueuesSummaryIsPublicAndItsDetailsAreForOrganizers) {
+// The queue view is the organizers' (docs/web.md); the summary that gRPC GetCompetition gives
+// everyone is Competition::Queue's, without details.
+TEST_F(WebViewsTest, TheQueueViewIsForOrganizersOnly) {
   Submit("red", "r1");
   auto queue = views_->Queue(organizer_);
   ASSERT_TRUE(queue.ok()) << queue.status();
@@ -176,11 +178,8 @@ TEST_F(WebViewsTest, TheQueuesSummaryIsPublicAndItsDetailsAreForOrganizers) {
   EXPECT_EQ((*queue)["workers"], 0);
   EXPECT_TRUE(queue->contains("jobs_failed"));
   for (const Identity& who : {red_, Identity::Anonymous(), Identity::Worker("w")}) {
-    auto summary = views_->Queue(who);
-    ASSERT_TRUE(summary.ok()) << who.Describe();
-    EXPECT_EQ((*summary)["jobs_queued"], (*queue)["jobs_queued"]) << who.Describe();
-    EXPECT_FALSE(summary->contains("jobs_failed")) << who.Describe();
-    EXPECT_FALSE(summary->contains("workers")) << who.Describe();
+    auto refused = views_->Queue(who);
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied) << who.Describe();
     const QueueView direct = coordinator_->competition().Queue(who);
     EXPECT_FALSE(direct.details.has_value()) << who.Describe();
   }
@@ -252,6 +251,33 @@ TEST_F(WebViewsTest, OneSubmissionGetsTheReasonInsteadOfARanking) {
   EXPECT_THAT((*board)["plackett_luce"]["error"].get<std::string>(),
               HasSubstr("at least two methods"));
   EXPECT_FALSE((*board)["plackett_luce"].contains("methods"));
+}
+
+// Item 9 of issue 34: a withdrawal over the web is audited, done or refused, and its answer is
+// the same NotFound for an unknown id as for another team's (the anonymous caller is refused
+// before any id is looked up).
+TEST_F(WebViewsTest, AWithdrawalOverTheWebIsAuditedAndTellsNothingOfOthersIds) {
+  const int64_t id = Submit("red", "r1");
+  WebActions actions(coordinator_.get());
+  auto body = [](int64_t n) { return nlohmann::json{{"submission_id", n}}; };
+  auto theirs = actions.Withdraw(Identity::Team("blue"), body(id));
+  auto unknown = actions.Withdraw(Identity::Team("blue"), body(id + 1000));
+  EXPECT_EQ(theirs.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(theirs.status().message(), absl::StrCat("no submission ", id, " of yours"));
+  EXPECT_EQ(unknown.status().message(), absl::StrCat("no submission ", id + 1000, " of yours"));
+  EXPECT_EQ(actions.Withdraw(Identity::Anonymous(), body(id + 1000)).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  auto done = actions.Withdraw(red_, body(id));
+  ASSERT_TRUE(done.ok()) << done.status();
+  int allowed = 0, refused = 0;
+  for (const AuditRecord& a : *coordinator_->store().ListAudit(1000)) {
+    if (a.action != "web:withdraw") continue;
+    if (a.allowed && a.who == "team:red") ++allowed;
+    if (!a.allowed && a.who == "team:blue") ++refused;
+  }
+  EXPECT_EQ(allowed, 1);
+  EXPECT_EQ(refused, 2);
 }
 
 }  // namespace

@@ -145,9 +145,10 @@ async function signIn(token) {
   $('who').hidden = false;
   $('upload').hidden = r.body.role !== 'team';
   $('submissions').hidden = false;
-  $('queue-section').hidden = false;
   $('who-name').textContent = r.body.role === 'team' ? 'team ' + r.body.name : r.body.role;
   const organizer = r.body.role === 'organizer';
+  // The queue and the workers are the organizers' (the API refuses them to others).
+  $('queue-section').hidden = !organizer;
   $('organizer').hidden = !organizer;
   $('organizer-actions').hidden = !organizer;
   if (organizer) refreshOrganizer();
@@ -573,7 +574,7 @@ function renderQueue(r) {
   }
   const q = r.body;
   const wait = q.estimated_wait_s < 0 ? 'unknown' : Math.round(q.estimated_wait_s) + ' s';
-  // The summary is everyone's; the details come only to organizers.
+  // Organizers only (GET /api/queue refuses everyone else).
   const items = [['Jobs queued', q.jobs_queued], ['Jobs running', q.jobs_running],
     ['Estimated wait', wait], ['Jobs done', q.jobs_done], ['Jobs lost', q.jobs_failed],
     ['Jobs withdrawn', q.jobs_withdrawn],
@@ -647,7 +648,7 @@ async function refresh() {
       boardHidden ? Promise.resolve(null) : api('/api/leaderboard?phase=' +
           encodeURIComponent(p.name) + '&board=' + encodeURIComponent(state.board)),
       token ? api('/api/submissions') : Promise.resolve(null),
-      token ? api('/api/queue') : Promise.resolve(null),
+      token && state.me && state.me.role === 'organizer' ? api('/api/queue') : Promise.resolve(null),
     ]);
     if (state.token !== token) return;
     renderBoard(board, p);
