@@ -397,8 +397,11 @@ def check_slurm():
     if '"--slots=$slots"' not in text or '"--eval_slots=$slots"' not in text or \
             "SLURM_CPUS_PER_TASK" not in text:
         problem(path, "--slots and --eval_slots must come from SLURM_CPUS_PER_TASK")
-    if not re.search(r"^trap .*kill -TERM .* TERM", text, re.M) or 'wait "$worker_pid"' not in text:
-        problem(path, "SIGTERM must be trapped and forwarded to the worker, then waited for")
+    # Forwarded as SIGUSR1 (a drain) to a worker whose own SIGTERM hands back (plain scancel).
+    if not re.search(r"^trap .*kill -USR1 .* TERM", text, re.M) or 'wait "$worker_pid"' not in text \
+            or '"--on_sigterm=hand_back"' not in text:
+        problem(path, "SIGTERM must be trapped and forwarded to the worker as SIGUSR1 (with "
+                      "--on_sigterm=hand_back), then waited for")
 
 
 # ------------------------------------------------------------------------------------ HTCondor

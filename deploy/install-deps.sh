@@ -43,6 +43,9 @@ elif [ "${1:-}" != "--no-lint" ]; then
   # tests/web (WebBrowserTest): Debian's chromium, driven headless by playwright-core, which
   # npm installs below (Debian's npm, unless an npm is on PATH already).
   PACKAGES+=(chromium)
+  # tests/deploy/slurm_test.sh (SlurmTest, `ctest -L slurm`): a one-node Slurm it starts itself
+  # (the packages' own services stay unconfigured and unused).
+  PACKAGES+=(slurm-wlm munge)
   if ! command -v npm >/dev/null; then PACKAGES+=(npm); fi
   WEB_MODULES=1
 fi

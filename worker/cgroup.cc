@@ -383,6 +383,7 @@ absl::StatusOr<CgroupLayout> SetUpV2(const Mount& mount, const CgroupManagerOpti
   if (!subtree.empty()) RETURN_IF_ERROR(WriteFile(parent + "/cgroup.subtree_control", subtree));
   CgroupLayout layout;
   layout.own.push_back(own_dir);
+  layout.subtree_control = subtree;
   for (const std::string& c : enable) layout.parents.emplace_back(c, parent);
   layout.parents.emplace_back("cpuacct", parent);
   layout.parents.emplace_back("freezer", parent);
@@ -512,6 +513,14 @@ absl::StatusOr<std::unique_ptr<StudyCgroup>> CgroupManager::Create(
     group->controller_dirs_.emplace_back(controller, dir);
     if (Contains(group->dirs_, dir)) continue;
     absl::Status s = MakeDir(dir, /*exist_ok=*/false);
+    if (absl::IsNotFound(s)) {
+      // The shared parent was removed by another worker that found it empty: make it again.
+      s = MakeDirs("", parent);
+      if (s.ok() && !layout_.subtree_control.empty()) {
+        s = WriteFile(parent + "/cgroup.subtree_control", layout_.subtree_control);
+      }
+      if (s.ok()) s = MakeDir(dir, /*exist_ok=*/false);
+    }
     if (!s.ok()) {
       (void)group->Remove();  // Rolls back the directories made so far; `s` is the news.
       return s;

@@ -80,6 +80,9 @@ struct CgroupLayout {
   // The worker's own cgroup directory in each hierarchy (with follow_memory_cgroup, the
   // mirrored one).
   std::vector<std::string> own;
+  // v2: what the parent's cgroup.subtree_control enables ("+memory +pids +cpu"), written again
+  // when the parent is made again.
+  std::string subtree_control;
   // A mirrored own directory (CgroupManagerOptions::follow_memory_cgroup) and the mount point
   // of its hierarchy: its levels are removed from the deepest up while empty, never the mount.
   struct Mirror {
@@ -186,7 +189,9 @@ class CgroupManager {
   ~CgroupManager();
 
   // Creates <parent>/<name> with `limits`. `name` is one path component ([A-Za-z0-9._-]);
-  // InvalidArgument otherwise; AlreadyExists when a group of that name exists.
+  // InvalidArgument otherwise; AlreadyExists when a group of that name exists. A parent group
+  // removed meanwhile (workers in one cgroup share it, and each removes it when it finds it
+  // empty: at its exit, or sweeping a dead worker's) is made again.
   absl::StatusOr<std::unique_ptr<StudyCgroup>> Create(const std::string& name,
                                                       const CgroupLimits& limits) const;
 

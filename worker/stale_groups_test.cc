@@ -183,6 +183,29 @@ TEST(StaleGroupsTest, NextWorkerRemovesADeadWorkersGroupsInEveryControllerAndIts
   fs::remove_all(root);
 }
 
+// Workers in one cgroup share its parent group, and each removes it when it finds it empty (at
+// its exit, or sweeping a dead worker's record): another one's next study makes it again.
+TEST(StaleGroupsTest, ASharedParentRemovedByAnotherWorkerIsMadeAgain) {
+  if (geteuid() != 0) {
+    if (OnCi()) FAIL() << "needs root for cgroups on the CI machine";
+    GTEST_SKIP() << "needs root";
+  }
+  const std::string name = absl::StrCat("bbo-shared-parent-test-", getpid());
+  absl::StatusOr<std::unique_ptr<CgroupManager>> idle = CgroupManager::Detect(name);
+  ASSERT_TRUE(idle.ok()) << idle.status();
+  {
+    absl::StatusOr<std::unique_ptr<CgroupManager>> leaving = CgroupManager::Detect(name);
+    ASSERT_TRUE(leaving.ok()) << leaving.status();
+  }  // its exit removes the (empty) shared parent
+  for (const auto& [controller, dir] : (*idle)->parent_dirs()) {
+    EXPECT_FALSE(fs::exists(dir)) << dir;
+  }
+  absl::StatusOr<std::unique_ptr<StudyCgroup>> study =
+      (*idle)->Create(absl::StrCat("study-1-", getpid(), "-0"), CgroupLimits());
+  ASSERT_TRUE(study.ok()) << study.status();
+  EXPECT_TRUE((*study)->Remove().ok());
+}
+
 TEST(StaleGroupsTest, ALiveWorkersRecordAndFolderAreLeftAlone) {
   const fs::path root = fs::temp_directory_path() / absl::StrCat("bbo-live-test-", getpid());
   fs::create_directories(root / "live");
