@@ -81,8 +81,9 @@ bool IsLoopbackTarget(const std::string& target) {
   } else if (std::count(host.begin(), host.end(), ':') == 1) {
     host = host.substr(0, host.find(':'));
   }
+  // 0.0.0.0 and :: (the unspecified address) reach this machine too.
   return host == "localhost" || absl::StartsWith(host, "127.") || host == "::1" ||
-         absl::StartsWith(host, "::ffff:127.");
+         absl::StartsWith(host, "::ffff:127.") || host == "0.0.0.0" || host == "::";
 }
 
 bool UsesTls(const ClientTls& tls, const std::string& target) {

@@ -40,7 +40,7 @@ struct ClientTls {
   bool enabled() const { return !ca_pem.empty(); }
 };
 
-// Whether a gRPC target names this machine: "localhost", 127.0.0.0/8 or ::1 (with or without a
+// Whether a gRPC target names this machine: "localhost", 127.0.0.0/8, ::1, 0.0.0.0 or :: (with or without a
 // port, brackets, or a "dns:///", "ipv4:", "ipv6:" scheme), or a "unix:" socket.
 bool IsLoopbackTarget(const std::string& target);
 

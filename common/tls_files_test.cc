@@ -97,7 +97,7 @@ TEST_F(TlsFilesTest, AnUnreadableKeyIsNamed) {
 // Item 9 of issue 34: without a CA, plaintext only to this machine or with `insecure`.
 TEST(ClientTlsTest, PlaintextOnlyToLoopbackOrWhenAskedFor) {
   for (const char* local : {"127.0.0.1:50051", "127.8.9.10:1", "localhost:50051", "localhost",
-                            "[::1]:50051", "::1", "dns:///localhost:50051", "ipv4:127.0.0.1:5",
+                            "[::1]:50051", "::1", "dns:///localhost:50051", "ipv4:127.0.0.1:5", "0.0.0.0:50051",
                             "unix:/tmp/bbo.sock"}) {
     EXPECT_TRUE(IsLoopbackTarget(local)) << local;
     EXPECT_FALSE(UsesTls(ClientTls(), local)) << local;

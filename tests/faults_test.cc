@@ -264,7 +264,9 @@ class Arena {
                   const std::string& host = "") {
     return bbo::testing::CommandOutput(
         (ns.empty() ? "" : "ip netns exec " + ns + " ") + g_bin.cli + " --token_file " +
-        (dir_ / "team.token").string() + " " + args + " --server " + Address(host) + " 2>&1");
+        (dir_ / "team.token").string() + " " + args + " --server " + Address(host) +
+        // Another host's plaintext server (--insecure): bbo speaks TLS to it unless told not to.
+        (host.empty() ? "" : " --insecure") + " 2>&1");
   }
   // Registers the submission (retried for at most 10 s while the server starts).
   bool Submit(const std::string& ns = "", const std::string& host = "") {
