@@ -9,6 +9,8 @@
 #include <map>
 #include <cstdio>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
@@ -150,16 +152,29 @@ ABSL_FLAG(std::string, testing_calendar_file, "",
           "The former name of --rehearsal_calendar_file (kept for existing scripts).");
 ABSL_FLAG(std::string, port_file, "", "If set, write the bound port here once serving.");
 ABSL_FLAG(std::string, metrics_listen, "",
-          "host:port for plain-HTTP GET /metrics (Prometheus text: queue depth, leases, running "
-          "studies, workers, RPC latency histograms, study ends by reason) and GET /healthz; "
-          "port 0 = any free port (written to --metrics_port_file). Empty = off. No "
-          "authentication: listen on loopback or a private network.");
+          "host:port for GET /metrics (Prometheus text: queue depth, leases, running studies, "
+          "workers, RPC latency histograms, study ends by reason) and GET /healthz; port 0 = any "
+          "free port (written to --metrics_port_file). Empty = off. No authentication: plain "
+          "HTTP on loopback; on any other address HTTPS with --tls_cert_file and --tls_key_file "
+          "(and, with --tls_client_ca_file, only to clients with a certificate), or plain HTTP "
+          "with --insecure.");
 ABSL_FLAG(std::string, metrics_port_file, "", "If set, write the metrics port here.");
 ABSL_FLAG(std::string, web_listen, "",
           "host:port for the web leaderboard (docs/web.md; port 0 = any free port, written to "
           "--web_port_file). Empty = off. HTTPS with --tls_cert_file; plain HTTP on an address "
           "other hosts can reach is refused without --insecure, as for --listen.");
 ABSL_FLAG(std::string, web_port_file, "", "If set, write the web leaderboard's port here.");
+ABSL_FLAG(std::vector<std::string>, web_host, {},
+          "Comma-separated names the web leaderboard is reached by (e.g. arena.example.org). "
+          "Given, or when --web_listen is loopback, a request whose Host is neither one of them, "
+          "localhost nor an IP address is refused (421), so that another site cannot reach the "
+          "coordinator through DNS rebinding.");
+ABSL_FLAG(std::vector<std::string>, web_trusted_proxy, {},
+          "Comma-separated IP addresses of reverse proxies in front of the web leaderboard: "
+          "from them, the client's address is the last of X-Forwarded-For that is not a proxy "
+          "(it keys the registration limits and goes to the audit log), and they are exempt "
+          "from the per-address connection bound. Empty = every client is its socket's "
+          "address.");
 ABSL_FLAG(std::string, smtp_url, "",
           "Tell teams by e-mail (docs/organizers.md, \"Notifications\"): the organizer's SMTP "
           "server, smtp://host:port (STARTTLS required except on loopback) or smtps://host:port. "
@@ -233,6 +248,13 @@ absl::StatusOr<bbo::rpc::GrpcServerOptions> ListenFromFlags() {
     return Usage(absl::StrCat("--web_listen=", web_listen,
                               " is not loopback: add --tls_cert_file and --tls_key_file, or "
                               "--insecure to serve plain HTTP anyway"));
+  }
+  const std::string metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
+  if (!metrics_listen.empty() && !listen.tls() && !listen.allow_insecure &&
+      !bbo::rpc::IsLoopbackAddress(metrics_listen)) {
+    return Usage(absl::StrCat("--metrics_listen=", metrics_listen,
+                              " is not loopback: add --tls_cert_file and --tls_key_file to serve "
+                              "it over HTTPS, or --insecure to serve plain HTTP anyway"));
   }
   if (!listen.tls() && !bbo::rpc::IsLoopbackAddress(listen.address)) {
     spdlog::warn("serving plaintext gRPC on {} (--insecure): anyone on the network can read and "
@@ -506,15 +528,23 @@ int Serve(absl::StatusOr<std::unique_ptr<bbo::Coordinator>> coordinator,
   }
   std::unique_ptr<bbo::OpsHttpServer> ops;
   if (!absl::GetFlag(FLAGS_metrics_listen).empty()) {
-    auto started =
-        bbo::OpsHttpServer::Start(coordinator->get(), absl::GetFlag(FLAGS_metrics_listen));
+    // HTTPS with the coordinator's TLS files, except on loopback (a local scraper).
+    bbo::OpsHttpOptions ops_options;
+    ops_options.address = absl::GetFlag(FLAGS_metrics_listen);
+    if (!bbo::rpc::IsLoopbackAddress(ops_options.address)) {
+      ops_options.tls_cert_file = listen.tls_cert_file;
+      ops_options.tls_key_file = listen.tls_key_file;
+      ops_options.tls_client_ca_file = listen.tls_client_ca_file;
+    }
+    auto started = bbo::OpsHttpServer::Start(coordinator->get(), ops_options);
     if (!started.ok()) {
       spdlog::error("cannot serve metrics: {}", std::string(started.status().message()));
       return 1;
     }
     ops = *std::move(started);
-    spdlog::info("event=metrics_serving address={} port={}", absl::GetFlag(FLAGS_metrics_listen),
-                 ops->port());
+    spdlog::info("event=metrics_serving address={} port={} tls={}",
+                 absl::GetFlag(FLAGS_metrics_listen), ops->port(),
+                 ops_options.tls_cert_file.empty() ? "off" : "on");
     if (!absl::GetFlag(FLAGS_metrics_port_file).empty()) {
       std::ofstream(absl::GetFlag(FLAGS_metrics_port_file)) << ops->port() << "\n";
     }
@@ -522,8 +552,10 @@ int Serve(absl::StatusOr<std::unique_ptr<bbo::Coordinator>> coordinator,
   std::unique_ptr<bbo::web::WebServer> web;
   if (!absl::GetFlag(FLAGS_web_listen).empty()) {
     auto started = bbo::web::WebServer::Start(
-        coordinator->get(), {absl::GetFlag(FLAGS_web_listen), listen.tls_cert_file,
-                             listen.tls_key_file, listen.tls_client_ca_file});
+        coordinator->get(),
+        {absl::GetFlag(FLAGS_web_listen), listen.tls_cert_file, listen.tls_key_file,
+         listen.tls_client_ca_file, absl::GetFlag(FLAGS_web_host),
+         absl::GetFlag(FLAGS_web_trusted_proxy)});
     if (!started.ok()) {
       spdlog::error("cannot serve the web leaderboard: {}",
                     std::string(started.status().message()));

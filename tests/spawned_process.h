@@ -105,16 +105,21 @@ inline std::string ReadWholeFile(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-// The standard output of shell command `cmd`, trailing newlines and spaces dropped.
-// The resident memory of `pid` in KiB (VmRSS), 0 when it is gone.
-inline long RssKb(pid_t pid) {
+// Field `key` ("VmRSS:", "Threads:") of /proc/`pid`/status as a number, 0 when it is gone.
+inline long ProcStatusField(pid_t pid, const std::string& key) {
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");
   std::string line;
   while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
+    if (line.rfind(key, 0) == 0) return std::atol(line.c_str() + key.size());
   }
   return 0;
 }
+
+// The resident memory of `pid` in KiB (VmRSS), 0 when it is gone.
+inline long RssKb(pid_t pid) { return ProcStatusField(pid, "VmRSS:"); }
+
+// The number of threads of `pid`, 0 when it is gone.
+inline long ThreadCount(pid_t pid) { return ProcStatusField(pid, "Threads:"); }
 
 // The peak of a process's resident memory, sampled every 10 ms on a thread of its own from
 // construction to Stop() (or destruction), in KiB.

@@ -1,43 +1,52 @@
 #ifndef BBO_SERVER_OPS_OPS_HTTP_H_
 #define BBO_SERVER_OPS_OPS_HTTP_H_
 
-// The coordinator's operations endpoint, plain HTTP (cpp-httplib) on its own address:
+// The coordinator's operations endpoint on its own address (server/http, with that server's
+// bounds):
 //   GET /metrics  the Prometheus text exposition (server/metrics.h)
 //   GET /healthz  200 "ok" while the store answers, else 503 with the error
-// It serves counts only (no names, tokens or results), yet listen on loopback or a private
-// network: it has no authentication. Thread-safe; stops on destruction.
+// It serves counts only (no names, tokens or results) and has no authentication: bbo-server
+// serves it in plaintext on loopback only, anywhere else over HTTPS (with its TLS files, and
+// with --tls_client_ca_file only to clients with a certificate), or with --insecure.
+// Thread-safe; stops on destruction.
 
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "absl/status/statusor.h"
 #include "server/coordinator.h"
 
-namespace httplib {
-class Server;
+namespace bbo {
+
+namespace http {
+class HttpServer;
 }
 
-namespace bbo {
+struct OpsHttpOptions {
+  // "host:port"; port 0 = any free port.
+  std::string address;
+  // PEM files as for the web port: both set = HTTPS; a client CA = clients need a certificate.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_client_ca_file;
+};
 
 class OpsHttpServer {
  public:
-  // Listens on `address` ("host:port"; port 0 = any free port) for `coordinator` (not owned).
-  // InvalidArgument for a malformed address, Unavailable when it cannot bind.
+  // Listens for `coordinator` (not owned). InvalidArgument for a malformed address or TLS files
+  // that cannot be loaded, Unavailable when it cannot bind.
   static absl::StatusOr<std::unique_ptr<OpsHttpServer>> Start(Coordinator* coordinator,
-                                                              const std::string& address);
+                                                              const OpsHttpOptions& options);
   ~OpsHttpServer();
   OpsHttpServer(const OpsHttpServer&) = delete;
   OpsHttpServer& operator=(const OpsHttpServer&) = delete;
 
   // The port it listens on.
-  int port() const { return port_; }
+  int port() const;
 
  private:
   OpsHttpServer() = default;
-  std::unique_ptr<httplib::Server> http_;
-  std::thread thread_;
-  int port_ = 0;
+  std::unique_ptr<http::HttpServer> http_;
 };
 
 }  // namespace bbo

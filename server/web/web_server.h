@@ -3,7 +3,7 @@
 
 // The coordinator's web leaderboard (bbo-server --web_listen; docs/web.md): a small static page
 // (server/web/static, embedded at build time) and a read-only JSON API under /api/, over HTTP or
-// HTTPS (cpp-httplib) on an address of its own.
+// HTTPS (server/http, Boost.Beast) on an address of its own.
 //
 // Identities are the gRPC API's: the page sends a team's or an organizer's token as
 // `Authorization: Bearer <token>` (no cookies: a request from another site carries no
@@ -20,28 +20,33 @@
 // Actions are POSTs of a JSON object (Content-Type: application/json, nested at most 8 deep; the
 // token in the Authorization header, never a cookie, so another site cannot make a browser act:
 // no CSRF), each answered by one WebActions call (server/web/actions.h).
-// Requests are bounded before their bodies are read: a body over kMaxBodyBytes (kMaxUploadBytes
-// for an upload, which needs a team's token before its first byte is read) is refused with 413,
-// a chunked one with 411, request
-// lines and headers of 8 KiB, kThreads handler threads, one request per connection, 3 s to
-// send a request and 5 s to take an answer, and each view's own bounds (server/web/views.h).
+// The transport is server/http's bounded server (docs/security.md, "The web port"): one I/O
+// thread for every connection, the oldest waiting connection closed to make room for a new one,
+// whole-request deadlines, 8 KiB of request line and headers, kThreads handler threads. A body
+// is bounded before it is read: over kMaxBodyBytes (kMaxUploadBytes for an upload, which needs
+// a team's token before its first byte is read) it is refused with 413, compressed (415),
+// chunked or without a length (411). A Host that is not an IP address, localhost or one of
+// `hosts` is refused (421) when the server listens on loopback or `hosts` is set (DNS
+// rebinding). Behind `trusted_proxies`, the client's address is X-Forwarded-For's.
 //
 // Plaintext on an address other hosts can reach is the caller's rule to enforce (bbo-server
 // refuses it without --insecure, as for its gRPC port).
 //
 // Thread-safe; stops on destruction.
 
+#include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "server/coordinator.h"
 
-namespace httplib {
-class Server;
-}
+namespace bbo::http {
+class HttpServer;
+struct Request;
+struct Response;
+}  // namespace bbo::http
 
 namespace bbo::web {
 
@@ -58,11 +63,16 @@ struct WebServerOptions {
   // PEM CA certificate(s) (--tls_client_ca_file): set = every client must present a certificate
   // signed by one of them, as on the gRPC port. Needs the certificate and key.
   std::string tls_client_ca_file;
+  // Names this server is reached by (bbo-server --web_host), e.g. "arena.example.org": with
+  // them, or on a loopback address, any other Host but an IP address or localhost is refused.
+  std::vector<std::string> hosts;
+  // Reverse proxies (IP addresses; --web_trusted_proxy) whose X-Forwarded-For names the client.
+  std::vector<std::string> trusted_proxies;
 };
 
 class WebServer {
  public:
-  // Handler threads (each serves one connection, one request, at a time).
+  // Handler threads (each runs one request's handler at a time).
   static constexpr int kThreads = 8;
   // Largest request body accepted, bytes (an action's JSON object).
   static constexpr size_t kMaxBodyBytes = 16 << 10;
@@ -78,25 +88,33 @@ class WebServer {
   WebServer& operator=(const WebServer&) = delete;
 
   // The port it listens on.
-  int port() const { return port_; }
-  bool tls() const { return tls_; }
+  int port() const;
+  bool tls() const;
+  // The transport's counts (connections open, evicted, requests refused as busy).
+  struct Stats {
+    int64_t connections_open = 0, connections_evicted = 0, requests_refused_busy = 0;
+  };
+  Stats stats() const;
 
  private:
+  struct RouteEntry;
+  using Serve = std::function<void(const http::Request&, http::Response&)>;
   WebServer() = default;
   void Route(Coordinator* coordinator);
   // The actions (POST) and the organizers' reads.
-  static void RouteActions(httplib::Server& http, Credentials* credentials, Metrics* metrics,
-                           WebActions* actions, std::vector<std::string>* routes);
+  void RouteActions(Credentials* credentials, Metrics* metrics, WebActions* actions);
+  // Adds a route: `pattern` is a path whose "{id}" segments stand for a number (1-18 digits).
+  void Add(const std::string& method, const std::string& pattern, Serve serve);
+  // Answers a request by its route (404/405 without one).
+  http::Response Dispatch(const http::Request& req) const;
 
   std::unique_ptr<WebViews> views_;
   std::unique_ptr<WebActions> actions_;
-  // "get /api/..." / "post /api/..." as registered (cpp-httplib patterns), for the check that
-  // the OpenAPI description (static/openapi.json, served at /openapi.json) names every one.
+  // "get /api/..." / "post /api/..." as registered, for the check that the OpenAPI description
+  // (static/openapi.json, served at /openapi.json) names every one.
   std::vector<std::string> routes_;
-  std::unique_ptr<httplib::Server> http_;
-  std::thread thread_;
-  int port_ = 0;
-  bool tls_ = false;
+  std::vector<std::unique_ptr<RouteEntry>> table_;
+  std::unique_ptr<http::HttpServer> http_;
 };
 
 }  // namespace bbo::web

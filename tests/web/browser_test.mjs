@@ -407,7 +407,7 @@ async function finalStage() {
 
   // Organizer actions in the browser, each with a reason the teams see; a team's own buttons.
   const ops = await openPage();
-  await check('an organizer hides a submission; every reader sees why; then puts it back', async () => {
+  await check('an organizer hides a submission; its team and the organizers see why, others that it was removed; then puts it back', async () => {
     await signIn(ops, ORGANIZER);
     await ops.selectOption('#phase-select', 'feedback');
     await ops.waitForSelector('#board-rows td.name:text-is("blue-feedback")');
@@ -416,7 +416,9 @@ async function finalStage() {
     await ops.waitForSelector('#action-message:has-text("off the board")');
     await ops.waitForSelector('#removed li:has-text("hidden by organizer ops: copied from another team")');
     await team.selectOption('#phase-select', 'feedback');
-    await team.waitForSelector('#removed li:has-text("copied from another team")', {timeout: 12000});
+    // Another team (red) reads that the organizers removed it, not their reason (issue 34, 9).
+    await team.waitForSelector('#removed li:has-text("removed by the organizers")', {timeout: 12000});
+    assert.equal(await team.locator('#removed li:has-text("copied from another team")').count(), 0);
     assert.equal(await team.locator('button.hide-button').count(), 0);  // not a team's button
     await shot(ops, '09-organizer-hid-a-submission.png');
     ops.once('dialog', (d) => d.accept('reviewed: independent work'));

@@ -529,10 +529,10 @@ TEST_F(WebApiTest, ServesThePageWithItsHeadersAndRefusesLargeRequests) {
     }
   }
   EXPECT_EQ(operations, 29);
-  // Views are not actions.
+  // Views are not actions: the path is known, the method is not (405).
   auto small = client.Post("/api/me", "{}", "application/json");
   ASSERT_TRUE(small);
-  EXPECT_EQ(small->status, 404);
+  EXPECT_EQ(small->status, 405);
   // Still serving.
   EXPECT_EQ(Get("/api/me", "red").status, 200);
 }
@@ -561,6 +561,114 @@ std::string SendHugeBody(int port, const std::string& head) {
   return answer.substr(0, answer.find("\r\n"));
 }
 
+// Sends `head`, then as much of `body` as the server reads, and returns its answer (what comes
+// back within 10 s, or until it closes).
+std::string SendThenRead(int port, const std::string& head, const std::string& body) {
+  const int fd = ConnectLoopback(port);
+  std::string answer;
+  if (fd < 0) return answer;
+  timeval tv{10, 0};
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  bool sending = send(fd, head.data(), head.size(), MSG_NOSIGNAL) > 0;
+  for (size_t at = 0; sending && at < body.size(); at += 65536) {
+    sending = send(fd, body.data() + at, std::min<size_t>(65536, body.size() - at),
+                   MSG_NOSIGNAL) > 0;
+  }
+  char buf[4096];
+  for (ssize_t n; answer.size() < 65536 && (n = recv(fd, buf, sizeof(buf), 0)) > 0;) {
+    answer.append(buf, n);
+  }
+  close(fd);
+  return answer;
+}
+
+// Issue 34, items 1-4 and the Host check, against a real bbo-server: each request that used to
+// cost the coordinator memory or its handler threads, sent anonymously with nothing but a
+// socket. Before the bounded server: a 1 MB gzip body grew it by 1 GB before its 413, a body
+// without a length was read to its end (2 GB: 2,140 MB), 2,700 ranges made a 111 MB answer,
+// and eight slow connections held every handler (GET /api/phases timed out at 10 s).
+TEST_F(WebApiTest, AnonymousAttacksOnTheWebPortCostNeitherMemoryNorHandlers) {
+  MakeCompetition("\"registration\": \"open\",");
+  SetDate("2026-01-10T00:00:00Z");
+  StartServer();
+  ASSERT_GT(web_port_, 0) << Logs();
+  ASSERT_EQ(Get("/api/phases", "").status, 200);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const long idle = bbo::testing::RssKb(server_->pid());
+  bbo::testing::RssPeak rss(server_->pid());
+  // 1. A gzip body inflating to 256 MiB (250 KB on the wire): refused from its headers.
+  std::string bomb;
+  {
+    const std::string cmd = "head -c 268435456 /dev/zero | gzip -9 > " +
+                            (root_ / "bomb.gz").string();
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    bomb = bbo::testing::ReadWholeFile((root_ / "bomb.gz").string());
+  }
+  const std::string gz_head = "POST /api/register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                              "application/json\r\nContent-Encoding: gzip\r\nContent-Length: " +
+                              std::to_string(bomb.size()) + "\r\n\r\n";
+  std::vector<std::string> gz(4);
+  {
+    std::vector<std::thread> t;
+    for (size_t i = 0; i < gz.size(); ++i) {
+      t.emplace_back([&, i] { gz[i] = SendThenRead(web_port_, gz_head, bomb); });
+    }
+    for (std::thread& x : t) x.join();
+  }
+  for (const std::string& a : gz) EXPECT_THAT(a, ::testing::StartsWith("HTTP/1.1 415")) << a;
+  // 2. A body with neither Content-Length nor Transfer-Encoding, 300 MB streamed: 411 at once.
+  EXPECT_THAT(SendHugeBody(web_port_, "POST /api/register HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                      "Content-Type: application/json\r\n\r\n"),
+              HasSubstr("411"));
+  // 3. 2,600 overlapping ranges of the API's description: answered once, whole.
+  const Answer described = Get("/openapi.json", "");
+  ASSERT_EQ(described.status, 200);
+  std::string ranges = "Range: bytes=0-";
+  for (int i = 0; i < 2600; ++i) ranges += ",0-";
+  const std::string ranged = Raw("GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: "
+                                 "close\r\n" + ranges + "\r\n\r\n");
+  EXPECT_THAT(ranged, ::testing::StartsWith("HTTP/1.1 200"));
+  EXPECT_LT(ranged.size(), described.body.size() + 4096);
+  const long peak = rss.Stop();
+  EXPECT_LT(peak - idle, 64 << 10) << "idle " << idle << " kB, peak " << peak << " kB";
+  std::printf("gzip, unlengthed and ranged requests: idle %ld kB, peak %ld kB (+%ld kB)\n", idle,
+              peak, peak - idle);
+  // 4. 300 connections trickling a header line every 500 ms (more than the 8 handler threads
+  // and the old server's 8-connection stall): a prompt client is answered at once throughout.
+  std::vector<int> slow;
+  for (int i = 0; i < 300; ++i) {
+    const int fd = ConnectLoopback(web_port_);
+    ASSERT_GE(fd, 0);
+    const std::string line = "GET /api/phases HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+    send(fd, line.data(), line.size(), MSG_NOSIGNAL);
+    slow.push_back(fd);
+  }
+  double worst = 0;
+  for (int round = 0; round < 6; ++round) {
+    for (size_t i = 0; i < slow.size(); ++i) {
+      const std::string more = "X-Slow-" + std::to_string(round) + ": y\r\n";
+      send(slow[i], more.data(), more.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(Get("/api/phases", "").status, 200);
+    worst = std::max(worst, std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                          start).count());
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  EXPECT_LT(worst, 1.0) << "GET /api/phases took " << worst << " s beside 300 slow connections";
+  // Idle connections cost descriptors, not threads.
+  const long threads = bbo::testing::ThreadCount(server_->pid());
+  for (int fd : slow) close(fd);
+  EXPECT_LT(threads, 80);
+  // 5. DNS rebinding: a loopback coordinator answers only to its own names.
+  EXPECT_THAT(Raw("GET /api/phases HTTP/1.1\r\nHost: rebind.attacker.example\r\n\r\n"),
+              ::testing::StartsWith("HTTP/1.1 421"));
+  EXPECT_THAT(Raw("GET /api/phases HTTP/1.1\r\nHost: localhost:1\r\nConnection: close\r\n\r\n"),
+              ::testing::StartsWith("HTTP/1.1 200"));
+  EXPECT_EQ(Get("/api/me", "red").status, 200);  // still serving
+}
+
 // Oversized bodies from anyone cannot push the coordinator towards its memory limit through
 // the web port either: four concurrent 300 MB requests (an anonymous upload, a team's upload
 // over the 16 MiB bound, an anonymous registration and an organizer action) are refused from
@@ -576,7 +684,7 @@ TEST_F(WebApiTest, FourConcurrentHugeBodiesDoNotGrowTheCoordinatorsMemory) {
   ASSERT_GT(idle, 0);
   bbo::testing::RssPeak rss(server_->pid());
   auto head = [](const std::string& target, const std::string& auth, const std::string& type) {
-    return "POST " + target + " HTTP/1.1\r\nHost: x\r\n" +
+    return "POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
            (auth.empty() ? "" : "Authorization: Bearer " + auth + "\r\n") +
            "Content-Type: " + type + "\r\nContent-Length: 300000000\r\n\r\n";
   };
@@ -691,9 +799,14 @@ TEST_F(WebApiTest, ActionsAreRefusedToAllButTheirCallersAndCheckTheirBodies) {
   Answer hidden = Post("/api/admin/hide", "organizer",
                        "{\"submission_id\": " + blue + ", \"reason\": \"<b>copied</b>\"}");
   EXPECT_EQ(hidden.status, 200) << hidden.body;
-  Answer board = Get("/api/leaderboard?phase=practice", "red");
+  // The reason is the team concerned's (and the organizers'); other readers see only that the
+  // organizers removed it (issue 34, item 9).
+  Answer board = Get("/api/leaderboard?phase=practice", "blue");
   EXPECT_THAT(board.body, HasSubstr("\\u003cb\\u003ecopied\\u003c/b\\u003e"));
   EXPECT_THAT(board.body, Not(HasSubstr("<b>")));
+  Answer others = Get("/api/leaderboard?phase=practice", "red");
+  EXPECT_THAT(others.body, HasSubstr("removed by the organizers"));
+  EXPECT_THAT(others.body, Not(HasSubstr("copied")));
   Answer events = Get("/api/admin/events?phase=practice", "organizer");
   EXPECT_THAT(events.body, HasSubstr("\"kind\":\"hidden\""));
   Answer issued = Post("/api/admin/token", "organizer",
@@ -791,7 +904,7 @@ TEST_F(WebApiTest, TeamsRegisterWithAnInviteCodeUploadAndReadTheirSubmissionsPag
   ASSERT_FALSE(web_message.empty());
   EXPECT_THAT(cli_broken, HasSubstr(web_message));
   // Over the bound: refused from the headers alone, nothing read or buffered.
-  const std::string head = "POST /api/submit?name=big HTTP/1.1\r\nHost: x\r\nAuthorization: "
+  const std::string head = "POST /api/submit?name=big HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: "
                            "Bearer " + tokens_["green"] + "\r\nContent-Type: "
                            "application/octet-stream\r\nContent-Length: 300000000\r\n\r\n";
   EXPECT_THAT(Raw(head), HasSubstr("413"));
@@ -912,6 +1025,19 @@ TEST_F(WebApiTest, RefusesPlainHttpOnAnAddressOtherHostsReach) {
   EXPECT_FALSE(fs::exists(root_ / "other.sqlite"));  // refused before the database is made
 }
 
+// The operations endpoint has no authentication: plain HTTP on loopback only (issue 34, 9).
+TEST_F(WebApiTest, RefusesPlainMetricsOnAnAddressOtherHostsReach) {
+  MakeCompetition();
+  Proc server({BBO_SERVER_BIN, "--listen=127.0.0.1:0", "--db=" + (root_ / "other.sqlite").string(),
+               "--competition_file=" + (root_ / "competition.json").string(),
+               "--metrics_listen=0.0.0.0:0"},
+              (root_ / "refused.log").string());
+  EXPECT_EQ(server.WaitExit(std::chrono::seconds(10)), 2);
+  EXPECT_THAT(bbo::testing::ReadWholeFile((root_ / "refused.log").string()),
+              HasSubstr("--metrics_listen=0.0.0.0:0 is not loopback"));
+  EXPECT_FALSE(fs::exists(root_ / "other.sqlite"));
+}
+
 TEST_F(WebApiTest, ServesHttpsWithTheCoordinatorsCertificate) {
   MakeCompetition();
   const fs::path certs = root_ / "certs";
@@ -935,7 +1061,9 @@ openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 
       << bbo::testing::ReadWholeFile((certs / "make.log").string());
   SetDate("2026-01-10T00:00:00Z");
   StartServer({"--tls_cert_file=" + (certs / "server.pem").string(),
-               "--tls_key_file=" + (certs / "server.key").string()});
+               "--tls_key_file=" + (certs / "server.key").string(),
+               "--metrics_listen=0.0.0.0:0",
+               "--metrics_port_file=" + (root_ / "metrics_port").string()});
   ASSERT_GT(web_port_, 0) << Logs();
   EXPECT_THAT(bbo::testing::ReadWholeFile((root_ / "server.log").string()),
               HasSubstr("event=web_serving address=127.0.0.1:0 port=" +
@@ -953,6 +1081,19 @@ openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 
   plain.set_read_timeout(5);
   auto refused = plain.Get("/api/me");
   EXPECT_TRUE(!refused || refused->status != 200);
+  // The operations endpoint on a non-loopback address: HTTPS with the same certificate.
+  const int metrics_port = WaitPort(root_ / "metrics_port");
+  ASSERT_GT(metrics_port, 0) << Logs();
+  httplib::SSLClient ops("127.0.0.1", metrics_port);
+  ops.set_ca_cert_path((certs / "ca.pem").string());
+  ops.enable_server_certificate_verification(true);
+  auto health = ops.Get("/healthz");
+  ASSERT_TRUE(health) << httplib::to_string(health.error());
+  EXPECT_EQ(health->status, 200);
+  httplib::Client ops_plain("127.0.0.1", metrics_port);
+  ops_plain.set_read_timeout(5);
+  auto plain_health = ops_plain.Get("/healthz");
+  EXPECT_TRUE(!plain_health || plain_health->status != 200);
 }
 
 }  // namespace

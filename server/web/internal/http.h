@@ -42,16 +42,16 @@ absl::StatusOr<HostPort> ParseHostPort(absl::string_view address, absl::string_v
 // [A-Za-z0-9._-] (phase names are narrower still; the domain answers NotFound for the rest).
 bool ValidName(absl::string_view value);
 
+// OK when the embedded OpenAPI description (/openapi.json) has an operation for each route
+// ("get /api/x", "post /api/y", "get /api/z/{id}") and no operation the routes lack; Internal
+// naming the first difference otherwise (bbo-server then refuses to start, so an undescribed
+// route cannot ship).
+absl::Status CheckRoutesDescribed(const std::vector<std::string>& routes);
+
 // The JSON object of a request body whose Content-Type is `content_type`: InvalidArgument for a
 // type other than application/json (CORS-safelisted types cannot reach an action), for text
 // that is not JSON, and for arrays or objects nested deeper than `max_depth` (checked before
 // parsing, so a deep body cannot exhaust the handler's stack).
-// OK when the embedded OpenAPI description (/openapi.json) has an operation for each route
-// ("get /api/x", "post /api/y"; a numeric path pattern stands for its {id} parameter) and no
-// operation the routes lack; Internal naming the first difference otherwise (bbo-server then
-// refuses to start, so an undescribed route cannot ship).
-absl::Status CheckRoutesDescribed(const std::vector<std::string>& routes);
-
 absl::StatusOr<nlohmann::json> ParseJsonBody(absl::string_view content_type,
                                              absl::string_view body, int max_depth = 8);
 

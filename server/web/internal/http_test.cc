@@ -87,9 +87,7 @@ std::vector<std::string> DescribedRoutes() {
     if (a.path != "/openapi.json") continue;
     const nlohmann::json doc = nlohmann::json::parse(a.content);
     for (const auto& [path, ops] : doc["paths"].items()) {
-      std::string p = path;
-      if (const size_t at = p.find("{id}"); at != std::string::npos) p.replace(at, 4, R"((\d{1,18}))");
-      for (const auto& [method, unused] : ops.items()) out.push_back(method + " " + p);
+      for (const auto& [method, unused] : ops.items()) out.push_back(method + " " + path);
     }
   }
   return out;
