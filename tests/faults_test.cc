@@ -239,13 +239,14 @@ class Arena {
   // Worker `i` in namespace `ns` ("" = this one) dialing `host` (default: the listen host).
   void StartWorker(size_t i, const std::string& ns = "", const std::string& host = "") {
     if (workers_.size() <= i) workers_.resize(i + 1);
-    workers_[i] = Child{
-        Spawn(ns,
-              {g_bin.worker, "--coordinator=" + Address(host), "--work_dir=" + WorkDir(i),
-               "--token_file=" + (dir_ / "worker.token").string(),
-               "--python_dir=" BBO_PYTHON_DIR, "--cgroups=auto"},
-              "worker" + std::to_string(i) + ".log"),
-        std::nullopt};
+    const std::string address = Address(host);
+    std::vector<std::string> argv = {g_bin.worker, "--coordinator=" + address,
+                                     "--work_dir=" + WorkDir(i),
+                                     "--token_file=" + (dir_ / "worker.token").string(),
+                                     "--python_dir=" BBO_PYTHON_DIR, "--cgroups=auto"};
+    // Another host's plaintext server (--insecure): the worker speaks TLS to it unless told not to.
+    if (address.rfind("127.", 0) != 0) argv.push_back("--insecure");
+    workers_[i] = Child{Spawn(ns, argv, "worker" + std::to_string(i) + ".log"), std::nullopt};
   }
   bool WorkerAlive(size_t i) { return i < workers_.size() && workers_[i].Alive(); }
   std::string WorkerLog(size_t i) { return ReadFile(dir_ / ("worker" + std::to_string(i) + ".log")); }

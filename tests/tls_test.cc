@@ -412,6 +412,26 @@ TEST_F(TlsTest, WithoutACaFileTheCliSpeaksTlsToAnotherHostUnlessInsecure) {
   EXPECT_THAT(both.output, HasSubstr("plaintext or TLS, not both"));
   Outcome loopback = Bbo("problems --server 127.0.0.1:" + port);
   EXPECT_EQ(loopback.code, 0) << loopback.output;
+  // The worker too (issue 34, item 9): no worker token in clear text to another host unasked.
+  Outcome token = Bbo("admin --db " + db_ + " worker add remote-host 2>/dev/null");
+  ASSERT_EQ(token.code, 0) << token.output;
+  std::ofstream(root_ / "worker.token") << token.output;
+  auto worker = [&](const std::string& flags, const std::string& log) {
+    return Shell(BBO_WORKER_BIN " --coordinator=" + remote + " --token_file=" +
+                     (root_ / "worker.token").string() + " --work_dir=" +
+                     (root_ / "remote-work").string() + " --python_dir=" BBO_PYTHON_DIR +
+                     " --exit_when_idle_s=1 " + flags,
+                 root_ / log);
+  };
+  Outcome refused = worker("", "w-tls.out");
+  EXPECT_NE(refused.code, 0) << refused.output;
+  EXPECT_THAT(refused.output, HasSubstr("system's trusted roots")) << refused.output;
+  EXPECT_EQ(Query(db_, "SELECT COUNT(*) FROM workers"), "0");
+  Outcome plain = worker("--insecure", "w-plain.out");
+  EXPECT_THAT(plain.output, HasSubstr("event=registered")) << plain.output;
+  EXPECT_THAT(plain.output, HasSubstr("travels in clear text"));
+  Outcome worker_both = worker("--insecure --ca_file " + Cert("ca.pem"), "w-both.out");
+  EXPECT_EQ(worker_both.code, 2) << worker_both.output;
   EXPECT_EQ(server.Terminate(), 0) << ReadFile(root_ / "server.log");
 }
 

@@ -62,7 +62,8 @@ class GrpcCoordinatorClient : public CoordinatorClient {
     args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 20000);
     args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
     std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
-    if (tls.enabled()) {
+    // TLS with the organizers' CA, or (no CA, another host) gRPC's default roots: the system's.
+    if (UsesTls(tls, target)) {
       grpc::SslCredentialsOptions ssl;
       ssl.pem_root_certs = tls.ca_pem;
       ssl.pem_cert_chain = tls.cert_pem;

@@ -29,8 +29,12 @@
 
 ABSL_FLAG(std::string, coordinator, "127.0.0.1:50051", "bbo-server address (host:port).");
 ABSL_FLAG(std::string, ca_file, "",
-          "PEM certificate of the CA that signed bbo-server's TLS certificate: connect over TLS "
-          "(default: plaintext). The server's certificate must name the --coordinator host.");
+          "PEM certificate of the CA that signed bbo-server's TLS certificate. Without it: TLS "
+          "verified against the system's trusted roots for a coordinator on another host, "
+          "plaintext on loopback. The server's certificate must name the --coordinator host.");
+ABSL_FLAG(bool, insecure, false,
+          "Speak plaintext to a coordinator on another host (one started with --insecure): the "
+          "worker token then travels in clear text. For a private network only.");
 ABSL_FLAG(std::string, cert_file, "",
           "PEM certificate of this worker, for a bbo-server started with --tls_client_ca_file "
           "(mutual TLS). Needs --key_file and --ca_file.");
@@ -273,6 +277,11 @@ bool RegisterWorker(bbo::Worker& worker, int slots, const bbo::ClientTls& tls) {
             ? "connecting over TLS (--ca_file): is bbo-server running there with TLS, its "
               "certificate signed by --ca_file and naming the --coordinator host? If it was "
               "started with --tls_client_ca_file, pass this worker's --cert_file and --key_file"
+        : bbo::UsesTls(tls, absl::GetFlag(FLAGS_coordinator))
+            ? "connecting over TLS verified against the system's trusted roots (the coordinator "
+              "is not on this machine): is bbo-server running there with TLS? If the organizers "
+              "made their own CA, pass --ca_file; if it serves plaintext on a private network, "
+              "--insecure"
             : "connecting without TLS: is bbo-server running there? If it serves TLS, pass "
               "--ca_file (and --cert_file/--key_file if it requires worker certificates)");
   }
@@ -338,6 +347,15 @@ int main(int argc, char** argv) {
   if (!tls.ok()) {
     std::fprintf(stderr, "bbo-worker: %s\n", std::string(tls.status().message()).c_str());
     return 2;
+  }
+  tls->insecure = absl::GetFlag(FLAGS_insecure);
+  if (tls->insecure && tls->enabled()) {
+    std::fprintf(stderr, "bbo-worker: --insecure and --ca_file: choose one\n");
+    return 2;
+  }
+  if (tls->insecure && !bbo::IsLoopbackTarget(absl::GetFlag(FLAGS_coordinator))) {
+    spdlog::warn("speaking plaintext to {} (--insecure): the worker token travels in clear text",
+                 absl::GetFlag(FLAGS_coordinator));
   }
 
   // Before any thread starts: the per-study /tmp mounts stay private to this process and vanish
