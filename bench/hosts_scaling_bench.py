@@ -310,7 +310,7 @@ def run(build, hosts, per_host, n_batches, layout, work):
         host0 = [host_cpu_s(i, layout) for i in range(1, hosts + 1)]
         sh([bbo, "--token_file", tokens["team"], "submit",
             os.path.join(build, "examples", "random-search-cpp"), "--name", "random-search-cpp",
-            "--trials", str(trials), "--server", target])
+            "--trials", str(trials), "--server", target, "--insecure"])
 
         def finished():
             (total, open_), = query(db, "SELECT COUNT(*), SUM(state NOT IN ('done', 'failed'))"

@@ -1,5 +1,7 @@
 #include "server/web/views.h"
 
+#include "server/access.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -299,9 +301,7 @@ json WebViews::LogJson(const bbo::SubmissionLog& log) {
 
 absl::StatusOr<json> WebViews::Queue(const Identity& who) const {
   // The queue tells how busy the workers are and how much is running: the organizers' page.
-  if (!who.is_organizer()) {
-    return absl::PermissionDeniedError("the queue is shown to organizers only");
-  }
+  if (absl::Status s = AccessPolicy().RequireOrganizer(who, "the queue"); !s.ok()) return s;
   const QueueView q = coordinator_->competition().Queue(who);
   json out = {{"jobs_queued", q.jobs_queued},
               {"jobs_running", q.jobs_running},

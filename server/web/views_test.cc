@@ -179,7 +179,10 @@ TEST_F(WebViewsTest, TheQueueViewIsForOrganizersOnly) {
   EXPECT_TRUE(queue->contains("jobs_failed"));
   for (const Identity& who : {red_, Identity::Anonymous(), Identity::Worker("w")}) {
     auto refused = views_->Queue(who);
-    EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied) << who.Describe();
+    EXPECT_EQ(refused.status().code(), who.role == Identity::Role::kAnonymous
+                                           ? absl::StatusCode::kUnauthenticated
+                                           : absl::StatusCode::kPermissionDenied)
+        << who.Describe();
     const QueueView direct = coordinator_->competition().Queue(who);
     EXPECT_FALSE(direct.details.has_value()) << who.Describe();
   }
