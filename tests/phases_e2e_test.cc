@@ -342,11 +342,15 @@ TEST_F(PhasesE2eTest, OrganizerActionsWorkOverTheNetworkAndAreRefusedToEveryoneE
   const Outcome mallory = Bbo("status", "organizer");
   EXPECT_THAT(mallory.out, Not(HasSubstr("mallory")));
 
-  // Hiding, with the reason every reader of the board sees.
+  // Hiding, with the reason the team concerned (red) sees; other readers see that the organizers
+  // removed it, not who or why (issue 34, item 9).
   ASSERT_EQ(Bbo("admin hide " + good_id + " --reason 'copied code'", "organizer").code, 0);
   Outcome board = Bbo("leaderboard --phase feedback", "blue");
   EXPECT_THAT(board.out, HasSubstr("Off the board:"));
-  EXPECT_THAT(board.out, HasSubstr("hidden by organizer ops: copied code"));
+  EXPECT_THAT(board.out, HasSubstr("removed by the organizers"));
+  EXPECT_THAT(board.out, Not(HasSubstr("copied code")));
+  EXPECT_THAT(Bbo("leaderboard --phase feedback", "red").out,
+              HasSubstr("hidden by organizer ops: copied code"));
   EXPECT_EQ(Bbo("admin hide " + good_id + " --reason again", "organizer").code, 1);
   EXPECT_EQ(Bbo("admin hide " + good_id, "organizer").code, 1);  // no reason
   ASSERT_EQ(Bbo("admin unhide " + good_id + " --reason 'review done'", "organizer").code, 0);
